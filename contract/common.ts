@@ -1,0 +1,63 @@
+// Shared pieces of the contract: the error bodies, route metadata and ids.
+// Every contract file imports this module first so that `.openapi()` exists.
+import { initContract } from '@ts-rest/core';
+import { extendZodWithOpenApi } from '@anatine/zod-openapi';
+import { z } from 'zod';
+
+extendZodWithOpenApi(z);
+
+// Each contract file calls initContract() itself: exporting `c` breaks declaration emit.
+export { initContract };
+
+/**
+ * How a route authenticates; enforced by one middleware before the body is
+ * validated, so a missing key answers 401 even when the body is also bad.
+ * - `public`: nothing.
+ * - `browserKey`: `X-API-Key` with an active live or test key (identify).
+ * - `secretKey`: `X-API-Key` with an active secret key.
+ * - `secretBearer`: `Authorization: Bearer svc_secret_...`.
+ * - `session`: the dashboard session cookie.
+ */
+export type AuthKind = 'public' | 'browserKey' | 'secretKey' | 'secretBearer' | 'session';
+
+export interface RouteMeta {
+  auth: AuthKind;
+}
+
+/** Typed route metadata (ts-rest types `metadata` as unknown). */
+export const meta = (m: RouteMeta): RouteMeta => m;
+
+export const ErrorSchema = z
+  .object({ error: z.string().openapi({ example: 'Event not found' }) })
+  .openapi({ title: 'Error', description: 'Every error body carries a human-readable `error`.' });
+
+export const RateLimitErrorSchema = z
+  .object({
+    error: z.string().openapi({ example: 'Monthly API call limit exceeded' }),
+    usage: z.number().int().nonnegative().describe('Requests counted in the current window (second or month).'),
+    limit: z.number().int().nonnegative().describe("The plan's limit for that window."),
+  })
+  .openapi({
+    title: 'RateLimitError',
+    description:
+      "429 body. `error` is 'Rate limit exceeded' for the per-second limit and 'Monthly API call limit exceeded' for the monthly quota. A `Retry-After` header (seconds) says when to retry.",
+  });
+
+const ulidPattern = '[0-9A-HJKMNP-TV-Z]{26}';
+export const RequestIdSchema = z
+  .string()
+  .regex(new RegExp(`^req_${ulidPattern}$`), 'must be req_ followed by a ULID')
+  .openapi({ example: 'req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z' });
+export const VisitorIdSchema = z
+  .string()
+  .regex(new RegExp(`^iq_${ulidPattern}$`), 'must be iq_ followed by a ULID')
+  .openapi({ example: 'iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z' });
+
+export const TimestampMs = z.number().int().nonnegative().describe('Unix time in milliseconds');
+
+/** Responses every authenticated route can answer besides its own. */
+export const commonErrorResponses = {
+  400: ErrorSchema.describe('Malformed JSON or a field that fails validation; `error` names the field.'),
+  413: ErrorSchema.describe('Request body larger than the limit.'),
+  500: ErrorSchema.describe('Internal error; `error` carries an incident id. Retry with exponential backoff.'),
+} as const;

@@ -1,0 +1,29 @@
+// The root router: every endpoint of the service. Server, clients and the
+// OpenAPI document are all derived from this object.
+import { initContract } from './common.js';
+import { deviceFlowContract } from './deviceflow.js';
+import { eventsContract } from './events.js';
+import { healthContract } from './health.js';
+import { identifyContract } from './identify.js';
+import { visitsContract } from './visits.js';
+
+const c = initContract();
+
+export const contract = c.router({
+  health: healthContract,
+  identify: identifyContract,
+  events: eventsContract,
+  visits: visitsContract,
+  deviceFlow: deviceFlowContract,
+});
+
+export type Contract = typeof contract;
+
+export * from './common.js';
+export * from './deviceflow.js';
+export * from './edge.js';
+export * from './events.js';
+export * from './identify.js';
+export * from './risk.js';
+export * from './signals.js';
+export * from './visits.js';

@@ -1,0 +1,55 @@
+// GET /v1/demo/visits/:visitorId (spec 4.5): a visitor's recent visits, secret key only.
+import { z } from 'zod';
+import { initContract, commonErrorResponses, ErrorSchema, meta, TimestampMs } from './common.js';
+import { ASN_CATEGORIES, ServerSignalsSchema } from './edge.js';
+import { RiskFactorSchema } from './risk.js';
+import { ClientSignalsSchema } from './signals.js';
+
+const c = initContract();
+
+export const VISITS_PAGE_SIZE = 20;
+
+export const VisitSchema = z
+  .object({
+    id: z.string().uuid(),
+    timestamp: TimestampMs,
+    country: z.string(),
+    city: z.string(),
+    region: z.string(),
+    asn: z.number().int().nullable(),
+    asnOrg: z.string(),
+    asnCategory: z.enum(ASN_CATEGORIES),
+    botProbability: z.number().min(0).max(1),
+    confidence: z.number().min(0).max(1),
+    riskFactors: z.array(RiskFactorSchema),
+    signals: z.object({ client: ClientSignalsSchema, server: ServerSignalsSchema }),
+  })
+  .openapi({ title: 'Visit' });
+
+export const VisitHistorySchema = z
+  .object({
+    visits: z.array(VisitSchema).max(VISITS_PAGE_SIZE).describe('At most 20 visits, newest first'),
+    totalVisits: z.number().int().nonnegative().describe('All visits ever recorded for the visitor'),
+    firstSeenAt: TimestampMs,
+  })
+  .openapi({ title: 'VisitHistory' });
+
+export const visitsContract = c.router(
+  {
+    getVisits: {
+      method: 'GET',
+      path: '/v1/demo/visits/:visitorId',
+      summary: "Get a visitor's recent visits",
+      description: 'Server-side only: a secret key in `X-API-Key`. Visitors of other accounts are 404.',
+      pathParams: z.object({ visitorId: z.string().describe('iq_<ulid> as returned by identify') }),
+      responses: {
+        200: VisitHistorySchema,
+        ...commonErrorResponses,
+        401: ErrorSchema.describe('Missing or invalid secret key'),
+        404: ErrorSchema.describe("'Visitor not found': unknown id or another account's visitor"),
+      },
+      metadata: meta({ auth: 'secretKey' }),
+    },
+  },
+  { strictStatusCodes: true },
+);

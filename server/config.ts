@@ -1,0 +1,151 @@
+// The one place that reads the environment. Everything else receives a Config.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+export const PLAN_NAMES = ['free', 'builder', 'growth', 'scale'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+const PlanLimits = z.object({
+  rps: z.number().int().positive(),
+  monthly: z.number().int().nonnegative(),
+});
+export type PlanLimits = z.infer<typeof PlanLimits>;
+export type PlanTable = Record<PlanName, PlanLimits>;
+
+/** Spec section 8. */
+export const DEFAULT_PLANS: PlanTable = {
+  free: { rps: 10, monthly: 10_000 },
+  builder: { rps: 1_000, monthly: 50_000 },
+  growth: { rps: 1_000, monthly: 250_000 },
+  scale: { rps: 1_000, monthly: 2_000_000 },
+};
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** TRUST_PROXY: a hop count ("1") or a comma-separated list of CIDRs/addresses. */
+const TrustProxy = z
+  .string()
+  .trim()
+  .transform((s, ctx) => {
+    if (s === '') return { hops: 0, cidrs: [] as string[] };
+    if (/^\d+$/.test(s)) return { hops: Number(s), cidrs: [] as string[] };
+    const cidrs = s.split(',').map((p) => p.trim()).filter(Boolean);
+    for (const c of cidrs) {
+      if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(c)) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${c}" is not an IP address or CIDR` });
+        return z.NEVER;
+      }
+    }
+    return { hops: 0, cidrs };
+  });
+export type TrustProxy = z.output<typeof TrustProxy>;
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  BASE_URL: z.string().url().optional(),
+  MONGODB_URI: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://')
+    .optional(),
+  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/, 'letters, digits, _ and - only').default('deviceid'),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  TRUST_PROXY: TrustProxy.default(''),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  PLANS: z
+    .string()
+    .transform((s, ctx) => {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(s);
+      } catch {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'is not valid JSON' });
+        return z.NEVER;
+      }
+      const parsed = z.record(z.enum(PLAN_NAMES), PlanLimits.partial()).safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          message: `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+        });
+        return z.NEVER;
+      }
+      return parsed.data;
+    })
+    .optional(),
+  SERVER_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
+  DEVDB_POSTGRESQL_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+});
+
+export interface Config {
+  port: number;
+  baseUrl: string;
+  mongodbUri: string | undefined;
+  mongodbDb: string;
+  dataDir: string;
+  trustProxy: TrustProxy;
+  logLevel: (typeof LOG_LEVELS)[number];
+  plans: PlanTable;
+  serverSecret: string;
+  devdb: { backend: 'sqlite' | 'postgresql'; postgresqlUrl: string | undefined };
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment. Throws ConfigError with one line naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings mean "unset" so that `FOO= npm start` behaves like no FOO at all.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid ${name}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  if (e.DEVDB_BACKEND === 'postgresql' && !e.DEVDB_POSTGRESQL_URL) {
+    throw new ConfigError('Invalid DEVDB_POSTGRESQL_URL: required when DEVDB_BACKEND=postgresql');
+  }
+  const dataDir = resolve(e.DATA_DIR);
+  const plans: PlanTable = { ...DEFAULT_PLANS };
+  for (const name of PLAN_NAMES) plans[name] = { ...DEFAULT_PLANS[name], ...e.PLANS?.[name] };
+
+  return {
+    port: e.PORT,
+    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    mongodbUri: e.MONGODB_URI,
+    mongodbDb: e.MONGODB_DB,
+    dataDir,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+    plans,
+    serverSecret: e.SERVER_SECRET ?? loadOrCreateSecret(dataDir),
+    devdb: { backend: e.DEVDB_BACKEND, postgresqlUrl: e.DEVDB_POSTGRESQL_URL },
+  };
+}
+
+/** The server secret is generated once and kept in DATA_DIR so sessions survive restarts. */
+function loadOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, 'server-secret');
+  try {
+    const existing = readFileSync(file, 'utf8').trim();
+    if (existing.length >= 32) return existing;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new ConfigError(`Invalid DATA_DIR: cannot read ${file} (${(err as Error).message})`);
+    }
+  }
+  const secret = randomBytes(32).toString('base64url');
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // 'wx' fails if another process created it meanwhile; then read theirs.
+    writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+    return secret;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+    throw new ConfigError(`Invalid DATA_DIR: cannot write ${file} (${(err as Error).message})`);
+  }
+}

@@ -1,0 +1,156 @@
+// Chooses and starts the database for `npm start` and the tests:
+// MONGODB_URI if set; else a `mongod` on PATH; else our FerretDB launcher
+// (devdb/, built by `npm run setup`). A failure names what was tried.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const DEVDB_BIN = join(REPO_ROOT, '.devdb', 'bin', 'devdb');
+
+export interface Database {
+  uri: string;
+  /** Where the URI came from, for the start-up banner. */
+  source: string;
+  /** Process id of a server we started, if any. */
+  pid?: number;
+  stop(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  mongodbUri: string | undefined;
+  dataDir: string;
+  devdb: { backend: 'sqlite' | 'postgresql'; postgresqlUrl: string | undefined };
+}
+
+export class DatabaseStartError extends Error {}
+
+export async function startDatabase(opts: DatabaseOptions): Promise<Database> {
+  if (opts.mongodbUri) {
+    return { uri: opts.mongodbUri, source: 'MONGODB_URI', stop: async () => {} };
+  }
+  const tried = ['MONGODB_URI is not set'];
+  if (onPath('mongod')) {
+    try {
+      return await startMongod(opts.dataDir);
+    } catch (err) {
+      tried.push(`mongod on PATH failed to start: ${(err as Error).message}`);
+    }
+  } else {
+    tried.push('no mongod on PATH');
+  }
+  if (!existsSync(DEVDB_BIN)) {
+    tried.push(`the FerretDB launcher ${DEVDB_BIN} is not built`);
+    throw new DatabaseStartError(
+      `No database: ${tried.join('; ')}. Fix: set MONGODB_URI=mongodb://..., or run \`npm run setup\` (needs Go) to build the launcher.`,
+    );
+  }
+  try {
+    return await startDevdb(opts);
+  } catch (err) {
+    tried.push(`the FerretDB launcher failed: ${(err as Error).message}`);
+    throw new DatabaseStartError(
+      `No database: ${tried.join('; ')}. Fix: check DATA_DIR is writable (or DEVDB_POSTGRESQL_URL reachable), or set MONGODB_URI.`,
+    );
+  }
+}
+
+function onPath(cmd: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+}
+
+/** Starts the FerretDB launcher and waits for its `MONGODB_URI=` line. */
+export async function startDevdb(opts: Pick<DatabaseOptions, 'dataDir' | 'devdb'>): Promise<Database> {
+  const args =
+    opts.devdb.backend === 'postgresql'
+      ? ['-backend', 'postgresql', '-postgresql-url', opts.devdb.postgresqlUrl ?? '']
+      : ['-backend', 'sqlite', '-sqlite-dir', join(opts.dataDir, 'ferretdb')];
+  // -watch-stdin: the launcher exits by itself if this process dies without stopping it.
+  const child = spawn(DEVDB_BIN, [...args, '-watch-stdin'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const uri = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('did not report its address within 30 s'));
+    }, 30_000);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /^MONGODB_URI=(\S+)$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err = (err + d.toString()).slice(-2000);
+    });
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with code ${code}: ${err.trim().split('\n').pop() ?? ''}`));
+    });
+  });
+  const source = opts.devdb.backend === 'postgresql' ? 'FerretDB launcher (PostgreSQL)' : `FerretDB launcher (SQLite in ${join(opts.dataDir, 'ferretdb')})`;
+  return { uri: `${uri}?directConnection=true`, source, pid: child.pid, stop: () => stopChild(child) };
+}
+
+async function startMongod(dataDir: string): Promise<Database> {
+  const dbpath = join(dataDir, 'mongod');
+  mkdirSync(dbpath, { recursive: true });
+  const port = await freePort();
+  const child = spawn('mongod', ['--dbpath', dbpath, '--bind_ip', '127.0.0.1', '--port', String(port), '--quiet'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await waitForPort(port, child, 30_000);
+  return { uri: `mongodb://127.0.0.1:${port}/?directConnection=true`, source: `mongod (${dbpath})`, stop: () => stopChild(child) };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = createConnection({ port, host: '127.0.0.1' });
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`did not listen on port ${port} within ${timeoutMs / 1000} s`);
+}
+
+/** SIGTERM, then SIGKILL after 10 s. */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

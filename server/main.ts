@@ -1,0 +1,87 @@
+// `npm start`: config → database → store → HTTP server, and a graceful stop
+// on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the
+// database, stop the launcher we started).
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { systemClock } from './clock.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { DatabaseStartError, startDatabase } from './database.js';
+import { createApp } from './http/app.js';
+import { Store } from './store/index.js';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`deviceid: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = pino({ level: config.logLevel });
+
+  let db;
+  try {
+    db = await startDatabase(config);
+  } catch (err) {
+    if (err instanceof DatabaseStartError) {
+      process.stderr.write(`deviceid: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+
+  let store: Store;
+  try {
+    store = await Store.open({ uri: db.uri, dbName: config.mongodbDb });
+  } catch (err) {
+    process.stderr.write(`deviceid: cannot connect to the database from ${db.source}: ${(err as Error).message}\n`);
+    await db.stop();
+    process.exit(1);
+  }
+
+  const app = createApp({ config, store, clock: systemClock, logger });
+  const server = app.listen(config.port);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  }).catch(async (err: Error) => {
+    process.stderr.write(`deviceid: cannot listen on port ${config.port}: ${err.message}\n`);
+    await store.close();
+    await db.stop();
+    process.exit(1);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = config.port === 0 ? `http://localhost:${port}` : config.baseUrl;
+  process.stdout.write(`deviceid listening on ${url}  (database: ${db.source})\n`);
+  process.stdout.write(`  health: ${url}/healthz   API document: ${url}/openapi.json\n`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    force.unref();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Idle keep-alive sockets would otherwise hold close() open.
+      server.closeIdleConnections();
+    });
+    await store.close();
+    await db.stop();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`deviceid: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

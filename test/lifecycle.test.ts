@@ -1,0 +1,108 @@
+// The real process: `npm start`'s entry point prints its URL, serves, and on
+// SIGTERM stops cleanly without leaving a database process behind.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEVDB_BIN, startDevdb } from '../server/database.js';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'deviceid-life-'));
+  dirs.push(d);
+  return d;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function waitFor(pred: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (pred()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return pred();
+}
+
+/** Pids of devdb processes whose command line mentions `dir`. */
+function devdbPidsFor(dir: string): number[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((l) => l.includes('devdb') && l.includes(dir) && !/^\s*\d+\s+Z/.test(l))
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
+}
+
+function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    env: { ...serverEnv(), PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`no banner within 60 s: ${out} ${err}`)), 60_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]! });
+      }
+    });
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+  });
+}
+
+/** The environment without what vitest adds (it sets BASE_URL=/ for Vite). */
+function serverEnv(): NodeJS.ProcessEnv {
+  const { BASE_URL: _b, MODE: _m, DEV: _d, PROD: _p, SSR: _s, ...rest } = process.env;
+  return rest;
+}
+
+const exitOf = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+
+describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('process lifecycle on the FerretDB launcher', () => {
+  it('the launcher prints its URI, serves, and exits on SIGTERM', async () => {
+    const db = await startDevdb({ dataDir: tempDir(), devdb: { backend: 'sqlite', postgresqlUrl: undefined } });
+    expect(db.uri).toMatch(/^mongodb:\/\/127\.0\.0\.1:\d+\/\?directConnection=true$/);
+    expect(alive(db.pid!)).toBe(true);
+    await db.stop();
+    expect(await waitFor(() => !alive(db.pid!), 5_000)).toBe(true);
+  });
+
+  it('npm start: prints the URL, answers health and readiness, stops on SIGTERM with no database left', async () => {
+    const dir = tempDir();
+    const { child, url } = await startServer(dir);
+    expect(devdbPidsFor(dir)).toHaveLength(1);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exitOf(child)).toBe(0);
+    expect(await waitFor(() => devdbPidsFor(dir).length === 0, 5_000)).toBe(true);
+  });
+
+  it('the launcher exits by itself when the server is killed outright', async () => {
+    const dir = tempDir();
+    const { child } = await startServer(dir);
+    expect(devdbPidsFor(dir)).toHaveLength(1);
+    child.kill('SIGKILL');
+    await exitOf(child);
+    expect(await waitFor(() => devdbPidsFor(dir).length === 0, 5_000)).toBe(true);
+  });
+});

@@ -1,0 +1,55 @@
+// A real app on a real database for one test file: its own database name,
+// an injected clock, captured logs.
+import { randomBytes } from 'node:crypto';
+import { basename } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import request from 'supertest';
+import { inject } from 'vitest';
+import { ManualClock } from '../../server/clock.js';
+import { loadConfig, type Config } from '../../server/config.js';
+import { createApp } from '../../server/http/app.js';
+import { Store } from '../../server/store/index.js';
+
+export interface Harness {
+  app: ReturnType<typeof createApp>;
+  http: () => ReturnType<typeof request>;
+  store: Store;
+  clock: ManualClock;
+  config: Config;
+  /** Every log line written so far, as raw JSON text. */
+  logs: () => string;
+  close: () => Promise<void>;
+}
+
+export function testDbName(file: string): string {
+  const stem = basename(file).replace(/\.test\.ts$/, '').replace(/[^A-Za-z0-9]/g, '_').slice(0, 30);
+  return `t_${stem}_${randomBytes(4).toString('hex')}`;
+}
+
+export async function createHarness(file: string, env: Record<string, string> = {}): Promise<Harness> {
+  const config = loadConfig({ DATA_DIR: '.data/test', SERVER_SECRET: 'test-secret-'.padEnd(40, 'x'), LOG_LEVEL: 'info', ...env });
+  const store = await Store.open({ uri: inject('mongoUri'), dbName: testDbName(file) });
+  const clock = new ManualClock();
+  let logText = '';
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logText += chunk.toString();
+      cb();
+    },
+  });
+  const logger = pino({ level: config.logLevel }, sink);
+  const app = createApp({ config, store, clock, logger });
+  return {
+    app,
+    http: () => request(app),
+    store,
+    clock,
+    config,
+    logs: () => logText,
+    close: async () => {
+      await store.dropDatabase();
+      await store.close();
+    },
+  };
+}
