@@ -22,6 +22,11 @@ export type AuthKind = 'public' | 'browserKey' | 'secretKey' | 'secretBearer' | 
 
 export interface RouteMeta {
   auth: AuthKind;
+  /**
+   * Dashboard routes that change state with the session cookie (or set it):
+   * non-GET requests must be JSON and come from our own origin (CSRF).
+   */
+  csrf?: boolean;
 }
 
 /** Typed route metadata (ts-rest types `metadata` as unknown). */

@@ -1,5 +1,6 @@
 // The root router: every endpoint of the service. Server, clients and the
 // OpenAPI document are all derived from this object.
+import { accountContract } from './account.js';
 import { initContract } from './common.js';
 import { deviceFlowContract } from './deviceflow.js';
 import { eventsContract } from './events.js';
@@ -15,10 +16,12 @@ export const contract = c.router({
   events: eventsContract,
   visits: visitsContract,
   deviceFlow: deviceFlowContract,
+  account: accountContract,
 });
 
 export type Contract = typeof contract;
 
+export * from './account.js';
 export * from './common.js';
 export * from './deviceflow.js';
 export * from './edge.js';

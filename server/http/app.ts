@@ -2,14 +2,21 @@
 // request id → logging → JSON body (size limit) → auth from route metadata →
 // ts-rest validation → handler; then 404 and the one error handler.
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
-import express, { type Express } from 'express';
+import cookieParser from 'cookie-parser';
+import express, { type Express, type Request } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { ulid } from 'ulid';
 import { contract } from '../../contract/index.js';
 import { LIMITS } from '../../contract/identify.js';
+import { AccountsService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import { KeysService } from '../keys/service.js';
+import { Meter } from '../metering/meter.js';
+import { ProjectsService } from '../projects/service.js';
+import { accountRoutes } from '../routes/account.js';
+import type { RouteDeps, Services } from '../routes/deps.js';
 import { deviceFlowRoutes } from '../routes/deviceflow.js';
 import { eventsRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
@@ -27,7 +34,20 @@ export interface AppDeps {
   logger: Logger;
 }
 
+export function createServices(deps: AppDeps): Services {
+  const { store, config, clock } = deps;
+  return {
+    accounts: new AccountsService(store, config, clock),
+    keys: new KeysService(store, clock),
+    projects: new ProjectsService(store, clock),
+    meter: new Meter(store, config.plans, clock),
+    clientIp: (req: Request) => req.socket.remoteAddress ?? '',
+  };
+}
+
 export function createApp(deps: AppDeps): Express {
+  const services = createServices(deps);
+  const rd: RouteDeps = { ...deps, services };
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -50,6 +70,7 @@ export function createApp(deps: AppDeps): Express {
   );
 
   app.use(express.json({ limit: LIMITS.bodyBytes, strict: true }));
+  app.use(cookieParser());
 
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
@@ -57,16 +78,26 @@ export function createApp(deps: AppDeps): Express {
 
   const s = initServer();
   const router = s.router(contract, {
-    health: healthRoutes(deps),
-    identify: identifyRoutes(deps),
-    events: eventsRoutes(deps),
-    visits: visitsRoutes(deps),
-    deviceFlow: deviceFlowRoutes(deps),
+    health: healthRoutes(rd),
+    identify: identifyRoutes(rd),
+    events: eventsRoutes(rd),
+    visits: visitsRoutes(rd),
+    deviceFlow: deviceFlowRoutes(rd),
+    account: accountRoutes(rd),
   });
 
   createExpressEndpoints(contract, router, app, {
-    globalMiddleware: [authMiddleware(deps.store)],
-    requestValidationErrorHandler,
+    // ts-rest types these per route (a union no plain Express handler matches);
+    // ours read only headers, cookies and route metadata.
+    globalMiddleware: [
+      authMiddleware({
+        store: deps.store,
+        clock: deps.clock,
+        accounts: services.accounts,
+        ownOrigin: new URL(deps.config.baseUrl).origin,
+      }) as never,
+    ],
+    requestValidationErrorHandler: requestValidationErrorHandler as never,
     responseValidation: true,
     logInitialization: false,
   });

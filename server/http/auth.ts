@@ -1,8 +1,10 @@
-// One middleware enforces the `auth` declared in each route's metadata. It runs
-// before ts-rest validates the request, so a bad key is 401 even when the body
-// is also invalid.
+// One middleware enforces the `auth` (and `csrf`) declared in each route's
+// metadata. It runs before ts-rest validates the request, so a bad key is 401
+// even when the body is also invalid.
 import type { NextFunction, Request, Response } from 'express';
 import type { RouteMeta } from '../../contract/common.js';
+import { SESSION_COOKIE, type AccountsService } from '../accounts/service.js';
+import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { authenticateKey } from '../keys/authenticate.js';
 import type { Store } from '../store/index.js';
@@ -14,9 +16,7 @@ const INVALID_KEY = 'Invalid or missing API key';
 const INVALID_SECRET = 'Invalid or missing secret key';
 
 function bearer(req: Request): string | undefined {
-  const h = req.headers.authorization;
-  if (!h) return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   return m?.[1];
 }
 
@@ -25,40 +25,71 @@ function header(req: Request, name: string): string | undefined {
   return typeof v === 'string' ? v.trim() : undefined;
 }
 
-export function authMiddleware(store: Store) {
+/**
+ * CSRF for cookie-authenticated state changes: the request must be JSON (a
+ * cross-site form cannot send that without a CORS preflight we never grant)
+ * and its Origin, or else Referer, must be our own origin.
+ */
+function checkCsrf(req: Request, ownOrigin: string): void {
+  if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return;
+  const hasBody = req.method !== 'DELETE';
+  if (hasBody && !req.is('application/json')) throw new ApiError(415, 'Content-Type must be application/json');
+  const origin = header(req, 'origin');
+  let source: string | undefined = origin;
+  if (!source) {
+    const referer = header(req, 'referer');
+    try {
+      source = referer ? new URL(referer).origin : undefined;
+    } catch {
+      source = undefined;
+    }
+  }
+  if (source !== ownOrigin) throw new ApiError(403, 'Cross-site request rejected');
+}
+
+export interface AuthDeps {
+  store: Store;
+  clock: Clock;
+  accounts: AccountsService;
+  ownOrigin: string;
+}
+
+export function authMiddleware({ store, clock, accounts, ownOrigin }: AuthDeps) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     try {
       const meta = (req as TsRestRequest).tsRestRoute?.metadata as RouteMeta | undefined;
-      const kind = meta?.auth ?? 'public';
       req.auth = {};
-      switch (kind) {
+      switch (meta?.auth ?? 'public') {
         case 'public':
           break;
-        case 'browserKey': {
-          const key = await authenticateKey(store, header(req, 'x-api-key'), ['live', 'test']);
-          if (!key) throw new ApiError(401, INVALID_KEY);
-          req.auth.apiKey = key;
+        case 'browserKey':
+          req.auth.apiKey = await mustKey(header(req, 'x-api-key'), ['live', 'test'], INVALID_KEY);
+          break;
+        case 'secretKey':
+          req.auth.apiKey = await mustKey(header(req, 'x-api-key'), ['secret'], INVALID_SECRET);
+          break;
+        case 'secretBearer':
+          req.auth.apiKey = await mustKey(bearer(req), ['secret'], INVALID_SECRET);
+          break;
+        case 'session': {
+          const session = await accounts.sessionFromCookie(req.cookies?.[SESSION_COOKIE]);
+          if (!session) throw new ApiError(401, 'Not signed in');
+          req.auth.session = session;
           break;
         }
-        case 'secretKey': {
-          const key = await authenticateKey(store, header(req, 'x-api-key'), ['secret']);
-          if (!key) throw new ApiError(401, INVALID_SECRET);
-          req.auth.apiKey = key;
-          break;
-        }
-        case 'secretBearer': {
-          const key = await authenticateKey(store, bearer(req), ['secret']);
-          if (!key) throw new ApiError(401, INVALID_SECRET);
-          req.auth.apiKey = key;
-          break;
-        }
-        case 'session':
-          throw new ApiError(401, 'Not signed in');
       }
+      if (meta?.csrf) checkCsrf(req, ownOrigin);
       next();
     } catch (err) {
       // Express 4 does not catch rejected promises of middleware.
       next(err);
     }
   };
+
+  async function mustKey(presented: string | undefined, types: Parameters<typeof authenticateKey>[2], message: string) {
+    const key = await authenticateKey(store, presented, types);
+    if (!key) throw new ApiError(401, message);
+    await store.apiKeys.touch(key._id, new Date(clock.now()), key.lastUsedAt);
+    return key;
+  }
 }

@@ -1,8 +1,10 @@
 // What authentication attaches to a request.
+import type { Session } from '../accounts/service.js';
 import type { ApiKeyDoc } from '../store/apiKeys.js';
 
 export interface AuthContext {
   apiKey?: ApiKeyDoc;
+  session?: Session;
 }
 
 declare global {
@@ -12,4 +14,18 @@ declare global {
       auth?: AuthContext;
     }
   }
+}
+
+/** The session of a route declared `auth: 'session'` (the middleware guarantees it). */
+export function sessionOf(req: Express.Request): Session {
+  const s = req.auth?.session;
+  if (!s) throw new Error('session route reached without a session');
+  return s;
+}
+
+/** The key of a route declared with key auth (the middleware guarantees it). */
+export function apiKeyOf(req: Express.Request): ApiKeyDoc {
+  const k = req.auth?.apiKey;
+  if (!k) throw new Error('key route reached without a key');
+  return k;
 }

@@ -1,11 +1,11 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
 import { ApiError } from '../errors.js';
-import type { AppDeps } from '../http/app.js';
+import type { RouteDeps } from './deps.js';
 
 const s = initServer();
 
-export const eventsRoutes = (_deps: AppDeps) =>
+export const eventsRoutes = (_deps: RouteDeps) =>
   s.router(contract.events, {
     getEvent: async () => {
       throw new ApiError(501, 'Not implemented yet');

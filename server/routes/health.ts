@@ -1,10 +1,10 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
-import type { AppDeps } from '../http/app.js';
+import type { RouteDeps } from './deps.js';
 
 const s = initServer();
 
-export const healthRoutes = ({ store }: AppDeps) =>
+export const healthRoutes = ({ store }: RouteDeps) =>
   s.router(contract.health, {
     healthz: async () => ({ status: 200, body: { status: 'ok' } }),
     readyz: async () =>

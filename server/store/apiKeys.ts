@@ -37,4 +37,22 @@ export class ApiKeysRepo {
   async insert(doc: ApiKeyDoc): Promise<void> {
     await this.col.insertOne(doc);
   }
+
+  listForProject(projectId: string): Promise<ApiKeyDoc[]> {
+    return this.col.find({ projectId }).sort({ createdAt: 1, id: 1 }).toArray();
+  }
+
+  /** Revokes the project's key; null when it does not exist. Revoking twice keeps the first revokedAt. */
+  async revoke(projectId: string, keyId: string, now: Date): Promise<ApiKeyDoc | null> {
+    const doc = await this.col.findOne({ id: keyId, projectId });
+    if (!doc) return null;
+    if (doc.status === 'revoked') return doc;
+    return this.col.findOneAndUpdate({ _id: doc._id }, { $set: { status: 'revoked', revokedAt: now } }, { returnDocument: 'after' });
+  }
+
+  /** Records use, at most once a minute per key. */
+  async touch(hash: string, now: Date, previous: Date | null): Promise<void> {
+    if (previous && now.getTime() - previous.getTime() < 60_000) return;
+    await this.col.updateOne({ _id: hash }, { $set: { lastUsedAt: now } });
+  }
 }

@@ -1,7 +1,12 @@
 // The only door to MongoDB. Modules call the typed repositories hanging off
 // Store; nothing outside server/store/ imports the driver.
 import { MongoClient, type Db } from 'mongodb';
+import { AccountsRepo } from './accounts.js';
 import { ApiKeysRepo } from './apiKeys.js';
+import { LoginThrottleRepo } from './loginThrottle.js';
+import { ProjectsRepo } from './projects.js';
+import { SessionsRepo } from './sessions.js';
+import { UsageRepo } from './usage.js';
 
 export interface StoreOptions {
   uri: string;
@@ -10,12 +15,22 @@ export interface StoreOptions {
 
 export class Store {
   readonly apiKeys: ApiKeysRepo;
+  readonly accounts: AccountsRepo;
+  readonly sessions: SessionsRepo;
+  readonly projects: ProjectsRepo;
+  readonly usage: UsageRepo;
+  readonly loginThrottle: LoginThrottleRepo;
 
   private constructor(
     private readonly client: MongoClient,
     readonly db: Db,
   ) {
     this.apiKeys = new ApiKeysRepo(db);
+    this.accounts = new AccountsRepo(db);
+    this.sessions = new SessionsRepo(db);
+    this.projects = new ProjectsRepo(db);
+    this.usage = new UsageRepo(db);
+    this.loginThrottle = new LoginThrottleRepo(db);
   }
 
   /** Connects and creates indexes; fails fast when the server does not answer. */
@@ -35,7 +50,7 @@ export class Store {
   }
 
   private async ensureIndexes(): Promise<void> {
-    await Promise.all([this.apiKeys.ensureIndexes()]);
+    await Promise.all([this.apiKeys.ensureIndexes(), this.projects.ensureIndexes()]);
   }
 
   /** Readiness: true when the server answers a ping within `timeoutMs`. */

@@ -1,0 +1,197 @@
+// The dashboard API: sign-up/sign-in, the account and its plan, projects and
+// API keys. Session cookie auth; our design (spec 2.10, 3.2, 5, 8).
+import { z } from 'zod';
+import { commonErrorResponses, ErrorSchema, initContract, meta } from './common.js';
+
+const c = initContract();
+
+export const PLAN_NAMES = ['free', 'builder', 'growth', 'scale'] as const;
+export const KEY_TYPES = ['live', 'test', 'secret'] as const;
+
+const isoDate = z.string().datetime();
+
+export const UserSchema = z
+  .object({ id: z.string(), email: z.string().email(), name: z.string().nullable(), createdAt: isoDate })
+  .openapi({ title: 'User' });
+
+export const AccountSchema = z
+  .object({
+    id: z.string(),
+    plan: z.enum(PLAN_NAMES),
+    limits: z.object({
+      rps: z.number().int().describe('Identify requests per second, across all keys of the account'),
+      monthly: z.number().int().describe('Identify calls with live keys per calendar month (UTC)'),
+    }),
+    usage: z.object({
+      period: z.string().regex(/^\d{4}-\d{2}$/).describe('Calendar month in UTC, YYYY-MM; the quota resets at its end'),
+      count: z.number().int().nonnegative().describe('Successful identify calls with live keys this period'),
+    }),
+  })
+  .openapi({ title: 'Account' });
+
+export const SessionViewSchema = z.object({ user: UserSchema, account: AccountSchema }).openapi({ title: 'SessionView' });
+
+export const DomainSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(253)
+  .regex(
+    /^(\*\.)?(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/,
+    'must be a host name such as example.com, or *.example.com for its subdomains',
+  );
+
+export const ProjectSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    allowedDomains: z
+      .array(z.string())
+      .describe('Hosts identify accepts for this project (exact host, or *.example.com for subdomains). Empty: any host.'),
+    createdAt: isoDate,
+  })
+  .openapi({ title: 'Project' });
+
+export const ApiKeySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: z.enum(KEY_TYPES),
+    status: z.enum(['active', 'revoked']),
+    projectId: z.string(),
+    hint: z.string().describe('Prefix and last four characters, e.g. svc_live_…a1B2'),
+    createdAt: isoDate,
+    lastUsedAt: isoDate.nullable().describe('Updated at most once a minute; null until first used'),
+    revokedAt: isoDate.nullable(),
+    source: z.enum(['dashboard', 'cli']),
+  })
+  .openapi({ title: 'ApiKey' });
+
+const Email = z.string().trim().toLowerCase().max(254).email();
+const ProjectName = z.string().trim().min(1, 'must not be empty').max(100);
+const KeyName = z.string().trim().min(1, 'must not be empty').max(100);
+
+const sessionRoutes = { ...commonErrorResponses, 401: ErrorSchema.describe('Not signed in') };
+/** Answers of state-changing dashboard routes (CSRF protection). */
+const csrfResponses = {
+  403: ErrorSchema.describe("'Cross-site request rejected': Origin (or Referer) is not this service"),
+  415: ErrorSchema.describe('The body must be application/json'),
+};
+
+export const accountContract = c.router(
+  {
+    signup: {
+      method: 'POST',
+      path: '/api/auth/signup',
+      summary: 'Create a user and its account (plan free, one "Default project"); signs in',
+      body: z
+        .object({
+          email: Email,
+          password: z.string().min(10, 'must be at least 10 characters').max(1024),
+          name: z.string().trim().max(100).optional(),
+        })
+        .openapi({ title: 'SignupRequest' }),
+      responses: {
+        201: SessionViewSchema,
+        ...commonErrorResponses,
+        ...csrfResponses,
+        409: ErrorSchema.describe('Email already registered'),
+      },
+      metadata: meta({ auth: 'public', csrf: true }),
+    },
+    login: {
+      method: 'POST',
+      path: '/api/auth/login',
+      summary: 'Sign in; sets the session cookie',
+      body: z.object({ email: Email, password: z.string().max(1024) }).openapi({ title: 'LoginRequest' }),
+      responses: {
+        200: SessionViewSchema,
+        ...commonErrorResponses,
+        401: ErrorSchema.describe("'Invalid email or password'"),
+        ...csrfResponses,
+        429: ErrorSchema.describe('Too many failed sign-ins for this email or IP; retry after `Retry-After` seconds'),
+      },
+      metadata: meta({ auth: 'public', csrf: true }),
+    },
+    logout: {
+      method: 'POST',
+      path: '/api/auth/logout',
+      summary: 'Sign out: ends the session and clears the cookie',
+      body: c.noBody(),
+      responses: { 204: c.noBody(), ...sessionRoutes, ...csrfResponses },
+      metadata: meta({ auth: 'session', csrf: true }),
+    },
+    getAccount: {
+      method: 'GET',
+      path: '/api/account',
+      summary: 'The signed-in user, their account, its limits and this month’s usage',
+      responses: { 200: SessionViewSchema, ...sessionRoutes },
+      metadata: meta({ auth: 'session' }),
+    },
+    setPlan: {
+      method: 'PUT',
+      path: '/api/account/plan',
+      summary: 'Switch plan (self-serve; no billing)',
+      body: z.object({ plan: z.enum(PLAN_NAMES) }).openapi({ title: 'SetPlanRequest' }),
+      responses: { 200: AccountSchema, ...sessionRoutes, ...csrfResponses },
+      metadata: meta({ auth: 'session', csrf: true }),
+    },
+    listProjects: {
+      method: 'GET',
+      path: '/api/projects',
+      summary: "The account's projects",
+      responses: { 200: z.object({ projects: z.array(ProjectSchema) }), ...sessionRoutes },
+      metadata: meta({ auth: 'session' }),
+    },
+    createProject: {
+      method: 'POST',
+      path: '/api/projects',
+      summary: 'Create a project',
+      body: z.object({ name: ProjectName, allowedDomains: z.array(DomainSchema).max(100).optional() }).openapi({ title: 'CreateProjectRequest' }),
+      responses: { 201: ProjectSchema, ...sessionRoutes, ...csrfResponses },
+      metadata: meta({ auth: 'session', csrf: true }),
+    },
+    updateProject: {
+      method: 'PATCH',
+      path: '/api/projects/:projectId',
+      summary: "Rename a project or replace its allowed domains",
+      body: z.object({ name: ProjectName.optional(), allowedDomains: z.array(DomainSchema).max(100).optional() }).openapi({ title: 'UpdateProjectRequest' }),
+      responses: { 200: ProjectSchema, ...sessionRoutes, ...csrfResponses, 404: ErrorSchema.describe("'Project not found'") },
+      metadata: meta({ auth: 'session', csrf: true }),
+    },
+    listKeys: {
+      method: 'GET',
+      path: '/api/projects/:projectId/keys',
+      summary: "A project's API keys (never their values)",
+      responses: { 200: z.object({ keys: z.array(ApiKeySchema) }), ...sessionRoutes, 404: ErrorSchema.describe("'Project not found'") },
+      metadata: meta({ auth: 'session' }),
+    },
+    createKey: {
+      method: 'POST',
+      path: '/api/projects/:projectId/keys',
+      summary: 'Create an API key; its value is returned only in this response',
+      body: z.object({ name: KeyName, type: z.enum(KEY_TYPES) }).openapi({ title: 'CreateKeyRequest' }),
+      responses: {
+        201: z.object({ apiKey: ApiKeySchema, key: z.string().describe('The plaintext key. Shown once; store it now.') }),
+        ...sessionRoutes,
+        ...csrfResponses,
+        404: ErrorSchema.describe("'Project not found'"),
+      },
+      metadata: meta({ auth: 'session', csrf: true }),
+    },
+    revokeKey: {
+      method: 'DELETE',
+      path: '/api/projects/:projectId/keys/:keyId',
+      summary: 'Revoke an API key (immediately; cannot be undone)',
+      body: c.noBody(),
+      responses: {
+        200: z.object({ apiKey: ApiKeySchema }),
+        ...sessionRoutes,
+        ...csrfResponses,
+        404: ErrorSchema.describe("'API key not found'"),
+      },
+      metadata: meta({ auth: 'session', csrf: true }),
+    },
+  },
+  { strictStatusCodes: true },
+);

@@ -1,0 +1,60 @@
+// Creating, listing and revoking API keys of a project. The plaintext is
+// returned once by `create` and never stored.
+import { ulid } from 'ulid';
+import type { Clock } from '../clock.js';
+import { apiKeyView } from '../accounts/views.js';
+import { ApiError } from '../errors.js';
+import type { ApiKeyDoc, ApiKeyType } from '../store/apiKeys.js';
+import type { Store } from '../store/index.js';
+import { generateKey, hashKey, keyHint } from './format.js';
+
+export class KeysService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  private async project(accountId: string, projectId: string) {
+    const project = await this.store.projects.ofAccount(accountId, projectId);
+    if (!project) throw new ApiError(404, 'Project not found');
+    return project;
+  }
+
+  async create(accountId: string, projectId: string, name: string, type: ApiKeyType, source: ApiKeyDoc['source'] = 'dashboard') {
+    await this.project(accountId, projectId);
+    return this.issue(accountId, projectId, name, type, source);
+  }
+
+  /** Issues a key for a project already known to belong to the account. */
+  async issue(accountId: string, projectId: string, name: string, type: ApiKeyType, source: ApiKeyDoc['source']) {
+    const key = generateKey(type);
+    const doc: ApiKeyDoc = {
+      _id: hashKey(key),
+      id: `key_${ulid()}`,
+      accountId,
+      projectId,
+      name,
+      type,
+      status: 'active',
+      hint: keyHint(key),
+      source,
+      createdAt: new Date(this.clock.now()),
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await this.store.apiKeys.insert(doc);
+    return { apiKey: apiKeyView(doc), key };
+  }
+
+  async list(accountId: string, projectId: string) {
+    await this.project(accountId, projectId);
+    return (await this.store.apiKeys.listForProject(projectId)).map(apiKeyView);
+  }
+
+  async revoke(accountId: string, projectId: string, keyId: string) {
+    await this.project(accountId, projectId);
+    const doc = await this.store.apiKeys.revoke(projectId, keyId, new Date(this.clock.now()));
+    if (!doc) throw new ApiError(404, 'API key not found');
+    return apiKeyView(doc);
+  }
+}

@@ -1,0 +1,34 @@
+import { ulid } from 'ulid';
+import { projectView } from '../accounts/views.js';
+import type { Clock } from '../clock.js';
+import { ApiError } from '../errors.js';
+import type { Store } from '../store/index.js';
+
+const dedupe = (domains: string[]) => [...new Set(domains)];
+
+export class ProjectsService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(accountId: string) {
+    return (await this.store.projects.listForAccount(accountId)).map(projectView);
+  }
+
+  async create(accountId: string, name: string, allowedDomains: string[] = []) {
+    const doc = { _id: `prj_${ulid()}`, accountId, name, allowedDomains: dedupe(allowedDomains), createdAt: new Date(this.clock.now()) };
+    await this.store.projects.insert(doc);
+    return projectView(doc);
+  }
+
+  async update(accountId: string, projectId: string, patch: { name?: string; allowedDomains?: string[] }) {
+    if (!(await this.store.projects.ofAccount(accountId, projectId))) throw new ApiError(404, 'Project not found');
+    const set: { name?: string; allowedDomains?: string[] } = {};
+    if (patch.name !== undefined) set.name = patch.name;
+    if (patch.allowedDomains !== undefined) set.allowedDomains = dedupe(patch.allowedDomains);
+    const doc = Object.keys(set).length ? await this.store.projects.update(projectId, set) : await this.store.projects.byId(projectId);
+    if (!doc) throw new ApiError(404, 'Project not found');
+    return projectView(doc);
+  }
+}

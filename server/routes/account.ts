@@ -1,0 +1,63 @@
+// Dashboard API handlers: thin adapters from ts-rest to the account modules.
+import { initServer } from '@ts-rest/express';
+import type { CookieOptions, Response } from 'express';
+import { contract } from '../../contract/index.js';
+import { SESSION_COOKIE, SESSION_TTL_MS } from '../accounts/service.js';
+import { sessionOf } from '../http/context.js';
+import type { RouteDeps } from './deps.js';
+
+const s = initServer();
+
+export const accountRoutes = ({ services, config }: RouteDeps) => {
+  const cookie: CookieOptions = {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: config.baseUrl.startsWith('https://'),
+    path: '/',
+  };
+  const setSession = (res: Response, token: string) => res.cookie(SESSION_COOKIE, token, { ...cookie, maxAge: SESSION_TTL_MS });
+
+  return s.router(contract.account, {
+    signup: async ({ body, res }) => {
+      const { user, account, token } = await services.accounts.signup(body.email, body.password, body.name);
+      setSession(res, token);
+      return { status: 201, body: await services.accounts.sessionView(user, account) };
+    },
+    login: async ({ body, req, res }) => {
+      const { user, account, token } = await services.accounts.login(body.email, body.password, services.clientIp(req));
+      setSession(res, token);
+      return { status: 200, body: await services.accounts.sessionView(user, account) };
+    },
+    logout: async ({ req, res }) => {
+      await services.accounts.logout(sessionOf(req));
+      res.clearCookie(SESSION_COOKIE, cookie);
+      return { status: 204, body: undefined };
+    },
+    getAccount: async ({ req }) => ({ status: 200, body: await services.accounts.view(sessionOf(req)) }),
+    setPlan: async ({ req, body }) => ({ status: 200, body: await services.accounts.setPlan(sessionOf(req), body.plan) }),
+    listProjects: async ({ req }) => ({
+      status: 200,
+      body: { projects: await services.projects.list(sessionOf(req).accountId) },
+    }),
+    createProject: async ({ req, body }) => ({
+      status: 201,
+      body: await services.projects.create(sessionOf(req).accountId, body.name, body.allowedDomains),
+    }),
+    updateProject: async ({ req, params, body }) => ({
+      status: 200,
+      body: await services.projects.update(sessionOf(req).accountId, params.projectId, body),
+    }),
+    listKeys: async ({ req, params }) => ({
+      status: 200,
+      body: { keys: await services.keys.list(sessionOf(req).accountId, params.projectId) },
+    }),
+    createKey: async ({ req, params, body }) => ({
+      status: 201,
+      body: await services.keys.create(sessionOf(req).accountId, params.projectId, body.name, body.type),
+    }),
+    revokeKey: async ({ req, params }) => ({
+      status: 200,
+      body: { apiKey: await services.keys.revoke(sessionOf(req).accountId, params.projectId, params.keyId) },
+    }),
+  });
+};

@@ -1,0 +1,18 @@
+// What every route module receives: the app's dependencies and its services.
+import type { Request } from 'express';
+import type { AccountsService } from '../accounts/service.js';
+import type { AppDeps } from '../http/app.js';
+import type { KeysService } from '../keys/service.js';
+import type { Meter } from '../metering/meter.js';
+import type { ProjectsService } from '../projects/service.js';
+
+export interface Services {
+  accounts: AccountsService;
+  keys: KeysService;
+  projects: ProjectsService;
+  meter: Meter;
+  /** The client's IP as the edge sees it (TRUST_PROXY aware). */
+  clientIp(req: Request): string;
+}
+
+export type RouteDeps = AppDeps & { services: Services };

@@ -1,0 +1,43 @@
+import type { Collection, Db } from 'mongodb';
+
+export interface ProjectDoc {
+  _id: string; // prj_<ulid>
+  accountId: string;
+  name: string;
+  allowedDomains: string[];
+  createdAt: Date;
+}
+
+export class ProjectsRepo {
+  private readonly col: Collection<ProjectDoc>;
+
+  constructor(db: Db) {
+    this.col = db.collection('projects');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.col.createIndex({ accountId: 1 });
+  }
+
+  async insert(doc: ProjectDoc): Promise<void> {
+    await this.col.insertOne(doc);
+  }
+
+  /** The project if it belongs to the account; another account's is null. */
+  async ofAccount(accountId: string, projectId: string): Promise<ProjectDoc | null> {
+    const doc = await this.col.findOne({ _id: projectId });
+    return doc && doc.accountId === accountId ? doc : null;
+  }
+
+  byId(projectId: string): Promise<ProjectDoc | null> {
+    return this.col.findOne({ _id: projectId });
+  }
+
+  listForAccount(accountId: string): Promise<ProjectDoc[]> {
+    return this.col.find({ accountId }).sort({ createdAt: 1, _id: 1 }).toArray();
+  }
+
+  async update(projectId: string, set: Partial<Pick<ProjectDoc, 'name' | 'allowedDomains'>>): Promise<ProjectDoc | null> {
+    return this.col.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
+  }
+}

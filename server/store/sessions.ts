@@ -1,0 +1,36 @@
+// Dashboard sessions, stored under `_id` = SHA-256 of the cookie value.
+// Expiry is checked on read and swept periodically (FerretDB has no TTL indexes).
+import type { Collection, Db } from 'mongodb';
+
+export interface SessionDoc {
+  _id: string;
+  userId: string;
+  accountId: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export class SessionsRepo {
+  private readonly col: Collection<SessionDoc>;
+
+  constructor(db: Db) {
+    this.col = db.collection('sessions');
+  }
+
+  async insert(doc: SessionDoc): Promise<void> {
+    await this.col.insertOne(doc);
+  }
+
+  async findLive(id: string, now: Date): Promise<SessionDoc | null> {
+    const doc = await this.col.findOne({ _id: id });
+    return doc && doc.expiresAt > now ? doc : null;
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.col.deleteOne({ _id: id });
+  }
+
+  async deleteExpired(now: Date): Promise<number> {
+    return (await this.col.deleteMany({ expiresAt: { $lte: now } })).deletedCount;
+  }
+}

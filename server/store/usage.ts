@@ -1,0 +1,61 @@
+// Monthly usage counters, one document per account and month:
+// `_id` = `<accountId>:<YYYY-MM>`. Counts survive restarts.
+//
+// Exactness: within one process every change of a counter runs under a keyed
+// lock, so the quota is never exceeded even on FerretDB (whose updates are
+// not atomic). Across several processes on MongoDB the conditional `$inc`
+// ({count: {$lt: limit}}) is atomic per document, so the quota still holds
+// exactly; on FerretDB with several processes it may be exceeded by up to the
+// number of concurrent requests.
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKey } from './errors.js';
+import { KeyedLock } from './keyedLock.js';
+
+interface UsageDoc {
+  _id: string;
+  accountId: string;
+  period: string;
+  count: number;
+}
+
+export class UsageRepo {
+  private readonly col: Collection<UsageDoc>;
+  private readonly lock = new KeyedLock();
+
+  constructor(db: Db) {
+    this.col = db.collection('usage');
+  }
+
+  async count(accountId: string, period: string): Promise<number> {
+    return (await this.col.findOne({ _id: `${accountId}:${period}` }))?.count ?? 0;
+  }
+
+  /** Takes one unit of quota. `ok: false` when the limit was already reached; `count` is the count after. */
+  reserve(accountId: string, period: string, limit: number): Promise<{ ok: boolean; count: number }> {
+    const _id = `${accountId}:${period}`;
+    return this.lock.run(_id, async () => {
+      const current = (await this.col.findOne({ _id }))?.count ?? 0;
+      if (current >= limit) return { ok: false, count: current };
+      try {
+        const doc = await this.col.findOneAndUpdate(
+          { _id, count: { $lt: limit } },
+          { $inc: { count: 1 }, $setOnInsert: { accountId, period } },
+          { upsert: true, returnDocument: 'after' },
+        );
+        return { ok: true, count: doc?.count ?? current + 1 };
+      } catch (err) {
+        // Another process filled the quota between our read and the upsert.
+        if (isDuplicateKey(err)) return { ok: false, count: limit };
+        throw err;
+      }
+    });
+  }
+
+  /** Gives back a unit taken by `reserve` when the request did not succeed after all. */
+  release(accountId: string, period: string): Promise<void> {
+    const _id = `${accountId}:${period}`;
+    return this.lock.run(_id, async () => {
+      await this.col.updateOne({ _id, count: { $gt: 0 } }, { $inc: { count: -1 } });
+    });
+  }
+}
