@@ -2,11 +2,13 @@
 import { z } from 'zod';
 import { initContract, commonErrorResponses, ErrorSchema, meta, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
 import { ServerSignalsSchema } from './edge.js';
-import { LinkedIdSchema } from './identify.js';
+import { LinkedIdSchema, TagSchema } from './identify.js';
 import { FullVerdictsSchema } from './risk.js';
 import { ClientSignalsSchema } from './signals.js';
 
 const c = initContract();
+
+export const SEARCH_MAX = 100;
 
 export const FullEventSchema = z
   .object({
@@ -41,6 +43,46 @@ export const eventsContract = c.router(
         ...commonErrorResponses,
         401: ErrorSchema.describe('Missing or invalid secret key'),
         404: ErrorSchema.describe("'Event not found': unknown id or another account's event"),
+      },
+      metadata: meta({ auth: 'secretBearer' }),
+    },
+    updateEvent: {
+      method: 'PATCH',
+      path: '/v1/events/:requestId',
+      summary: 'Flag an event as suspect, or correct its linkedId and tag',
+      description:
+        'Server-side only. `suspect` sets or clears the manual flag; `linkedId` and `tag` replace the stored values (`null` removes them). Returns the updated event.',
+      pathParams: z.object({ requestId: z.string() }),
+      body: z
+        .object({
+          suspect: z.boolean().optional(),
+          linkedId: LinkedIdSchema.nullable().optional(),
+          tag: TagSchema.nullable().optional(),
+        })
+        .strict()
+        .refine((b) => Object.keys(b).length > 0, { message: 'give at least one of suspect, linkedId, tag' })
+        .openapi({ title: 'UpdateEventRequest' }),
+      responses: {
+        200: FullEventSchema,
+        ...commonErrorResponses,
+        401: ErrorSchema.describe('Missing or invalid secret key'),
+        404: ErrorSchema.describe("'Event not found': unknown id or another account's event"),
+      },
+      metadata: meta({ auth: 'secretBearer' }),
+    },
+    searchEvents: {
+      method: 'GET',
+      path: '/v1/events',
+      summary: 'Find events by linkedId, newest first',
+      description: `Server-side only. Returns at most \`limit\` (default 10, at most ${SEARCH_MAX}) of the newest ${SEARCH_MAX} events with this linkedId.`,
+      query: z.object({
+        linkedId: LinkedIdSchema.min(1),
+        limit: z.coerce.number().int().min(1).max(SEARCH_MAX).default(10),
+      }),
+      responses: {
+        200: z.object({ events: z.array(FullEventSchema) }).openapi({ title: 'EventSearchResult' }),
+        ...commonErrorResponses,
+        401: ErrorSchema.describe('Missing or invalid secret key'),
       },
       metadata: meta({ auth: 'secretBearer' }),
     },

@@ -109,7 +109,7 @@ export const signalValueSchemas = {
       names: list(64, 128).describe('Plugin names in navigator order'),
       hash: hash.describe('Hash of names, descriptions and MIME types'),
     })
-    .describe('navigator.plugins. Modern Chromium reports five fixed PDF entries, so it mostly separates browsers; empty in some headless and privacy setups.'),
+    .describe('navigator.plugins. Stable per browser: modern Chromium reports five fixed PDF entries, so it mostly separates browsers; empty in some headless and privacy setups.'),
   touchSupport: z
     .object({
       maxTouchPoints: z.number().int().min(0).max(256),

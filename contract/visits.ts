@@ -42,9 +42,17 @@ export const visitsContract = c.router(
       summary: "Get a visitor's recent visits",
       description: 'Server-side only: a secret key in `X-API-Key`. Visitors of other accounts are 404.',
       pathParams: z.object({ visitorId: z.string().describe('iq_<ulid> as returned by identify') }),
+      query: z.object({
+        before: z
+          .string()
+          .max(64)
+          .optional()
+          .describe('Cursor for older pages: a visit `id` (returns the visits before it) or a Unix ms timestamp'),
+      }),
       responses: {
         200: VisitHistorySchema,
         ...commonErrorResponses,
+        400: ErrorSchema.describe('Malformed cursor'),
         401: ErrorSchema.describe('Missing or invalid secret key'),
         404: ErrorSchema.describe("'Visitor not found': unknown id or another account's visitor"),
       },

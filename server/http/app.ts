@@ -12,6 +12,7 @@ import { LIMITS } from '../../contract/identify.js';
 import { AccountsService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import { IdentificationService } from '../identification/service.js';
 import { KeysService } from '../keys/service.js';
 import { Meter } from '../metering/meter.js';
 import { ProjectsService } from '../projects/service.js';
@@ -25,6 +26,7 @@ import { openApiDocument } from '../routes/openapi.js';
 import { visitsRoutes } from '../routes/visits.js';
 import type { Store } from '../store/index.js';
 import { authMiddleware } from './auth.js';
+import { socketOnlyEdge } from './edge.js';
 import { errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.js';
 
 export interface AppDeps {
@@ -36,12 +38,15 @@ export interface AppDeps {
 
 export function createServices(deps: AppDeps): Services {
   const { store, config, clock } = deps;
+  const meter = new Meter(store, config.plans, clock);
   return {
     accounts: new AccountsService(store, config, clock),
     keys: new KeysService(store, clock),
     projects: new ProjectsService(store, clock),
-    meter: new Meter(store, config.plans, clock),
-    clientIp: (req: Request) => req.socket.remoteAddress ?? '',
+    meter,
+    identification: new IdentificationService(store, meter, clock),
+    edge: socketOnlyEdge,
+    clientIp: (req: Request) => socketOnlyEdge(req).ip,
   };
 }
 

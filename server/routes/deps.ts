@@ -2,15 +2,20 @@
 import type { Request } from 'express';
 import type { AccountsService } from '../accounts/service.js';
 import type { AppDeps } from '../http/app.js';
+import type { IdentificationService } from '../identification/service.js';
 import type { KeysService } from '../keys/service.js';
 import type { Meter } from '../metering/meter.js';
 import type { ProjectsService } from '../projects/service.js';
+import type { EdgeFacts } from '../risk/edgeFacts.js';
 
 export interface Services {
   accounts: AccountsService;
   keys: KeysService;
   projects: ProjectsService;
   meter: Meter;
+  identification: IdentificationService;
+  /** What the edge knows about the request (IP, location, network, TLS, HTTP). */
+  edge(req: Request): EdgeFacts;
   /** The client's IP as the edge sees it (TRUST_PROXY aware). */
   clientIp(req: Request): string;
 }

@@ -1,13 +1,22 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
-import { ApiError } from '../errors.js';
+import { apiKeyOf } from '../http/context.js';
 import type { RouteDeps } from './deps.js';
 
 const s = initServer();
 
-export const eventsRoutes = (_deps: RouteDeps) =>
+export const eventsRoutes = ({ services }: RouteDeps) =>
   s.router(contract.events, {
-    getEvent: async () => {
-      throw new ApiError(501, 'Not implemented yet');
-    },
+    getEvent: async ({ req, params }) => ({
+      status: 200,
+      body: await services.identification.getEvent(apiKeyOf(req).accountId, params.requestId),
+    }),
+    updateEvent: async ({ req, params, body }) => ({
+      status: 200,
+      body: await services.identification.updateEvent(apiKeyOf(req).accountId, params.requestId, body),
+    }),
+    searchEvents: async ({ req, query }) => ({
+      status: 200,
+      body: { events: await services.identification.searchByLinkedId(apiKeyOf(req).accountId, query.linkedId, query.limit) },
+    }),
   });

@@ -1,13 +1,15 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
-import { ApiError } from '../errors.js';
+import { apiKeyOf } from '../http/context.js';
 import type { RouteDeps } from './deps.js';
 
 const s = initServer();
 
-export const identifyRoutes = (_deps: RouteDeps) =>
+export const identifyRoutes = ({ services }: RouteDeps) =>
   s.router(contract.identify, {
-    identify: async () => {
-      throw new ApiError(501, 'Not implemented yet');
+    identify: async ({ req, body }) => {
+      const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
+      const result = await services.identification.identify(apiKeyOf(req), body, services.edge(req), origin);
+      return { status: 200, body: result };
     },
   });

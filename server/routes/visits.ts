@@ -1,13 +1,14 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
-import { ApiError } from '../errors.js';
+import { apiKeyOf } from '../http/context.js';
 import type { RouteDeps } from './deps.js';
 
 const s = initServer();
 
-export const visitsRoutes = (_deps: RouteDeps) =>
+export const visitsRoutes = ({ services }: RouteDeps) =>
   s.router(contract.visits, {
-    getVisits: async () => {
-      throw new ApiError(501, 'Not implemented yet');
-    },
+    getVisits: async ({ req, params, query }) => ({
+      status: 200,
+      body: await services.identification.visitHistory(apiKeyOf(req).accountId, params.visitorId, query.before),
+    }),
   });

@@ -3,10 +3,14 @@
 import { MongoClient, type Db } from 'mongodb';
 import { AccountsRepo } from './accounts.js';
 import { ApiKeysRepo } from './apiKeys.js';
+import { EventsRepo } from './events.js';
+import { FingerprintsRepo } from './fingerprints.js';
 import { LoginThrottleRepo } from './loginThrottle.js';
 import { ProjectsRepo } from './projects.js';
 import { SessionsRepo } from './sessions.js';
 import { UsageRepo } from './usage.js';
+import { VisitorsRepo } from './visitors.js';
+import { VisitsRepo } from './visits.js';
 
 export interface StoreOptions {
   uri: string;
@@ -20,6 +24,10 @@ export class Store {
   readonly projects: ProjectsRepo;
   readonly usage: UsageRepo;
   readonly loginThrottle: LoginThrottleRepo;
+  readonly fingerprints: FingerprintsRepo;
+  readonly visitors: VisitorsRepo;
+  readonly events: EventsRepo;
+  readonly visits: VisitsRepo;
 
   private constructor(
     private readonly client: MongoClient,
@@ -31,6 +39,10 @@ export class Store {
     this.projects = new ProjectsRepo(db);
     this.usage = new UsageRepo(db);
     this.loginThrottle = new LoginThrottleRepo(db);
+    this.fingerprints = new FingerprintsRepo(db);
+    this.visitors = new VisitorsRepo(db);
+    this.events = new EventsRepo(db);
+    this.visits = new VisitsRepo(db);
   }
 
   /** Connects and creates indexes; fails fast when the server does not answer. */

@@ -1,0 +1,157 @@
+// Turns collected signals into the components the matcher compares: each a
+// short canonical string with a weight. Stable components form the exact-match
+// key; volatile ones (languages, window frame, UA version, blockers) only add
+// evidence to fuzzy scoring. Signals known to be randomised on this device
+// (farbled canvas, noisy audio) are left out rather than trusted.
+import { createHash } from 'node:crypto';
+import { UAParser } from 'ua-parser-js';
+import type { SignalValues } from '../../contract/signals.js';
+
+export type Signals = Partial<SignalValues>;
+
+export interface ComponentSpec {
+  weight: number;
+  /** Stable components make up the exact key; volatile ones only score. */
+  stable: boolean;
+  /** Compared by string similarity instead of equality (values that drift a little). */
+  fuzzy?: boolean;
+}
+
+/**
+ * Weights reflect how much a component distinguishes devices (entropy in the
+ * fingerprinting literature: canvas, fonts, WebGL and audio lead) and how
+ * rarely it changes on one device.
+ */
+export const COMPONENTS = {
+  canvas: { weight: 6, stable: true },
+  webgl: { weight: 5, stable: true, fuzzy: true },
+  webglCaps: { weight: 4, stable: true },
+  audio: { weight: 4, stable: true },
+  fonts: { weight: 5, stable: true, fuzzy: true },
+  fontPreferences: { weight: 3, stable: true },
+  screen: { weight: 3, stable: true },
+  hardware: { weight: 3, stable: true },
+  platform: { weight: 2, stable: true },
+  timezone: { weight: 2, stable: true },
+  math: { weight: 2, stable: true },
+  browser: { weight: 2, stable: true },
+  vendor: { weight: 1.5, stable: true },
+  plugins: { weight: 1, stable: true },
+  touch: { weight: 1, stable: true },
+  color: { weight: 1, stable: true },
+  audioLatency: { weight: 1, stable: true },
+  osCpu: { weight: 1, stable: true },
+  mediaPrefs: { weight: 1, stable: true },
+  storageFlags: { weight: 1, stable: true },
+  safari: { weight: 0.5, stable: true },
+  languages: { weight: 1.5, stable: false, fuzzy: true },
+  locale: { weight: 1, stable: false },
+  uaVersion: { weight: 0.5, stable: false },
+  screenFrame: { weight: 0.5, stable: false },
+  domBlockers: { weight: 0.5, stable: false },
+} as const satisfies Record<string, ComponentSpec>;
+
+export type ComponentName = keyof typeof COMPONENTS;
+export type Components = Partial<Record<ComponentName, string>>;
+
+export const STABLE_WEIGHT_TOTAL = Object.values(COMPONENTS)
+  .filter((c) => c.stable)
+  .reduce((s, c) => s + c.weight, 0);
+
+const j = (v: unknown) => JSON.stringify(v);
+
+/** Browser family and OS never change for one device; the major version only goes up. */
+export interface UaFacts {
+  browser: string;
+  os: string;
+  major: number | null;
+}
+
+export function uaFacts(userAgent: string | undefined): UaFacts | null {
+  if (!userAgent) return null;
+  const r = new UAParser(userAgent).getResult();
+  const major = Number.parseInt(r.browser.major ?? '', 10);
+  return {
+    browser: (r.browser.name ?? 'unknown').replace(/^(Headless|Mobile) /, ''),
+    os: r.os.name ?? 'unknown',
+    major: Number.isFinite(major) ? major : null,
+  };
+}
+
+export function extractComponents(s: Signals): Components {
+  const c: Components = {};
+  const audioNoisy = (s.tampering?.audioNoise ?? 0) > 0;
+  if (s.canvas && !s.canvas.isFarbled && (s.tampering?.canvasNoise ?? 0) === 0) c.canvas = s.canvas.hash;
+  if (s.webgl) c.webgl = `${s.webgl.vendor}|${s.webgl.renderer}`;
+  if (s.webglExtensions) c.webglCaps = `${s.webglExtensions.extensionsHash}|${s.webglExtensions.parametersHash}`;
+  if (s.audio && !audioNoisy) c.audio = `${s.audio.hash}|${s.audio.sampleRate}`;
+  if (s.fonts) c.fonts = s.fonts.installed.join(',');
+  if (s.fontPreferences) c.fontPreferences = j(s.fontPreferences);
+  if (s.screenResolution) c.screen = `${s.screenResolution.width}x${s.screenResolution.height}`;
+  if (s.navigator || s.deviceMemory || s.architecture) {
+    c.hardware = j([s.navigator?.hardwareConcurrency ?? null, s.deviceMemory?.gigabytes ?? null, s.architecture?.nanByte ?? null]);
+  }
+  if (s.navigator) c.platform = s.navigator.platform;
+  if (s.timezone) c.timezone = s.timezone.name ?? `offset:${s.timezone.offset}`;
+  if (s.math) c.math = s.math.hash;
+  const ua = uaFacts(s.userAgent?.userAgent);
+  if (ua) {
+    c.browser = `${ua.browser}|${ua.os}`;
+    if (ua.major !== null) c.uaVersion = String(ua.major);
+  }
+  if (s.vendor) c.vendor = `${s.vendor.vendor}|${s.vendor.flavors.join(',')}`;
+  if (s.plugins) c.plugins = s.plugins.hash;
+  if (s.touchSupport) c.touch = j(s.touchSupport);
+  if (s.color) c.color = j(s.color);
+  if (s.audioBaseLatency) c.audioLatency = String(s.audioBaseLatency.baseLatency);
+  if (s.osCpu) c.osCpu = String(s.osCpu.oscpu);
+  const media = [s.hdr?.high, s.contrast?.level, s.reducedMotion?.reduce, s.reducedTransparency?.reduce, s.forcedColors?.active, s.invertedColors?.inverted, s.monochrome?.bitsPerPixel];
+  if (media.some((m) => m !== undefined)) c.mediaPrefs = j(media.map((m) => m ?? null));
+  if (s.storage || s.cookiesEnabled || s.pdfViewerEnabled) {
+    c.storageFlags = j([s.storage ?? null, s.cookiesEnabled?.enabled ?? null, s.pdfViewerEnabled?.enabled ?? null]);
+  }
+  if (s.applePay || s.privateClickMeasurement) c.safari = j([s.applePay?.state ?? null, s.privateClickMeasurement?.sourceId ?? null]);
+  if (s.navigator) c.languages = s.navigator.languages.join(',');
+  if (s.dateTimeLocale) c.locale = String(s.dateTimeLocale.locale);
+  if (s.screenFrame) c.screenFrame = j(s.screenFrame);
+  if (s.domBlockers) c.domBlockers = s.domBlockers.hidden.join(',');
+  return c;
+}
+
+const sha = (s: string) => createHash('sha256').update(s).digest('base64url').slice(0, 32);
+
+/** Share of the stable weight that was collected: low when many signals failed. */
+export function coverage(c: Components): number {
+  let w = 0;
+  for (const [name, spec] of Object.entries(COMPONENTS)) if (spec.stable && c[name as ComponentName] !== undefined) w += spec.weight;
+  return w / STABLE_WEIGHT_TOTAL;
+}
+
+/** Exact key over the stable components present; null when too little was collected to be meaningful. */
+export function exactKey(c: Components): string | null {
+  if (coverage(c) < 0.5) return null;
+  const parts = (Object.keys(COMPONENTS) as ComponentName[])
+    .filter((n) => COMPONENTS[n].stable)
+    .map((n) => `${n}=${c[n] ?? '∅'}`);
+  return sha(parts.join('\n'));
+}
+
+/**
+ * Partial keys find fuzzy-match candidates with point reads: each combines a
+ * few components so a device still hits most of them after one or two drift.
+ */
+const PARTIAL_KEYS: readonly (readonly ComponentName[])[] = [
+  ['canvas', 'platform'],
+  ['webgl', 'hardware', 'screen'],
+  ['fonts', 'timezone', 'platform'],
+  ['audio', 'math', 'browser'],
+  ['webglCaps', 'fontPreferences'],
+];
+
+export function partialKeys(c: Components): string[] {
+  const keys: string[] = [];
+  PARTIAL_KEYS.forEach((names, i) => {
+    if (names.every((n) => c[n] !== undefined)) keys.push(`${i}:${sha(names.map((n) => c[n]).join('\n'))}`);
+  });
+  return keys;
+}

@@ -1,0 +1,29 @@
+// What the edge knows about a request, as the risk engine consumes it.
+// Produced by server/edge (IP, geolocation, ASN, lists, TLS, HTTP).
+import type { ASN_CATEGORIES, HTTP_CLASSIFICATIONS } from '../../contract/edge.js';
+
+export interface EdgeFacts {
+  ip: string;
+  ipVersion: 4 | 6;
+  isPrivate: boolean;
+  prefix: string | null;
+  location: {
+    country: string;
+    city: string;
+    region: string;
+    latitude: number | null;
+    longitude: number | null;
+    /** IANA zone derived from the coordinates; null when unknown. */
+    timezone: string | null;
+  };
+  asn: { asn: number | null; org: string; category: (typeof ASN_CATEGORIES)[number]; isDatacenter: boolean };
+  lists: {
+    torExit: boolean;
+    blocklisted: boolean;
+    proxy: boolean;
+    vpn: boolean;
+    datacenter: boolean;
+  };
+  tls: { cipher: string | null; version: string | null; ja4: string | null };
+  http: { fingerprint: string; classification: (typeof HTTP_CLASSIFICATIONS)[number] };
+}
