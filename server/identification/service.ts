@@ -19,9 +19,9 @@ import type { EventDoc } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { VisitorDoc } from '../store/visitors.js';
 import { pageOf, VISITS_PER_PAGE, type StoredVisit } from '../store/visits.js';
-import { coverage, exactKey, extractComponents, partialKeys, type Components, type Signals } from './components.js';
-import { confidenceOf, type MatchKind } from './confidence.js';
-import { decide, tokenConsistent } from './matcher.js';
+import { coverage, extractComponents, type Components, type Signals } from './components.js';
+import { confidenceOf } from './confidence.js';
+import { link, remember, type LinkIndex } from './linker.js';
 import { makeVisitId, seqOfVisitId } from './visitId.js';
 
 type IdentifyRequest = z.infer<typeof IdentifyRequestSchema>;
@@ -30,15 +30,6 @@ type FullEvent = z.infer<typeof FullEventSchema>;
 type VisitHistory = z.infer<typeof VisitHistorySchema>;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
-
-interface Match {
-  visitorId: string;
-  kind: MatchKind;
-  score?: number;
-  margin?: number;
-  /** The token named a different visitor and was not believed. */
-  tokenRejected: boolean;
-}
 
 export class IdentificationService {
   constructor(
@@ -67,7 +58,8 @@ export class IdentificationService {
     const cov = coverage(components);
     const tokenHash = signals.deviceToken?.token ? sha(signals.deviceToken.token) : null;
 
-    const match = await this.match(accountId, components, tokenHash, now);
+    const index = this.index(accountId, now);
+    const match = await link(index, components, tokenHash);
     const rec = await this.store.visitors.recordVisit(
       match.visitorId,
       now,
@@ -75,7 +67,7 @@ export class IdentificationService {
       { t: now, ip: edge.ip, country: edge.location.country },
       VELOCITY_WINDOWS['24h'],
     );
-    await this.updateIndex(accountId, match, components, tokenHash);
+    await remember(index, match, components, tokenHash);
 
     const risk = assessRisk(signals, edge, rec.recent, now);
     const confidence = confidenceOf({ kind: match.kind, coverage: cov, score: match.score, margin: match.margin, distorted: risk.distorted });
@@ -150,66 +142,37 @@ export class IdentificationService {
     };
   }
 
-  /** Token → exact → fuzzy → new (module comment of matcher.ts). */
-  private async match(accountId: string, components: Components, tokenHash: string | null, now: number): Promise<Match> {
-    let tokenRejected = false;
-    if (tokenHash) {
-      const vid = await this.store.fingerprints.token(accountId, tokenHash);
-      const visitor = vid ? await this.ownVisitor(accountId, vid) : null;
-      if (visitor) {
-        if (tokenConsistent(history(visitor), components)) return { visitorId: visitor._id, kind: 'token', tokenRejected };
-        tokenRejected = true;
-      }
-    }
-    const exact = exactKey(components);
-    if (exact) {
-      const vid = await this.store.fingerprints.exact(accountId, exact);
-      if (vid && (await this.ownVisitor(accountId, vid))) return { visitorId: vid, kind: 'exact', tokenRejected };
-    }
-    const candidateIds = await this.store.fingerprints.candidates(accountId, partialKeys(components));
-    if (candidateIds.length) {
-      const visitors = (await this.store.visitors.getMany(candidateIds)).filter((v) => v.accountId === accountId);
-      const d = decide(visitors.map((v) => ({ visitorId: v._id, history: history(v) })), components);
-      if (d.visitorId) return { visitorId: d.visitorId, kind: 'fuzzy', score: d.score, margin: d.margin, tokenRejected };
-    }
-    return this.newVisitor(accountId, components, exact, tokenRejected ? null : tokenHash, now, tokenRejected);
-  }
-
-  /**
-   * Creates the visitor, then claims its exact key (or, without one, its
-   * token) by a unique insert. Of two concurrent first visits of one device
-   * only one claim wins; the loser drops its visitor and joins the winner's.
-   */
-  private async newVisitor(accountId: string, components: Components, exact: string | null, tokenHash: string | null, now: number, tokenRejected: boolean): Promise<Match> {
-    const visitorId = `iq_${ulid(now)}`;
-    await this.store.visitors.create({
-      _id: visitorId,
-      accountId,
-      firstSeenAt: now,
-      lastSeenAt: now,
-      visitCount: 0,
-      components: components as Record<string, string>,
-      previousComponents: null,
-      recent: [],
-    });
-    let owner = visitorId;
-    if (exact) owner = await this.store.fingerprints.claimExact(accountId, exact, visitorId);
-    else if (tokenHash) owner = await this.store.fingerprints.claimToken(accountId, tokenHash, visitorId);
-    if (owner !== visitorId) {
-      await this.store.visitors.delete(visitorId);
-      return { visitorId: owner, kind: exact ? 'exact' : 'token', tokenRejected };
-    }
-    return { visitorId, kind: 'new', tokenRejected };
-  }
-
-  private async updateIndex(accountId: string, match: Match, components: Components, tokenHash: string | null): Promise<void> {
-    const exact = exactKey(components);
-    await Promise.all([
-      exact && match.kind !== 'new' ? this.store.fingerprints.claimExact(accountId, exact, match.visitorId) : null,
-      this.store.fingerprints.addPartials(accountId, partialKeys(components), match.visitorId),
-      // A token that named another device stays with that device.
-      tokenHash && !match.tokenRejected ? this.store.fingerprints.setToken(accountId, tokenHash, match.visitorId) : null,
-    ]);
+  /** The matching index of one account, backed by the store. */
+  private index(accountId: string, now: number): LinkIndex {
+    const { fingerprints, visitors } = this.store;
+    return {
+      tokenOwner: (t) => fingerprints.token(accountId, t),
+      exactOwner: (k) => fingerprints.exact(accountId, k),
+      candidates: (keys) => fingerprints.candidates(accountId, keys),
+      history: async (id) => {
+        const v = await this.ownVisitor(accountId, id);
+        return v ? history(v) : null;
+      },
+      createVisitor: async (components) => {
+        const id = `iq_${ulid(now)}`;
+        await visitors.create({
+          _id: id,
+          accountId,
+          firstSeenAt: now,
+          lastSeenAt: now,
+          visitCount: 0,
+          components: components as Record<string, string>,
+          previousComponents: null,
+          recent: [],
+        });
+        return id;
+      },
+      dropVisitor: (id) => visitors.delete(id),
+      claimExact: (k, id) => fingerprints.claimExact(accountId, k, id),
+      claimToken: (t, id) => fingerprints.claimToken(accountId, t, id),
+      setToken: (t, id) => fingerprints.setToken(accountId, t, id),
+      addPartials: (keys, id) => fingerprints.addPartials(accountId, keys, id),
+    };
   }
 
   private async ownVisitor(accountId: string, visitorId: string): Promise<VisitorDoc | null> {

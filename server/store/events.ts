@@ -3,6 +3,7 @@
 // linkedId is a point read plus point reads of the events themselves.
 import { createHash } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
+import { upsert } from './errors.js';
 import { KeyedLock } from './keyedLock.js';
 
 export interface EventDoc {
@@ -81,7 +82,7 @@ export class EventsRepo {
       const ids = (await this.linked.findOne({ _id }))?.requestIds ?? [];
       // requestIds are ULIDs: sorting descending keeps newest first even if inserts raced.
       const next = [...new Set([requestId, ...ids])].sort().reverse().slice(0, LINKED_CAP);
-      await this.linked.replaceOne({ _id }, { requestIds: next }, { upsert: true });
+      await upsert(() => this.linked.replaceOne({ _id }, { requestIds: next }, { upsert: true }));
     });
   }
 
@@ -89,7 +90,7 @@ export class EventsRepo {
     const _id = linkedKey(accountId, linkedId);
     return this.lock.run(_id, async () => {
       const ids = (await this.linked.findOne({ _id }))?.requestIds ?? [];
-      await this.linked.replaceOne({ _id }, { requestIds: ids.filter((id) => id !== requestId) }, { upsert: true });
+      await this.linked.updateOne({ _id }, { $set: { requestIds: ids.filter((id) => id !== requestId) } });
     });
   }
 }

@@ -6,7 +6,7 @@
 //   partial key (fuzzy-match candidates);
 // - `<acc>:t:<tokenHash>` → the visitor a stored device token names.
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKey } from './errors.js';
+import { isDuplicateKey, upsert } from './errors.js';
 import { KeyedLock } from './keyedLock.js';
 
 interface IndexDoc {
@@ -60,7 +60,7 @@ export class FingerprintsRepo {
           const ids = (await this.col.findOne({ _id }))?.visitorIds ?? [];
           if (ids[0] === visitorId) return;
           const next = [visitorId, ...ids.filter((id) => id !== visitorId)].slice(0, PARTIAL_CAP);
-          await this.col.replaceOne({ _id }, { visitorIds: next }, { upsert: true });
+          await upsert(() => this.col.replaceOne({ _id }, { visitorIds: next }, { upsert: true }));
         });
       }),
     );
@@ -76,6 +76,7 @@ export class FingerprintsRepo {
   }
 
   async setToken(accountId: string, tokenHash: string, visitorId: string): Promise<void> {
-    await this.col.replaceOne({ _id: `${accountId}:t:${tokenHash}` }, { visitorId }, { upsert: true });
+    const _id = `${accountId}:t:${tokenHash}`;
+    await upsert(() => this.col.replaceOne({ _id }, { visitorId }, { upsert: true }));
   }
 }

@@ -1,6 +1,7 @@
 // Failed sign-in counters per email and per IP, in fixed windows, so brute
 // force is slowed across restarts and processes. `_id` = `email:<e>` / `ip:<a>`.
 import type { Collection, Db } from 'mongodb';
+import { upsert } from './errors.js';
 import { KeyedLock } from './keyedLock.js';
 
 interface FailureDoc {
@@ -28,7 +29,7 @@ export class LoginThrottleRepo {
     return this.lock.run(key, async () => {
       const doc = await this.col.findOne({ _id: key });
       if (!doc || now.getTime() - doc.windowStart.getTime() >= windowMs) {
-        await this.col.replaceOne({ _id: key }, { count: 1, windowStart: now }, { upsert: true });
+        await upsert(() => this.col.replaceOne({ _id: key }, { count: 1, windowStart: now }, { upsert: true }));
       } else {
         await this.col.updateOne({ _id: key }, { $inc: { count: 1 } });
       }

@@ -36,17 +36,17 @@ export class UsageRepo {
     return this.lock.run(_id, async () => {
       const current = (await this.col.findOne({ _id }))?.count ?? 0;
       if (current >= limit) return { ok: false, count: current };
+      const filter = { _id, count: { $lt: limit } };
+      const inc = { $inc: { count: 1 }, $setOnInsert: { accountId, period } };
       try {
-        const doc = await this.col.findOneAndUpdate(
-          { _id, count: { $lt: limit } },
-          { $inc: { count: 1 }, $setOnInsert: { accountId, period } },
-          { upsert: true, returnDocument: 'after' },
-        );
+        const doc = await this.col.findOneAndUpdate(filter, inc, { upsert: true, returnDocument: 'after' });
         return { ok: true, count: doc?.count ?? current + 1 };
       } catch (err) {
-        // Another process filled the quota between our read and the upsert.
-        if (isDuplicateKey(err)) return { ok: false, count: limit };
-        throw err;
+        if (!isDuplicateKey(err)) throw err;
+        // The document exists (another process created it, or it is at the
+        // limit and the filter did not match): a plain conditional update decides.
+        const doc = await this.col.findOneAndUpdate(filter, { $inc: { count: 1 } }, { returnDocument: 'after' });
+        return doc ? { ok: true, count: doc.count } : { ok: false, count: limit };
       }
     });
   }

@@ -2,6 +2,7 @@
 // so the newest visits are at most two point reads and older pages are
 // reached by page number, never by scanning events.
 import type { Collection, Db } from 'mongodb';
+import { upsert } from './errors.js';
 import { KeyedLock } from './keyedLock.js';
 
 export const VISITS_PER_PAGE = 20;
@@ -42,7 +43,7 @@ export class VisitsRepo {
     const _id = `${visitorId}:${pageOf(visit.seq)}`;
     // $push is a read-modify-write on FerretDB: serialise per page.
     return this.lock.run(_id, async () => {
-      await this.col.updateOne({ _id }, { $push: { visits: visit } }, { upsert: true });
+      await upsert(() => this.col.updateOne({ _id }, { $push: { visits: visit } }, { upsert: true }));
     });
   }
 
