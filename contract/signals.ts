@@ -18,7 +18,7 @@ export const signalValueSchemas = {
   canvas: z
     .object({
       hash: hash.describe('Hash of the rendered text+geometry canvas image'),
-      isFarbled: z.boolean().describe('True when two renders differ: the browser adds noise (Brave, Safari 17+ private), so the hash is volatile'),
+      isFarbled: z.boolean().describe('True when the browser adds readback noise (two renders differ, or flat colours read back altered: Brave, Safari 17+ private, Firefox fingerprinting protection), so the hash is volatile'),
     })
     .describe('2D canvas rendering. Stable per GPU/driver/font stack unless the browser farbles it.'),
   webgl: z

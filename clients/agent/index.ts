@@ -1,0 +1,80 @@
+// Browser agent entry. Bundled as an IIFE exposing the global `DeviceId`:
+//   const agent = await DeviceId.load({ apiKey, endpoint });
+//   const result = await agent.get({ linkedId, tag });
+import type { z } from 'zod';
+import type { IdentifyRequestSchema, IdentifyResultSchema, LIMITS } from '../../contract/identify.js';
+import { collectSignals } from './collect.js';
+
+export { collectSignals };
+
+export type IdentifyResult = z.infer<typeof IdentifyResultSchema>;
+type IdentifyRequest = z.infer<typeof IdentifyRequestSchema>;
+
+/** The contract's URL limit; typed from LIMITS so a change there fails to compile here. */
+const URL_CHARS: (typeof LIMITS)['urlChars'] = 2048;
+
+export interface LoadOptions {
+  /** A public (live or test) key; sent as X-API-Key. */
+  apiKey: string;
+  /** Origin (and optional path prefix) of the deviceid server, e.g. "https://id.example.com". */
+  endpoint: string;
+}
+
+export interface GetOptions {
+  linkedId?: string;
+  tag?: Record<string, unknown>;
+}
+
+export interface Agent {
+  get(options?: GetOptions): Promise<IdentifyResult>;
+}
+
+/** A non-2xx identify answer; `body` is the parsed JSON error (or the raw text). */
+export class DeviceIdError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    const detail = body && typeof body === 'object' && 'error' in body ? `: ${String((body as { error: unknown }).error)}` : '';
+    super(`deviceid identify failed with HTTP ${status}${detail}`);
+    this.name = 'DeviceIdError';
+  }
+}
+
+async function readBody(res: Response): Promise<unknown> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export async function load(options: LoadOptions): Promise<Agent> {
+  if (!options || typeof options.apiKey !== 'string' || !options.apiKey) throw new TypeError('DeviceId.load: apiKey is required');
+  if (typeof options.endpoint !== 'string' || !options.endpoint) throw new TypeError('DeviceId.load: endpoint is required');
+  const url = `${options.endpoint.replace(/\/+$/, '')}/v1/identify`;
+  const apiKey = options.apiKey;
+
+  return {
+    async get(opts: GetOptions = {}) {
+      const timestamp = Date.now();
+      const body: IdentifyRequest = {
+        signals: await collectSignals(),
+        timestamp,
+        url: location.href.slice(0, URL_CHARS),
+        referrer: document.referrer.slice(0, URL_CHARS),
+        ...(opts.linkedId !== undefined && { linkedId: opts.linkedId }),
+        ...(opts.tag !== undefined && { tag: opts.tag }),
+      };
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': apiKey },
+        body: JSON.stringify(body),
+      });
+      const parsed = await readBody(res);
+      if (!res.ok) throw new DeviceIdError(res.status, parsed);
+      return parsed as IdentifyResult;
+    },
+  };
+}
