@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DatabaseStartError, startDatabase } from './database.js';
+import { agentScript } from './http/agentScript.js';
 import { createApp } from './http/app.js';
 import { Store } from './store/index.js';
 
@@ -44,6 +45,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
+  // Built before listening so a broken agent fails start-up, not the first page view.
+  await agentScript();
   const app = createApp({ config, store, clock: systemClock, logger });
   const server = app.listen(config.port);
   await new Promise<void>((resolve, reject) => {

@@ -93,3 +93,25 @@ describe('request pipeline', () => {
     expect(h.logs()).not.toContain('topsecretcookie');
   });
 });
+
+describe('browser-facing routes', () => {
+  it('serves the agent bundle at /agent.js', async () => {
+    const res = await h.http().get('/agent.js');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(res.text.slice(0, 40)).toMatch(/^("use strict";)?var DeviceId=/);
+  });
+
+  it('answers the CORS preflight of identify for any origin', async () => {
+    const res = await h
+      .http()
+      .options('/v1/identify')
+      .set('origin', 'https://shop.example.com')
+      .set('access-control-request-method', 'POST')
+      .set('access-control-request-headers', 'content-type,x-api-key');
+    expect(res.status).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('https://shop.example.com');
+    expect(res.headers['access-control-allow-headers']).toBe('content-type,x-api-key');
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+});

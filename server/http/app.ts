@@ -3,6 +3,7 @@
 // ts-rest validation → handler; then 404 and the one error handler.
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import cookieParser from 'cookie-parser';
+import cors from 'cors';
 import express, { type Express, type Request } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
@@ -25,6 +26,7 @@ import { identifyRoutes } from '../routes/identify.js';
 import { openApiDocument } from '../routes/openapi.js';
 import { visitsRoutes } from '../routes/visits.js';
 import type { Store } from '../store/index.js';
+import { agentScript } from './agentScript.js';
 import { authMiddleware } from './auth.js';
 import { socketOnlyEdge } from './edge.js';
 import { errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.js';
@@ -80,6 +82,15 @@ export function createApp(deps: AppDeps): Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
+  app.get('/agent.js', (_req, res, next) => {
+    agentScript()
+      .then((js) => res.type('text/javascript').set('Cache-Control', 'public, max-age=300').send(js))
+      .catch(next);
+  });
+  // Customers' pages call identify cross-origin with a JSON body and X-API-Key,
+  // which needs a preflight. Any origin may ask: the project's domain
+  // allowlist decides, and no cookies are involved.
+  app.use('/v1/identify', cors({ origin: true, methods: ['POST'], allowedHeaders: ['content-type', 'x-api-key'], maxAge: 600 }));
 
   const s = initServer();
   const router = s.router(contract, {
