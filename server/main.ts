@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { DatabaseStartError, startDatabase } from './database.js';
 import { agentScript } from './http/agentScript.js';
 import { createApp } from './http/app.js';
+import { defaultSweeps, startSweeps } from './maintenance.js';
 import { Store } from './store/index.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -63,6 +64,8 @@ async function main(): Promise<void> {
   process.stdout.write(`deviceid listening on ${url}  (database: ${db.source})\n`);
   process.stdout.write(`  health: ${url}/healthz   API document: ${url}/openapi.json\n`);
 
+  const stopSweeps = startSweeps(defaultSweeps(store), systemClock, logger);
+
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
       // Idle keep-alive sockets would otherwise hold close() open.
       server.closeIdleConnections();
     });
+    stopSweeps();
     await store.close();
     await db.stop();
     logger.info('stopped');

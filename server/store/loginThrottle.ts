@@ -36,6 +36,10 @@ export class LoginThrottleRepo {
     });
   }
 
+  async deleteOlderThan(cutoff: Date): Promise<number> {
+    return (await this.col.deleteMany({ windowStart: { $lt: cutoff } })).deletedCount;
+  }
+
   async clear(key: string): Promise<void> {
     await this.col.deleteOne({ _id: key });
   }

@@ -1,0 +1,38 @@
+// Periodic clean-up of documents whose expiry is checked on read: FerretDB
+// has no TTL indexes, so expired sessions and stale sign-in counters are
+// deleted here. Other modules add their own sweeps to the list.
+import type { Logger } from 'pino';
+import { LOGIN_WINDOW_MS } from './accounts/service.js';
+import type { Clock } from './clock.js';
+import type { Store } from './store/index.js';
+
+export const SWEEP_INTERVAL_MS = 10 * 60_000;
+
+export type Sweep = (now: Date) => Promise<number>;
+
+export function defaultSweeps(store: Store): Record<string, Sweep> {
+  return {
+    sessions: (now) => store.sessions.deleteExpired(now),
+    loginFailures: (now) => store.loginThrottle.deleteOlderThan(new Date(now.getTime() - LOGIN_WINDOW_MS)),
+  };
+}
+
+/** Runs every sweep once; failures are logged and do not stop the others. */
+export async function runSweeps(sweeps: Record<string, Sweep>, clock: Clock, logger: Logger): Promise<void> {
+  const now = new Date(clock.now());
+  for (const [name, sweep] of Object.entries(sweeps)) {
+    try {
+      const deleted = await sweep(now);
+      if (deleted) logger.debug({ sweep: name, deleted }, 'swept expired documents');
+    } catch (err) {
+      logger.warn({ err, sweep: name }, 'sweep failed');
+    }
+  }
+}
+
+/** Starts the periodic sweeps; the returned function stops them. */
+export function startSweeps(sweeps: Record<string, Sweep>, clock: Clock, logger: Logger): () => void {
+  const timer = setInterval(() => void runSweeps(sweeps, clock, logger), SWEEP_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
