@@ -34,21 +34,23 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "TCP address to listen on; port 0 picks a free port")
 	logLevel := flag.String("log-level", "warn", "debug, info, warn or error")
 	watchStdin := flag.Bool("watch-stdin", false, "exit when standard input reaches EOF")
+	sqliteSync := flag.String("sqlite-synchronous", "normal", "SQLite synchronous pragma: normal (WAL-safe, no fsync per commit) or full")
 	flag.Parse()
 
-	if err := run(*backend, *dataDir, *pgURL, *listen, *logLevel, *watchStdin); err != nil {
+	if err := run(*backend, *dataDir, *pgURL, *listen, *logLevel, *sqliteSync, *watchStdin); err != nil {
 		fmt.Fprintln(os.Stderr, "devdb:", err)
 		os.Exit(1)
 	}
 }
 
-func run(backend, dataDir, pgURL, listen, logLevel string, watchStdin bool) error {
+func run(backend, dataDir, pgURL, listen, logLevel, sqliteSync string, watchStdin bool) error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 		return fmt.Errorf("bad -log-level %q", logLevel)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
+	var sqliteDir string
 	cfg := &ferretdb.Config{
 		Listener: ferretdb.ListenerConfig{TCP: listen},
 		Logger:   logger,
@@ -58,14 +60,21 @@ func run(backend, dataDir, pgURL, listen, logLevel string, watchStdin bool) erro
 	switch backend {
 	case "sqlite":
 		abs, err := filepath.Abs(dataDir)
+		sqliteDir = abs
 		if err != nil {
 			return err
 		}
 		if err := os.MkdirAll(abs, 0o700); err != nil {
 			return fmt.Errorf("cannot create SQLite directory: %w", err)
 		}
-		// FerretDB requires a directory URI that ends with a slash.
-		cfg.SQLiteURL = (&url.URL{Scheme: "file", Opaque: strings.TrimSuffix(abs, "/") + "/"}).String()
+		if sqliteSync != "normal" && sqliteSync != "full" {
+			return fmt.Errorf("bad -sqlite-synchronous %q (want normal or full)", sqliteSync)
+		}
+		// FerretDB requires a directory URI that ends with a slash. In WAL mode
+		// synchronous=normal cannot corrupt the database; it only skips the
+		// fsync per commit, which dominates write latency on a dev machine.
+		q := url.Values{"_pragma": []string{"synchronous(" + sqliteSync + ")"}}
+		cfg.SQLiteURL = (&url.URL{Scheme: "file", Opaque: strings.TrimSuffix(abs, "/") + "/", RawQuery: q.Encode()}).String()
 	case "postgresql":
 		if pgURL == "" {
 			return errors.New("-postgresql-url is required for the postgresql backend")
@@ -92,6 +101,10 @@ func run(backend, dataDir, pgURL, listen, logLevel string, watchStdin bool) erro
 
 	done := make(chan error, 1)
 	go func() { done <- f.Run(ctx) }()
+
+	if backend == "sqlite" {
+		go indexIDs(ctx, sqliteDir, logger)
+	}
 
 	// MongoDBURI blocks until the listener is bound, so the line below is
 	// printed only once clients can connect.

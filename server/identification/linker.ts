@@ -31,6 +31,12 @@ export interface Match {
   margin?: number;
   /** The token named a different device and was not believed. */
   tokenRejected: boolean;
+  /**
+   * The device's stable components equal the visitor's last ones and its
+   * token already names it: the index already holds everything `remember`
+   * would write.
+   */
+  indexed?: boolean;
 }
 
 export async function link(index: LinkIndex, components: Components, tokenHash: string | null): Promise<Match> {
@@ -39,14 +45,22 @@ export async function link(index: LinkIndex, components: Components, tokenHash: 
     const vid = await index.tokenOwner(tokenHash);
     const hist = vid ? await index.history(vid) : null;
     if (vid && hist) {
-      if (tokenConsistent(hist, components)) return { visitorId: vid, kind: 'token', tokenRejected };
+      if (tokenConsistent(hist, components)) {
+        const indexed = exactKey(components) !== null && exactKey(components) === exactKey(hist[0]!);
+        return { visitorId: vid, kind: 'token', tokenRejected, indexed };
+      }
       tokenRejected = true;
     }
   }
   const exact = exactKey(components);
   if (exact) {
     const vid = await index.exactOwner(exact);
-    if (vid && (await index.history(vid))) return { visitorId: vid, kind: 'exact', tokenRejected };
+    const hist = vid ? await index.history(vid) : null;
+    if (vid && hist) {
+      // Same stable components as last time: the partial keys are indexed already.
+      const indexed = exact === exactKey(hist[0]!) && !tokenHash;
+      return { visitorId: vid, kind: 'exact', tokenRejected, indexed };
+    }
   }
   const ids = await index.candidates(partialKeys(components));
   if (ids.length) {
@@ -71,6 +85,7 @@ export async function link(index: LinkIndex, components: Components, tokenHash: 
 
 /** After the visit is recorded: make this device findable next time. */
 export async function remember(index: LinkIndex, match: Match, components: Components, tokenHash: string | null): Promise<void> {
+  if (match.indexed) return;
   const exact = exactKey(components);
   await Promise.all([
     exact && match.kind !== 'new' ? index.claimExact(exact, match.visitorId) : null,

@@ -122,7 +122,6 @@ export class IdentificationService {
       botProbability: risk.botProbability,
       confidence,
       riskFactors: risk.riskFactors,
-      signalsJson,
     });
 
     return {
@@ -208,11 +207,12 @@ export class IdentificationService {
     const upTo = before === undefined ? visitor.visitCount : await this.seqBefore(visitor, before);
     const page = pageOf(upTo);
     const [older, newer] = upTo > 0 ? await Promise.all([this.store.visits.page(visitorId, page - 1), this.store.visits.page(visitorId, page)]) : [[], []];
-    const visits = [...older, ...newer]
+    const newest = [...older, ...newer]
       .filter((v) => v.seq <= upTo)
       .sort((a, b) => b.seq - a.seq)
-      .slice(0, VISITS_PER_PAGE)
-      .map(visitView);
+      .slice(0, VISITS_PER_PAGE);
+    const events = await Promise.all(newest.map((v) => this.store.events.get(v.requestId)));
+    const visits = newest.map((v, i) => visitView(v, events[i]?.signalsJson));
     return { visits, totalVisits: visitor.visitCount, firstSeenAt: visitor.firstSeenAt };
   }
 
@@ -277,7 +277,8 @@ function fullEvent(e: EventDoc): FullEvent {
   };
 }
 
-function visitView(v: StoredVisit): VisitHistory['visits'][number] {
+function visitView(v: StoredVisit, signalsJson: string | undefined): VisitHistory['visits'][number] {
+  if (!signalsJson) throw new Error(`visit ${v.id} has no event ${v.requestId}`);
   return {
     id: v.id,
     timestamp: v.timestamp,
@@ -290,6 +291,6 @@ function visitView(v: StoredVisit): VisitHistory['visits'][number] {
     botProbability: v.botProbability,
     confidence: v.confidence,
     riskFactors: v.riskFactors as VisitHistory['visits'][number]['riskFactors'],
-    signals: JSON.parse(v.signalsJson) as VisitHistory['visits'][number]['signals'],
+    signals: JSON.parse(signalsJson) as VisitHistory['visits'][number]['signals'],
   };
 }

@@ -22,6 +22,12 @@ export interface VisitorDoc {
   recent: RecentActivity[];
 }
 
+/**
+ * Activity kept per visitor for velocity: the last 24 hours, at most this many
+ * events (beyond it the 24-hour counts saturate; highActivity fires long before).
+ */
+export const RECENT_CAP = 5_000;
+
 export interface VisitRecorded {
   visitCount: number;
   firstSeenAt: number;
@@ -58,8 +64,11 @@ export class VisitorsRepo {
   }
 
   /**
-   * Counts one more visit. Serialised per visitor in this process (FerretDB)
-   * and guarded by a compare-and-set on visitCount (several MongoDB processes).
+   * Counts one more visit. Each update filters on `_id` alone, the only
+   * filter FerretDB's SQLite backend answers without a scan. The counter and
+   * the activity list change with atomic operators (exact on MongoDB across
+   * processes); the per-visitor lock makes the read-modify-write exact on
+   * FerretDB within the process.
    */
   recordVisit(
     visitorId: string,
@@ -69,21 +78,27 @@ export class VisitorsRepo {
     windowMs: number,
   ): Promise<VisitRecorded> {
     return this.lock.run(visitorId, async () => {
-      for (;;) {
-        const doc = await this.col.findOne({ _id: visitorId });
-        if (!doc) throw new Error(`visitor ${visitorId} disappeared`);
-        const recent = [...doc.recent.filter((r) => r.t > now - windowMs), activity];
-        const res = await this.col.updateOne(
-          { _id: visitorId, visitCount: doc.visitCount },
-          {
-            $set: { lastSeenAt: now, components, previousComponents: doc.components, recent },
-            $inc: { visitCount: 1 },
-          },
-        );
-        if (res.modifiedCount === 1) {
-          return { visitCount: doc.visitCount + 1, firstSeenAt: doc.firstSeenAt, previousSeenAt: doc.lastSeenAt, recent };
-        }
-      }
+      const before = await this.col.findOneAndUpdate(
+        { _id: visitorId },
+        { $inc: { visitCount: 1 }, $set: { lastSeenAt: now, components }, $push: { recent: activity } },
+        { returnDocument: 'before' },
+      );
+      if (!before) throw new Error(`visitor ${visitorId} disappeared`);
+      const cutoff = now - windowMs;
+      const kept = before.recent.filter((r) => r.t > cutoff);
+      const overflow = kept.length + 1 - RECENT_CAP;
+      await this.col.updateOne(
+        { _id: visitorId },
+        overflow > 0
+          ? { $set: { previousComponents: before.components, recent: [...kept.slice(overflow), activity] } }
+          : { $set: { previousComponents: before.components }, $pull: { recent: { t: { $lte: cutoff } } } },
+      );
+      return {
+        visitCount: before.visitCount + 1,
+        firstSeenAt: before.firstSeenAt,
+        previousSeenAt: before.lastSeenAt,
+        recent: [...kept.slice(Math.max(0, overflow)), activity],
+      };
     });
   }
 }

@@ -1,6 +1,8 @@
 // Visit history in pages of VISITS_PER_PAGE (`_id` = `<visitorId>:<page>`),
 // so the newest visits are at most two point reads and older pages are
-// reached by page number, never by scanning events.
+// reached by page number, never by scanning events. Pages hold compact
+// summaries; each visit's signal snapshot stays in its event (point read by
+// requestId), which keeps the identify write small.
 import type { Collection, Db } from 'mongodb';
 import { upsert } from './errors.js';
 import { KeyedLock } from './keyedLock.js';
@@ -21,7 +23,6 @@ export interface StoredVisit {
   botProbability: number;
   confidence: number;
   riskFactors: string[];
-  signalsJson: string;
 }
 
 interface PageDoc {
