@@ -44,6 +44,7 @@ export const ServerSignalsSchema = z
     geo: z.object({
       country: z.string(),
       city: z.string(),
+      timezone: z.string().nullable().describe('IANA time zone of the IP location (derived from its coordinates); null when unknown'),
       rttCoherence: z.number().min(0).max(1).nullable().describe('0–1 agreement of IP location with device-reported locale; null when not computable'),
     }),
     tls: z.object({
@@ -59,9 +60,10 @@ export const ServerSignalsSchema = z
       version: z.union([z.literal(4), z.literal(6)]),
       prefix: z.string().nullable().describe('Routed prefix (CIDR) containing the address, when known'),
       isPrivate: z.boolean().describe('Private, loopback, link-local or otherwise reserved address'),
-      isTorExit: z.boolean(),
-      isBlocklisted: z.boolean(),
-      isProxy: z.boolean(),
+      isTorExit: z.boolean().nullable().describe('null: no Tor exit list is configured (LISTS_DIR)'),
+      isBlocklisted: z.boolean().nullable().describe('null: no blocklist is configured'),
+      isProxy: z.boolean().nullable().describe('null: no proxy list is configured'),
+      isVpn: z.boolean().nullable().describe('In a configured VPN range list; null: none configured'),
     }),
     http: z.object({
       fingerprint: z.string().describe('Hash of header names in arrival order plus a few header values'),

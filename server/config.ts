@@ -76,6 +76,12 @@ const EnvSchema = z.object({
     })
     .optional(),
   SERVER_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  LISTS_DIR: z.string().min(1).optional(),
+  TLS_CERT: z.string().min(1).optional(),
+  TLS_KEY: z.string().min(1).optional(),
+  TLS_HEADER_JA4: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('x-ja4'),
+  TLS_HEADER_CIPHER: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('x-tls-cipher'),
+  TLS_HEADER_VERSION: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('x-tls-version'),
   DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
   DEVDB_POSTGRESQL_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
 });
@@ -90,6 +96,12 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   plans: PlanTable;
   serverSecret: string;
+  /** Tor exit, blocklist, datacenter, VPN and proxy lists (re-read when they change). */
+  listsDir: string;
+  /** Serve HTTPS directly (and compute JA4) when both are set. */
+  tls: { certFile: string; keyFile: string } | null;
+  /** Headers a trusted TLS-terminating proxy uses to forward JA4, cipher and version. */
+  tlsHeaders: { ja4: string; cipher: string; version: string };
   devdb: { backend: 'sqlite' | 'postgresql'; postgresqlUrl: string | undefined };
 }
 
@@ -110,12 +122,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('Invalid DEVDB_POSTGRESQL_URL: required when DEVDB_BACKEND=postgresql');
   }
   const dataDir = resolve(e.DATA_DIR);
+  if (Boolean(e.TLS_CERT) !== Boolean(e.TLS_KEY)) {
+    throw new ConfigError(`Invalid ${e.TLS_CERT ? 'TLS_KEY' : 'TLS_CERT'}: TLS_CERT and TLS_KEY must be set together`);
+  }
   const plans: PlanTable = { ...DEFAULT_PLANS };
   for (const name of PLAN_NAMES) plans[name] = { ...DEFAULT_PLANS[name], ...e.PLANS?.[name] };
 
   return {
     port: e.PORT,
-    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    baseUrl: (e.BASE_URL ?? `${e.TLS_CERT ? 'https' : 'http'}://localhost:${e.PORT}`).replace(/\/+$/, ''),
     mongodbUri: e.MONGODB_URI,
     mongodbDb: e.MONGODB_DB,
     dataDir,
@@ -123,6 +138,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     plans,
     serverSecret: e.SERVER_SECRET ?? loadOrCreateSecret(dataDir),
+    listsDir: resolve(e.LISTS_DIR ?? join(dataDir, 'lists')),
+    tls: e.TLS_CERT && e.TLS_KEY ? { certFile: resolve(e.TLS_CERT), keyFile: resolve(e.TLS_KEY) } : null,
+    tlsHeaders: { ja4: e.TLS_HEADER_JA4.toLowerCase(), cipher: e.TLS_HEADER_CIPHER.toLowerCase(), version: e.TLS_HEADER_VERSION.toLowerCase() },
     devdb: { backend: e.DEVDB_BACKEND, postgresqlUrl: e.DEVDB_POSTGRESQL_URL },
   };
 }

@@ -1,11 +1,16 @@
 // `npm start`: config → database → store → HTTP server, and a graceful stop
 // on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the
 // database, stop the launcher we started).
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DatabaseStartError, startDatabase } from './database.js';
+import { loadEdge } from './edge/analyze.js';
+import { trackTls } from './edge/tls.js';
 import { agentScript } from './http/agentScript.js';
 import { createApp } from './http/app.js';
 import { defaultSweeps, startSweeps } from './maintenance.js';
@@ -46,10 +51,13 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  // Built before listening so a broken agent fails start-up, not the first page view.
-  await agentScript();
-  const app = createApp({ config, store, clock: systemClock, logger });
-  const server = app.listen(config.port);
+  // Loaded before listening so broken data fails start-up, not the first request.
+  const [edge] = await Promise.all([loadEdge(config, logger), agentScript()]);
+  const app = createApp({ config, store, clock: systemClock, logger, edge });
+  const server = config.tls
+    ? trackTls(createHttpsServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, app))
+    : createHttpServer(app);
+  server.listen(config.port);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -60,7 +68,7 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   const port = (server.address() as AddressInfo).port;
-  const url = config.port === 0 ? `http://localhost:${port}` : config.baseUrl;
+  const url = config.port === 0 ? `${config.tls ? 'https' : 'http'}://localhost:${port}` : config.baseUrl;
   process.stdout.write(`deviceid listening on ${url}  (database: ${db.source})\n`);
   process.stdout.write(`  health: ${url}/healthz   API document: ${url}/openapi.json\n`);
 
@@ -79,6 +87,7 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     stopSweeps();
+    edge.close();
     await store.close();
     await db.stop();
     logger.info('stopped');

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../server/clock.js';
 import { loadConfig } from '../server/config.js';
 import { DEVDB_BIN, startDevdb } from '../server/database.js';
+import { loadEdge } from '../server/edge/analyze.js';
 import { createApp } from '../server/http/app.js';
 import { Store } from '../server/store/index.js';
 import { createHarness, type Harness } from './support/harness.js';
@@ -36,7 +37,10 @@ describe('health', () => {
     const dir = mkdtempSync(join(tmpdir(), 'deviceid-ready-'));
     const db = await startDevdb({ dataDir: dir, devdb: { backend: 'sqlite', postgresqlUrl: undefined } });
     const store = await Store.open({ uri: db.uri, dbName: 'ready' });
-    const app = createApp({ config: loadConfig({ DATA_DIR: dir }), store, clock: new ManualClock(), logger: pino({ level: 'silent' }) });
+    const config = loadConfig({ DATA_DIR: dir });
+    const logger = pino({ level: 'silent' });
+    const edge = await loadEdge(config, logger);
+    const app = createApp({ config, store, clock: new ManualClock(), logger, edge });
     try {
       expect((await request(app).get('/readyz')).status).toBe(200);
       await db.stop();
@@ -45,6 +49,7 @@ describe('health', () => {
       expect(res.body).toEqual({ error: 'Database not reachable' });
       expect((await request(app).get('/healthz')).status).toBe(200);
     } finally {
+      edge.close();
       await store.close();
       await db.stop();
       rmSync(dir, { recursive: true, force: true });

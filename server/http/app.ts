@@ -13,6 +13,7 @@ import { LIMITS } from '../../contract/identify.js';
 import { AccountsService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { Edge } from '../edge/analyze.js';
 import { IdentificationService } from '../identification/service.js';
 import { KeysService } from '../keys/service.js';
 import { Meter } from '../metering/meter.js';
@@ -28,7 +29,6 @@ import { visitsRoutes } from '../routes/visits.js';
 import type { Store } from '../store/index.js';
 import { agentScript } from './agentScript.js';
 import { authMiddleware } from './auth.js';
-import { socketOnlyEdge } from './edge.js';
 import { errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.js';
 
 export interface AppDeps {
@@ -36,6 +36,7 @@ export interface AppDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
+  edge: Edge;
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -47,8 +48,8 @@ export function createServices(deps: AppDeps): Services {
     projects: new ProjectsService(store, clock),
     meter,
     identification: new IdentificationService(store, meter, clock),
-    edge: socketOnlyEdge,
-    clientIp: (req: Request) => socketOnlyEdge(req).ip,
+    edge: (req: Request) => deps.edge.analyze(req),
+    clientIp: (req: Request) => deps.edge.clientIp(req),
   };
 }
 

@@ -17,12 +17,13 @@ export interface EdgeFacts {
     timezone: string | null;
   };
   asn: { asn: number | null; org: string; category: (typeof ASN_CATEGORIES)[number]; isDatacenter: boolean };
+  /** Membership in the configured IP lists; null when that list is not configured. */
   lists: {
-    torExit: boolean;
-    blocklisted: boolean;
-    proxy: boolean;
-    vpn: boolean;
-    datacenter: boolean;
+    torExit: boolean | null;
+    blocklisted: boolean | null;
+    proxy: boolean | null;
+    vpn: boolean | null;
+    datacenter: boolean | null;
   };
   tls: { cipher: string | null; version: string | null; ja4: string | null };
   http: { fingerprint: string; classification: (typeof HTTP_CLASSIFICATIONS)[number] };

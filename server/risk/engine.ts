@@ -109,7 +109,7 @@ export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[]
   const langCheck = languagesVsCountry(s.navigator?.languages, edge.location.country);
   const rttCoherence = coherence(tzCheck.result, langCheck.result, deviceOffsetMatches(s, ipTz, now));
 
-  const vpnRange = edge.lists.vpn;
+  const vpnRange = edge.lists.vpn === true;
   const vpnVerdict = vpnRange || edge.asn.category === 'VPN_COMMERCIAL' ? 'detected' : tzCheck.result === 'inconsistent' && edge.asn.isDatacenter ? 'detected' : tzCheck.result === 'inconsistent' ? 'suspected' : 'not_detected';
   const vpnConfidence = vpnVerdict === 'detected' ? (vpnRange ? 0.95 : 0.8) : vpnVerdict === 'suspected' ? 0.5 : tzCheck.result === 'consistent' ? 0.9 : 0.5;
 
@@ -117,7 +117,7 @@ export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[]
     headless ? BOT_EVIDENCE.headless : 0,
     toolClient ? BOT_EVIDENCE.toolClient : 0,
     swRenderer ? BOT_EVIDENCE.softwareRenderer : 0,
-    edge.asn.isDatacenter || edge.lists.datacenter ? BOT_EVIDENCE.datacenter : 0,
+    edge.asn.isDatacenter || edge.lists.datacenter === true ? BOT_EVIDENCE.datacenter : 0,
     uaTls.mismatch ? BOT_EVIDENCE.uaTlsMismatch : 0,
     tampered ? BOT_EVIDENCE.tampering : 0,
   ].reduce((acc, p) => acc * (1 - p), 1);
@@ -130,8 +130,8 @@ export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[]
   const verdicts = {
     bot: { result: botProbability >= 0.5, probability: botProbability },
     vpn: { result: vpnVerdict === 'detected', confidence: vpnConfidence },
-    tor: { result: edge.lists.torExit },
-    proxy: { result: edge.lists.proxy },
+    tor: { result: edge.lists.torExit === true },
+    proxy: { result: edge.lists.proxy === true },
     incognito: { result: s.incognito?.likely ?? false },
     tampering: { result: tampered, anomalyScore },
     headless: { result: headless },
@@ -139,15 +139,15 @@ export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[]
     devtools: { result: s.devtools?.open ?? false },
     privacyBrowser: { result: (s.privacyBrowser?.name ?? null) !== null, name: s.privacyBrowser?.name ?? null },
     highActivity: { result: highActivity },
-    ipBlocklist: { result: edge.lists.blocklisted },
+    ipBlocklist: { result: edge.lists.blocklisted === true },
   };
 
   const factors: RiskFactor[] = [];
   const add = (cond: boolean, f: RiskFactor) => cond && factors.push(f);
   add(headless, 'HEADLESS_BROWSER');
   add(swRenderer, 'SOFTWARE_RENDERER');
-  add(edge.lists.torExit, 'TOR_EXIT_NODE');
-  add(edge.asn.isDatacenter || edge.lists.datacenter, 'DATACENTER_ASN');
+  add(verdicts.tor.result, 'TOR_EXIT_NODE');
+  add(edge.asn.isDatacenter || edge.lists.datacenter === true, 'DATACENTER_ASN');
   add(uaTls.mismatch, 'UA_TLS_MISMATCH');
   add(rttCoherence !== null && rttCoherence < 0.3, 'LOW_RTT_COHERENCE');
   add(verdicts.vpn.result, 'VPN_DETECTED');
@@ -169,7 +169,7 @@ export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[]
   const uaPlatform = userAgentVsPlatform(s);
   const server: ServerSignals = {
     asn: { ...edge.asn },
-    geo: { country: edge.location.country, city: edge.location.city, rttCoherence },
+    geo: { country: edge.location.country, city: edge.location.city, timezone: edge.location.timezone, rttCoherence },
     tls: { ...edge.tls },
     vpnDetection: { verdict: vpnVerdict, confidence: vpnConfidence },
     ipNetwork: {
@@ -179,6 +179,7 @@ export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[]
       isTorExit: edge.lists.torExit,
       isBlocklisted: edge.lists.blocklisted,
       isProxy: edge.lists.proxy,
+      isVpn: edge.lists.vpn,
     },
     http: { ...edge.http },
     consistency: {

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { inject } from 'vitest';
 import { ManualClock } from '../../server/clock.js';
 import { loadConfig, type Config } from '../../server/config.js';
+import { loadEdge } from '../../server/edge/analyze.js';
 import { createApp } from '../../server/http/app.js';
 import { Store } from '../../server/store/index.js';
 
@@ -28,7 +29,8 @@ export function testDbName(file: string): string {
 }
 
 export async function createHarness(file: string, env: Record<string, string> = {}): Promise<Harness> {
-  const config = loadConfig({ DATA_DIR: '.data/test', SERVER_SECRET: 'test-secret-'.padEnd(40, 'x'), LOG_LEVEL: 'info', ...env });
+  // LISTS_DIR defaults to an empty directory: no lists unless a test provides fixtures.
+  const config = loadConfig({ DATA_DIR: '.data/test', LISTS_DIR: '.data/test/no-lists', SERVER_SECRET: 'test-secret-'.padEnd(40, 'x'), LOG_LEVEL: 'info', ...env });
   const store = await Store.open({ uri: inject('mongoUri'), dbName: testDbName(file) });
   const clock = new ManualClock();
   let logText = '';
@@ -39,7 +41,8 @@ export async function createHarness(file: string, env: Record<string, string> = 
     },
   });
   const logger = pino({ level: config.logLevel }, sink);
-  const app = createApp({ config, store, clock, logger });
+  const edge = await loadEdge(config, logger);
+  const app = createApp({ config, store, clock, logger, edge });
   return {
     app,
     http: () => request(app),
@@ -48,6 +51,7 @@ export async function createHarness(file: string, env: Record<string, string> = 
     config,
     logs: () => logText,
     close: async () => {
+      edge.close();
       await store.dropDatabase();
       await store.close();
     },

@@ -1,0 +1,82 @@
+// The edge stage of a request: who is connecting (client IP behind trusted
+// proxies), from where (DB-IP geolocation), through which network (ASN and
+// its category, IP lists) and with what client (TLS and HTTP fingerprints).
+// The data is loaded once per process; each request costs about 20 µs.
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { EdgeFacts } from '../risk/edgeFacts.js';
+import { loadAsn, type AsnDb } from './asn.js';
+import { classifyNetwork } from './asnCategory.js';
+import { loadGeo, UNKNOWN_LOCATION, type Geo } from './geo.js';
+import { httpFingerprint } from './httpFingerprint.js';
+import { clientIp, isPrivateOrReserved, isTrustedPeer, normalizeIp, type Ip } from './ip.js';
+import { loadLists, type IpLists } from './lists.js';
+import { tlsFacts } from './tls.js';
+
+export interface Edge {
+  analyze(req: IncomingMessage & { secure?: boolean }): EdgeFacts;
+  clientIp(req: IncomingMessage): string;
+  lists: IpLists;
+  close(): void;
+}
+
+// Geolocation (~134 MB) and ASN (~20 MB) tables are shared by every app in the process.
+let shared: Promise<{ geo: Geo; asn: AsnDb }> | undefined;
+function sharedData() {
+  shared ??= Promise.all([loadGeo(), loadAsn()]).then(([geo, asn]) => ({ geo, asn }));
+  return shared;
+}
+
+export async function loadEdge(config: Pick<Config, 'listsDir' | 'trustProxy' | 'tlsHeaders'>, logger: Logger): Promise<Edge> {
+  const [{ geo, asn }, lists] = await Promise.all([
+    sharedData(),
+    loadLists({
+      dir: config.listsDir,
+      onError: (err) => logger.warn({ err }, 'IP list could not be read; keeping the previous one'),
+      onReload: (kind, status) => logger.info({ list: kind, entries: status?.files.reduce((n, f) => n + f.entries, 0) ?? 0 }, 'IP list loaded'),
+    }),
+  ]);
+  const trust = config.trustProxy;
+  const tlsHeaderNames = Object.values(config.tlsHeaders);
+
+  const ipOf = (req: IncomingMessage): Ip => {
+    const socket = req.socket.remoteAddress ?? '';
+    return clientIp({ socketAddress: socket, headers: req.headers }, trust) ?? normalizeIp(socket) ?? { address: socket, version: 4 };
+  };
+
+  return {
+    lists,
+    clientIp: (req) => ipOf(req).address,
+    close: () => lists.close(),
+    analyze(req) {
+      const ip = ipOf(req);
+      const isPrivate = isPrivateOrReserved(ip);
+      const location = isPrivate ? { ...UNKNOWN_LOCATION } : geo.lookup(ip);
+      const asnInfo = isPrivate ? null : asn.lookup(ip);
+      const hits = lists.check(ip);
+      const status = lists.status();
+      const network = classifyNetwork(asnInfo, hits);
+      const trusted = isTrustedPeer(req.socket.remoteAddress ?? '', trust);
+      const forwardedHttps = trusted && String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() === 'https';
+      const known = (kind: keyof typeof status, hit: boolean) => (status[kind] ? hit : null);
+      return {
+        ip: ip.address,
+        ipVersion: ip.version,
+        isPrivate,
+        prefix: asnInfo?.prefix ?? null,
+        location,
+        asn: { asn: asnInfo?.asn ?? null, org: asnInfo?.org ?? '', category: network.category, isDatacenter: network.isDatacenter },
+        lists: {
+          torExit: known('tor', hits.tor),
+          blocklisted: known('blocklist', hits.blocklist),
+          proxy: known('proxy', hits.proxy),
+          vpn: known('vpn', hits.vpn),
+          datacenter: known('datacenter', hits.datacenter),
+        },
+        tls: tlsFacts(req, trusted, config.tlsHeaders),
+        http: httpFingerprint(req, { secureContext: req.secure === true || forwardedHttps, ignoreHeaders: tlsHeaderNames }),
+      };
+    },
+  };
+}

@@ -1,0 +1,171 @@
+// Client address: parsing, reserved space, and which proxy headers to believe.
+import ipaddr from 'ipaddr.js';
+import type { TrustProxy } from '../config.js';
+import { RangeSet } from './ranges.js';
+
+export interface Ip {
+  /** Canonical text: dotted quad, or RFC 5952 compressed lowercase IPv6. */
+  readonly address: string;
+  readonly version: 4 | 6;
+}
+
+/**
+ * Parses an address as it appears in sockets and proxy headers. Accepts
+ * brackets ("[2001:db8::1]", "[2001:db8::1]:443"), an IPv4 port
+ * ("203.0.113.9:5678", as Azure writes X-Forwarded-For) and zone ids
+ * ("fe80::1%eth0"). IPv4-mapped IPv6 becomes IPv4 so one client has one
+ * address. IPv4 must be four decimal octets: ipaddr.js alone would also take
+ * "0x7f.1" or "2130706433", which no proxy writes and an attacker might.
+ */
+export function normalizeIp(raw: string): Ip | null {
+  let s = raw.trim();
+  if (s.length === 0 || s.length > 100) return null;
+  if (s.startsWith('[')) {
+    const close = s.indexOf(']');
+    if (close === -1) return null;
+    const rest = s.slice(close + 1);
+    if (rest !== '' && !/^:\d{1,5}$/.test(rest)) return null;
+    s = s.slice(1, close);
+  } else if (/^[\d.]+:\d{1,5}$/.test(s)) {
+    s = s.slice(0, s.indexOf(':'));
+  }
+  const zone = s.indexOf('%');
+  if (zone !== -1) s = s.slice(0, zone);
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  if (s.includes(':')) {
+    // ipaddr.js would accept a hex or octal IPv4 tail here too.
+    const tail = s.slice(s.lastIndexOf(':') + 1);
+    if (tail.includes('.') && !ipaddr.IPv4.isValidFourPartDecimal(tail)) return null;
+    if (!ipaddr.IPv6.isValid(s)) return null;
+    addr = ipaddr.process(s);
+  } else {
+    if (!ipaddr.IPv4.isValidFourPartDecimal(s)) return null;
+    addr = ipaddr.IPv4.parse(s);
+  }
+  return addr.kind() === 'ipv4' ? { address: addr.toString(), version: 4 } : { address: addr.toString(), version: 6 };
+}
+
+// IANA special-purpose space that no geolocation or ASN data describes
+// honestly: private, loopback, link-local, CGNAT, multicast, documentation,
+// benchmarking and reserved. For IPv6 everything outside global unicast
+// (2000::/3) counts, except the NAT64 well-known prefix, which carries real
+// IPv4 clients.
+const RESERVED = RangeSet.fromCidrs([
+  '0.0.0.0/8', // "this network"
+  '10.0.0.0/8', // private
+  '100.64.0.0/10', // carrier-grade NAT
+  '127.0.0.0/8', // loopback
+  '169.254.0.0/16', // link-local
+  '172.16.0.0/12', // private
+  '192.0.0.0/24', // IETF protocol assignments
+  '192.0.2.0/24', // documentation
+  '192.88.99.0/24', // deprecated 6to4 relay anycast
+  '192.168.0.0/16', // private
+  '198.18.0.0/15', // benchmarking
+  '198.51.100.0/24', // documentation
+  '203.0.113.0/24', // documentation
+  '224.0.0.0/4', // multicast
+  '240.0.0.0/4', // reserved, including broadcast
+  '::/3', // unspecified, loopback, discard, NAT64 local-use, …
+  '4000::/2', // everything above global unicast: unique-local fc00::/7,
+  '8000::/1', // link-local fe80::/10, multicast ff00::/8, …
+  '2001:2::/48', // benchmarking
+  '2001:10::/28', // deprecated ORCHID
+  '2001:db8::/32', // documentation
+  '3fff::/20', // documentation (RFC 9637)
+]).set;
+const NAT64 = RangeSet.fromCidrs(['64:ff9b::/96']).set;
+
+export function isPrivateOrReserved(ip: Ip): boolean {
+  return RESERVED.has(ip) && !NAT64.has(ip);
+}
+
+export interface RequestLike {
+  socketAddress: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+// A TrustProxy object comes from the config once; compile its CIDRs once.
+const compiledTrust = new WeakMap<TrustProxy, RangeSet>();
+function trustedSet(trust: TrustProxy): RangeSet {
+  let set = compiledTrust.get(trust);
+  if (!set) {
+    set = RangeSet.fromCidrs(trust.cidrs).set;
+    compiledTrust.set(trust, set);
+  }
+  return set;
+}
+
+/** Whether the direct peer is a proxy whose forwarding headers we believe. */
+export function isTrustedPeer(socketAddress: string, trust: TrustProxy): boolean {
+  if (trust.hops > 0) return true;
+  if (trust.cidrs.length === 0) return false;
+  const peer = normalizeIp(socketAddress);
+  return peer !== null && trustedSet(trust).has(peer);
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v.join(',') : v;
+}
+
+/** Splits on commas outside double quotes (Forwarded allows quoted strings). */
+function splitOutsideQuotes(s: string, sep: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === '"') quoted = !quoted;
+    else if (c === '\\' && quoted) i++;
+    else if (c === sep && !quoted) {
+      parts.push(s.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(s.slice(start));
+  return parts;
+}
+
+/** RFC 7239 for= values, left to right; an element without for= yields '' (unbelievable). */
+function forwardedFor(header: string): string[] {
+  return splitOutsideQuotes(header, ',').map((element) => {
+    for (const pair of splitOutsideQuotes(element, ';')) {
+      const eq = pair.indexOf('=');
+      if (eq === -1 || pair.slice(0, eq).trim().toLowerCase() !== 'for') continue;
+      let v = pair.slice(eq + 1).trim();
+      if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1).replace(/\\(.)/g, '$1');
+      return v;
+    }
+    return '';
+  });
+}
+
+/**
+ * The client address. The socket peer is the answer unless it is a trusted
+ * proxy; then the forwarding chain is walked from the right (the entry
+ * nearest to us, the only one a proxy of ours wrote): with `hops`, exactly
+ * that many proxies are stepped over; with `cidrs`, entries are skipped while
+ * they are trusted. A malformed entry ends the walk at the last address we
+ * could vouch for, so garbage is never returned and never believed.
+ *
+ * X-Forwarded-For wins over Forwarded when both are present: it is what
+ * nginx, HAProxy, the cloud load balancers and CDNs write, and a header our
+ * proxy does not write is client-controlled.
+ */
+export function clientIp(req: RequestLike, trust: TrustProxy): Ip | null {
+  const peer = normalizeIp(req.socketAddress);
+  if (!peer || !isTrustedPeer(req.socketAddress, trust)) return peer;
+  const xff = headerValue(req.headers['x-forwarded-for']);
+  const fwd = xff === undefined ? headerValue(req.headers['forwarded']) : undefined;
+  const chain = xff !== undefined ? xff.split(',') : fwd !== undefined ? forwardedFor(fwd) : [];
+  let current = peer;
+  let steps = 0;
+  for (let i = chain.length - 1; i >= 0; i--) {
+    if (trust.hops > 0 ? steps >= trust.hops : !trustedSet(trust).has(current)) break;
+    const next = normalizeIp(chain[i]!);
+    if (!next) break;
+    current = next;
+    steps++;
+  }
+  return current;
+}
