@@ -1,11 +1,26 @@
-// Device code flow for command-line tools (spec 2.9, 3.1, 4.1, 4.2; RFC 8628 style).
+// Device code flow for command-line tools (spec 2.9, 3.1, 4.1, 4.2; RFC 8628 style),
+// and the session-authenticated endpoints behind the consent page /cli/auth.
+//
+// Grant states: pending → authorized → consumed; pending → expired (600 s);
+// pending → denied (our addition). The token endpoint maps them to
+// 200 pending / 200 authorized (once) / 410 expired|consumed|denied.
 import { z } from 'zod';
 import { initContract, commonErrorResponses, ErrorSchema, meta } from './common.js';
 
 const c = initContract();
 
 export const DEVICE_CODE_TTL_SECONDS = 600;
+export const DEFAULT_POLL_INTERVAL_SECONDS = 5;
+/** RFC 8628 §3.5 slow_down: each too-fast poll raises the grant's interval by this much. */
+export const SLOW_DOWN_INCREMENT_SECONDS = 5;
 export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+/** Device codes started per client IP per minute. */
+export const DEVICE_CODES_PER_IP_PER_MINUTE = 10;
+/** RFC 8628 §5.1: unknown user codes a signed-in user may try per 10 minutes. */
+export const UNKNOWN_CODES_PER_USER = 5;
+/** Unknown user codes tried from one IP (any users) per 10 minutes. */
+export const UNKNOWN_CODES_PER_IP = 20;
+export const UNKNOWN_CODE_WINDOW_SECONDS = 600;
 
 export const ClientNameSchema = z
   .string()
@@ -15,37 +30,87 @@ export const ClientNameSchema = z
       .string()
       .min(1, 'must not be empty')
       .max(64, 'must be at most 64 characters')
+      // C0/C1 controls, line/paragraph separators and bidi controls (which could
+      // disguise the name on the consent page).
       // eslint-disable-next-line no-control-regex
-      .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, 'must not contain control characters'),
+      .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]*$/, 'must not contain control characters'),
   )
-  .describe('Human-readable name of the tool, shown on the consent page (1–64 characters after trimming)');
+  .describe(
+    'Human-readable name of the tool, shown on the consent page as chosen by the tool (1–64 characters after trimming; no control or bidi-control characters). The issued key is named `<client_name> (CLI)`.',
+  );
 
 export const DeviceCodeRequestSchema = z.object({ client_name: ClientNameSchema }).openapi({ title: 'DeviceCodeRequest' });
 
+const UserCodeDisplay = z
+  .string()
+  .regex(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/)
+  .openapi({ example: 'BCDF-GHJK' });
+
 export const DeviceCodeGrantSchema = z
   .object({
-    device_code: z.string().length(64).describe('Opaque secret the tool polls with; never shown to the user'),
-    user_code: z.string().regex(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/).openapi({ example: 'BCDF-GHJK' }),
+    device_code: z.string().length(64).describe('Opaque secret the tool polls with (64 base64url characters); never shown to the user. The server keeps only its SHA-256.'),
+    user_code: UserCodeDisplay.describe('8 letters from BCDFGHJKLMNPQRSTVWXZ as XXXX-XXXX; the tool shows it so the user can compare it on the consent page. Unique among live grants.'),
     verification_url: z.string().url().describe('{base_url}/cli/auth?code=<user_code>'),
     expires_in: z.literal(DEVICE_CODE_TTL_SECONDS),
     interval: z.number().int().min(1).describe('Minimum seconds between polls'),
   })
   .openapi({ title: 'DeviceCodeGrant' });
 
-export const TokenRequestSchema = z.object({ device_code: z.string() }).openapi({ title: 'TokenRequest' });
+export const TokenRequestSchema = z.object({ device_code: z.string().max(1024) }).openapi({ title: 'TokenRequest' });
 
 export const TokenPendingSchema = z
   .object({ status: z.literal('pending'), interval: z.number().int().min(1) })
-  .openapi({ title: 'TokenPending', description: 'Not yet authorized; poll again after `interval` seconds. Polling too fast raises `interval` by 5.' });
+  .openapi({
+    title: 'TokenPending',
+    description:
+      'Not yet authorized; poll again after `interval` seconds. A poll sooner than `interval` after the previous one still answers pending but raises this grant’s `interval` by 5 seconds for all later polls (RFC 8628 slow_down expressed through this field).',
+  });
 export const TokenAuthorizedSchema = z
-  .object({ status: z.literal('authorized'), api_key: z.string().describe('Plaintext live key, returned exactly once') })
+  .object({ status: z.literal('authorized'), api_key: z.string().describe('Plaintext live key, returned exactly once (created at this moment; the server keeps only its hash)') })
   .openapi({ title: 'TokenAuthorized' });
 export const TokenEndedSchema = z
   .object({ status: z.enum(['expired', 'consumed', 'denied']) })
   .openapi({
     title: 'TokenEnded',
-    description: '`expired`: the 600 s window elapsed. `consumed`: the key was already returned. `denied` (our addition): the user refused. In every case start a new grant.',
+    description:
+      '`expired`: the 600 s window elapsed before the key was collected (an authorized grant never polled also expires; no key exists for it). `consumed`: the key was already returned. `denied` (our addition): the user refused on the consent page. In every case start a new grant.',
   });
+
+export const GRANT_STATUSES = ['pending', 'authorized', 'consumed', 'denied'] as const;
+
+export const GrantViewSchema = z
+  .object({
+    userCode: UserCodeDisplay,
+    clientName: z.string().describe('The name the tool sent; self-asserted, not verified'),
+    keyName: z.string().describe('Name of the live key approval creates: `<clientName> (CLI)`'),
+    status: z
+      .enum(GRANT_STATUSES)
+      .describe('`pending` awaits a decision. `authorized`, `consumed` (the tool collected its key) and `denied` are shown only to the account that decided.'),
+    requestedAt: z.string().datetime().describe('When the tool started the grant'),
+    expiresAt: z.string().datetime().describe('End of the 600 s window'),
+    requestIp: z.string().describe('IP address the tool started the grant from'),
+    requestUserAgent: z.string().nullable().describe('User-Agent header of that request'),
+    projectId: z.string().nullable().describe('The project chosen on approval; null otherwise'),
+  })
+  .openapi({ title: 'DeviceGrant' });
+
+const UserCodeParam = z.object({
+  userCode: z.string().max(64).describe('The user code; any case, with or without the dash (other punctuation and spaces are ignored)'),
+});
+
+const grantErrors = {
+  ...commonErrorResponses,
+  401: ErrorSchema.describe('Not signed in'),
+  404: ErrorSchema.describe('Unknown code (counts toward the limit of 5 unknown codes per user per 10 minutes)'),
+  410: ErrorSchema.describe('The code expired, or another account already used it'),
+  429: ErrorSchema.describe(
+    'Too many unknown codes tried (5 per signed-in user, 20 per IP, per 10 minutes; RFC 8628 §5.1). Every code lookup is refused until `Retry-After` seconds have passed.',
+  ),
+};
+const csrfResponses = {
+  403: ErrorSchema.describe("'Cross-site request rejected': Origin (or Referer) is not this service"),
+  415: ErrorSchema.describe('The body must be application/json'),
+};
 
 export const deviceFlowContract = c.router(
   {
@@ -53,11 +118,14 @@ export const deviceFlowContract = c.router(
       method: 'POST',
       path: '/api/cli/device-code',
       summary: 'Start a device code grant',
+      description:
+        'The tool shows `user_code` and `verification_url`, then polls `/api/cli/token` every `interval` seconds. The grant lives 600 seconds. The IP address and User-Agent of this request are shown on the consent page.',
       body: DeviceCodeRequestSchema,
       responses: {
         200: DeviceCodeGrantSchema,
         ...commonErrorResponses,
-        429: ErrorSchema.describe('Too many grants started from this IP; retry after `Retry-After` seconds'),
+        400: ErrorSchema.describe('`client_name` missing, empty, longer than 64 characters or containing control characters'),
+        429: ErrorSchema.describe(`More than ${DEVICE_CODES_PER_IP_PER_MINUTE} grants started from this IP in a minute; retry after \`Retry-After\` seconds`),
       },
       metadata: meta({ auth: 'public' }),
     },
@@ -65,6 +133,8 @@ export const deviceFlowContract = c.router(
       method: 'POST',
       path: '/api/cli/token',
       summary: 'Poll a device code grant for its key',
+      description:
+        '200 `pending` until the user decides; 200 `authorized` with the key exactly once (concurrent polls: exactly one receives it, the others get 410 `consumed`); 410 `expired`, `consumed` or `denied` end the grant. Responses carry `Cache-Control: no-store`.',
       body: TokenRequestSchema,
       responses: {
         200: z.union([TokenPendingSchema, TokenAuthorizedSchema]),
@@ -73,6 +143,46 @@ export const deviceFlowContract = c.router(
         410: TokenEndedSchema,
       },
       metadata: meta({ auth: 'public' }),
+    },
+    getGrant: {
+      method: 'GET',
+      path: '/api/cli/grants/:userCode',
+      summary: 'A device code grant as the consent page shows it',
+      pathParams: UserCodeParam,
+      responses: { 200: GrantViewSchema, ...grantErrors },
+      metadata: meta({ auth: 'session' }),
+    },
+    authorizeGrant: {
+      method: 'POST',
+      path: '/api/cli/grants/:userCode/authorize',
+      summary: 'Approve a pending grant for one of your projects',
+      description:
+        'The consent page calls this only after the user confirmed that the code matches the terminal. The tool’s next poll then receives a new live key of the project named `<client_name> (CLI)`, source `cli`. Repeating the same approval answers 200 again.',
+      pathParams: UserCodeParam,
+      body: z.object({ projectId: z.string().min(1).max(100) }).openapi({ title: 'AuthorizeGrantRequest' }),
+      responses: {
+        200: GrantViewSchema,
+        ...grantErrors,
+        ...csrfResponses,
+        404: ErrorSchema.describe("Unknown code, or 'Project not found' (not a project of your account)"),
+        409: ErrorSchema.describe('You already decided this grant differently (denied it, or approved it for another project)'),
+      },
+      metadata: meta({ auth: 'session', csrf: true }),
+    },
+    denyGrant: {
+      method: 'POST',
+      path: '/api/cli/grants/:userCode/deny',
+      summary: 'Refuse a pending grant',
+      description: 'The tool’s next poll answers 410 `{status: "denied"}` and it must start over. Send `{}` as the JSON body. Repeating a denial answers 200 again.',
+      pathParams: UserCodeParam,
+      body: z.object({}).strict().openapi({ title: 'DenyGrantRequest' }),
+      responses: {
+        200: GrantViewSchema,
+        ...grantErrors,
+        ...csrfResponses,
+        409: ErrorSchema.describe('You already approved this grant'),
+      },
+      metadata: meta({ auth: 'session', csrf: true }),
     },
   },
   { strictStatusCodes: true },

@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import { LOGIN_WINDOW_MS } from './accounts/service.js';
 import type { Clock } from './clock.js';
+import { grantSweep } from './deviceflow/service.js';
 import type { Store } from './store/index.js';
 
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -14,6 +15,7 @@ export function defaultSweeps(store: Store): Record<string, Sweep> {
   return {
     sessions: (now) => store.sessions.deleteExpired(now),
     loginFailures: (now) => store.loginThrottle.deleteOlderThan(new Date(now.getTime() - LOGIN_WINDOW_MS)),
+    deviceGrants: grantSweep(store),
   };
 }
 

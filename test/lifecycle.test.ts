@@ -1,6 +1,7 @@
 // The real process: `npm start`'s entry point prints its URL, serves, and on
 // SIGTERM stops cleanly without leaving a database process behind.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { request as httpsRequest } from 'node:https';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,9 +44,9 @@ function devdbPidsFor(dir: string): number[] {
     .map((l) => Number(l.trim().split(/\s+/)[0]));
 }
 
-function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+function startServer(dataDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: { ...serverEnv(), PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: { ...serverEnv(), PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -54,7 +55,7 @@ function startServer(dataDir: string): Promise<{ child: ChildProcess; url: strin
     const timer = setTimeout(() => reject(new Error(`no banner within 60 s: ${out} ${err}`)), 60_000);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve({ child, url: m[1]! });
@@ -104,5 +105,48 @@ describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('process li
     child.kill('SIGKILL');
     await exitOf(child);
     expect(await waitFor(() => devdbPidsFor(dir).length === 0, 5_000)).toBe(true);
+  });
+});
+
+/** A JSON request over HTTPS to a server with a self-signed certificate. */
+function httpsJson(url: string, method: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; cookie?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { method, rejectUnauthorized: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, cookie: res.headers['set-cookie']?.[0]?.split(';')[0] }));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('HTTPS mode', () => {
+  it('serves TLS itself and records cipher, version and a JA4 of the client hello on the event', async () => {
+    const dir = tempDir();
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    const { child, url } = await startServer(dir, { TLS_CERT: join(dir, 'cert.pem'), TLS_KEY: join(dir, 'key.pem') });
+    try {
+      expect(url).toMatch(/^https:\/\//);
+      const origin = new URL(url).origin.replace('127.0.0.1', 'localhost');
+      const signup = await httpsJson(`${url}/api/auth/signup`, 'POST', { email: 'tls@example.com', password: 'tls password 1' }, { origin: 'https://localhost:0' });
+      // BASE_URL defaults to https://localhost:PORT with PORT=0, so Origin must match that.
+      expect(signup.status).toBe(201);
+      const cookie = signup.cookie!;
+      const projects = await httpsJson(`${url}/api/projects`, 'GET', undefined, { cookie });
+      const pid = projects.body.projects[0].id;
+      const mk = (type: string) => httpsJson(`${url}/api/projects/${pid}/keys`, 'POST', { name: type, type }, { cookie, origin: 'https://localhost:0' });
+      const live = (await mk('live')).body.key;
+      const secret = (await mk('secret')).body.key;
+      const { deviceValues, identifyBody } = await import('./support/signals.js');
+      const id = await httpsJson(`${url}/v1/identify`, 'POST', identifyBody(deviceValues(77)), { 'x-api-key': live });
+      expect(id.status).toBe(200);
+      const event = await httpsJson(`${url}/v1/events/${id.body.requestId}`, 'GET', undefined, { authorization: `Bearer ${secret}` });
+      expect(event.body.signals.server.tls).toEqual({ cipher: expect.stringMatching(/^TLS_/), version: 'TLSv1.3', ja4: expect.stringMatching(/^t13[di]\d{4}/) });
+      expect(origin).toBeTruthy();
+    } finally {
+      child.kill('SIGTERM');
+      await exitOf(child);
+    }
   });
 });

@@ -92,6 +92,14 @@ describe('request pipeline', () => {
     expect(h.logs()).not.toContain(key);
     expect(h.logs()).not.toContain('topsecretcookie');
   });
+
+  it('never logs query strings or device-flow user codes', async () => {
+    await h.http().get('/api/cli/grants/BCDF-GHJK');
+    await h.http().get('/v1/events?linkedId=secret-order-77');
+    expect(h.logs()).toContain('/api/cli/grants/:userCode');
+    expect(h.logs()).not.toContain('BCDF-GHJK');
+    expect(h.logs()).not.toContain('secret-order-77');
+  });
 });
 
 describe('browser-facing routes', () => {

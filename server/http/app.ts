@@ -14,9 +14,11 @@ import { AccountsService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Edge } from '../edge/analyze.js';
+import { DeviceFlowService } from '../deviceflow/service.js';
 import { IdentificationService } from '../identification/service.js';
 import { KeysService } from '../keys/service.js';
 import { Meter } from '../metering/meter.js';
+import { pageRoutes } from '../pages/index.js';
 import { ProjectsService } from '../projects/service.js';
 import { accountRoutes } from '../routes/account.js';
 import type { RouteDeps, Services } from '../routes/deps.js';
@@ -39,15 +41,22 @@ export interface AppDeps {
   edge: Edge;
 }
 
+/** The path without its query, and without user codes, which let a signed-in user approve a grant. */
+function loggedPath(url: string): string {
+  return (url.split('?')[0] ?? '').replace(/^(\/api\/cli\/grants\/)[^/]+/, '$1:userCode');
+}
+
 export function createServices(deps: AppDeps): Services {
   const { store, config, clock } = deps;
   const meter = new Meter(store, config.plans, clock);
+  const keys = new KeysService(store, clock);
   return {
     accounts: new AccountsService(store, config, clock),
-    keys: new KeysService(store, clock),
+    keys,
     projects: new ProjectsService(store, clock),
     meter,
     identification: new IdentificationService(store, meter, clock),
+    deviceFlow: new DeviceFlowService(store, keys, config, clock),
     edge: (req: Request) => deps.edge.analyze(req),
     clientIp: (req: Request) => deps.edge.clientIp(req),
   };
@@ -70,7 +79,7 @@ export function createApp(deps: AppDeps): Express {
       },
       // Only method and path: never headers (keys, cookies), query strings or bodies (device codes).
       serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: loggedPath(req.url) }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
@@ -79,6 +88,8 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(express.json({ limit: LIMITS.bodyBytes, strict: true }));
   app.use(cookieParser());
+  // HTML pages (sign-in, CLI consent) with their security headers.
+  app.use(pageRoutes(rd));
 
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);

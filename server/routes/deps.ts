@@ -1,6 +1,7 @@
 // What every route module receives: the app's dependencies and its services.
 import type { Request } from 'express';
 import type { AccountsService } from '../accounts/service.js';
+import type { DeviceFlowService } from '../deviceflow/service.js';
 import type { AppDeps } from '../http/app.js';
 import type { IdentificationService } from '../identification/service.js';
 import type { KeysService } from '../keys/service.js';
@@ -14,6 +15,7 @@ export interface Services {
   projects: ProjectsService;
   meter: Meter;
   identification: IdentificationService;
+  deviceFlow: DeviceFlowService;
   /** What the edge knows about the request (IP, location, network, TLS, HTTP). */
   edge(req: Request): EdgeFacts;
   /** The client's IP as the edge sees it (TRUST_PROXY aware). */

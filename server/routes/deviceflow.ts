@@ -1,16 +1,38 @@
+// Device code flow handlers: thin adapters from ts-rest to DeviceFlowService.
+// Every answer carries Cache-Control: no-store (codes and keys must not be cached).
 import { initServer } from '@ts-rest/express';
+import type { Response } from 'express';
 import { contract } from '../../contract/index.js';
-import { ApiError } from '../errors.js';
+import { sessionOf } from '../http/context.js';
 import type { RouteDeps } from './deps.js';
 
 const s = initServer();
 
-export const deviceFlowRoutes = (_deps: RouteDeps) =>
+const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
+
+export const deviceFlowRoutes = ({ services }: RouteDeps) =>
   s.router(contract.deviceFlow, {
-    createDeviceCode: async () => {
-      throw new ApiError(501, 'Not implemented yet');
+    createDeviceCode: async ({ body, req, res }) => {
+      noStore(res);
+      const userAgent = req.headers['user-agent'];
+      const grant = await services.deviceFlow.start(body.client_name, { ip: services.clientIp(req), userAgent });
+      return { status: 200, body: grant };
     },
-    pollToken: async () => {
-      throw new ApiError(501, 'Not implemented yet');
+    pollToken: async ({ body, res }) => {
+      noStore(res);
+      return services.deviceFlow.poll(body.device_code);
+    },
+    getGrant: async ({ req, params, res }) => {
+      noStore(res);
+      return { status: 200, body: await services.deviceFlow.view(sessionOf(req), params.userCode, services.clientIp(req)) };
+    },
+    authorizeGrant: async ({ req, params, body, res }) => {
+      noStore(res);
+      const view = await services.deviceFlow.authorize(sessionOf(req), params.userCode, body.projectId, services.clientIp(req));
+      return { status: 200, body: view };
+    },
+    denyGrant: async ({ req, params, res }) => {
+      noStore(res);
+      return { status: 200, body: await services.deviceFlow.deny(sessionOf(req), params.userCode, services.clientIp(req)) };
     },
   });

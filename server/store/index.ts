@@ -5,6 +5,7 @@ import { AccountsRepo } from './accounts.js';
 import { ApiKeysRepo } from './apiKeys.js';
 import { EventsRepo } from './events.js';
 import { FingerprintsRepo } from './fingerprints.js';
+import { GrantsRepo } from './grants.js';
 import { LoginThrottleRepo } from './loginThrottle.js';
 import { ProjectsRepo } from './projects.js';
 import { SessionsRepo } from './sessions.js';
@@ -28,6 +29,7 @@ export class Store {
   readonly visitors: VisitorsRepo;
   readonly events: EventsRepo;
   readonly visits: VisitsRepo;
+  readonly grants: GrantsRepo;
 
   private constructor(
     private readonly client: MongoClient,
@@ -43,6 +45,7 @@ export class Store {
     this.visitors = new VisitorsRepo(db);
     this.events = new EventsRepo(db);
     this.visits = new VisitsRepo(db);
+    this.grants = new GrantsRepo(db);
   }
 
   /** Connects and creates indexes; fails fast when the server does not answer. */

@@ -1,0 +1,123 @@
+// The consent page script. Everything from the server is set with
+// textContent, so a hostile client name is shown, never interpreted.
+import type { GrantView } from '../service.js';
+import { api, el, errorText, showOnly, showSignedIn, text, type ApiResult } from '../../pages/browser/api.js';
+
+const SECTIONS = ['loading', 'enter', 'problem', 'consent', 'done'] as const;
+type Section = (typeof SECTIONS)[number];
+const show = (s: Section) => showOnly(SECTIONS, s);
+
+const code = (new URLSearchParams(location.search).get('code') ?? '').trim();
+const grantPath = (suffix = '') => `/api/cli/grants/${encodeURIComponent(code)}${suffix}`;
+
+function goToLogin(): void {
+  location.assign(`/login?next=${encodeURIComponent(location.pathname + location.search)}`);
+}
+
+function problem(result: ApiResult): void {
+  if (result.status === 401) return goToLogin();
+  const titles: Record<number, string> = {
+    404: 'Unknown code',
+    409: 'Already decided',
+    410: 'This code can no longer be used',
+    429: 'Too many attempts',
+  };
+  text('problem-title', titles[result.status] ?? 'Something went wrong');
+  let message = errorText(result);
+  if (result.status === 429 && result.retryAfter) message += ` (wait about ${Math.ceil(result.retryAfter / 60)} min).`;
+  text('problem-text', message);
+  show('problem');
+}
+
+function finished(grant: GrantView): void {
+  const name = grant.clientName;
+  if (grant.status === 'denied') {
+    text('done-title', 'Request denied');
+    text('done-text', `No key was created. “${name}” has been told to stop; you can close this page.`);
+  } else if (grant.status === 'consumed') {
+    text('done-title', 'Approved');
+    text('done-text', `“${name}” has received its key “${grant.keyName}”. Return to your terminal; you can close this page.`);
+  } else {
+    text('done-title', 'Approved');
+    text('done-text', `“${name}” will receive its key “${grant.keyName}” at its next check. Return to your terminal; you can close this page.`);
+  }
+  show('done');
+}
+
+/** "(3 minutes ago)"; nothing when the browser's clock disagrees with the server's. */
+function ago(iso: string): string {
+  const minutes = Math.round((Date.now() - Date.parse(iso)) / 60_000);
+  if (minutes < 0 || minutes > 15) return '';
+  if (minutes < 1) return '(just now)';
+  return minutes === 1 ? '(1 minute ago)' : `(${minutes} minutes ago)`;
+}
+
+function consent(grant: GrantView, projects: { id: string; name: string }[]): void {
+  text('client-name', grant.clientName);
+  text('user-code', grant.userCode);
+  text('request-ip', grant.requestIp);
+  text('request-ua', grant.requestUserAgent ?? 'unknown client');
+  text('request-time', new Date(grant.requestedAt).toLocaleString());
+  text('request-ago', ago(grant.requestedAt));
+  text('expires', new Date(grant.expiresAt).toLocaleTimeString());
+  text('key-name', grant.keyName);
+  const select = el<HTMLSelectElement>('project');
+  select.textContent = '';
+  for (const p of projects) {
+    const option = document.createElement('option');
+    option.value = p.id;
+    option.textContent = p.name;
+    select.append(option);
+  }
+  const confirm = el<HTMLInputElement>('confirm');
+  const approve = el<HTMLButtonElement>('approve');
+  const deny = el<HTMLButtonElement>('deny');
+  const sync = () => {
+    approve.disabled = !confirm.checked || select.value === '';
+  };
+  confirm.addEventListener('change', sync);
+  select.addEventListener('change', sync);
+  sync();
+
+  const decide = async (path: string, body: unknown) => {
+    approve.disabled = deny.disabled = true;
+    el('consent-error').hidden = true;
+    const res = await api<GrantView>('POST', grantPath(path), body);
+    if (res.status === 200) return finished(res.body);
+    deny.disabled = false;
+    sync();
+    if (res.status === 403 || res.status === 0 || res.status >= 500) {
+      text('consent-error', errorText(res));
+      el('consent-error').hidden = false;
+      return;
+    }
+    problem(res);
+  };
+  el('consent-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (!confirm.checked) return;
+    void decide('/authorize', { projectId: select.value });
+  });
+  deny.addEventListener('click', () => void decide('/deny', {}));
+  show('consent');
+  confirm.focus();
+}
+
+async function start(): Promise<void> {
+  void showSignedIn();
+  if (!code) {
+    show('enter');
+    el<HTMLInputElement>('enter-code').focus();
+    return;
+  }
+  const [grant, projects] = await Promise.all([
+    api<GrantView>('GET', grantPath()),
+    api<{ projects: { id: string; name: string }[] }>('GET', '/api/projects'),
+  ]);
+  if (grant.status !== 200) return problem(grant);
+  if (grant.body.status !== 'pending') return finished(grant.body);
+  if (projects.status !== 200) return problem(projects);
+  consent(grant.body, projects.body.projects);
+}
+
+void start();

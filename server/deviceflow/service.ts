@@ -1,0 +1,328 @@
+// The device code flow (spec 3.1, 4.1, 4.2; RFC 8628), as a straight line of
+// guard clauses per operation in the manner of node-oidc-provider's device
+// grant.
+//
+// State of a grant, derived on every read from its documents (store/grants.ts):
+//   consumed   a `consume:` claim exists (the key was returned once)
+//   denied     a `decide:` claim says denied
+//   expired    600 s have passed (also for an authorized grant never polled)
+//   authorized a `decide:` claim says authorized
+//   pending    otherwise
+// Both transitions out of pending, and the one out of authorized, happen by a
+// unique insert, so each happens exactly once on FerretDB and MongoDB alike.
+// The key is created at the moment of consumption: its plaintext is never
+// stored, and an authorized grant that expires unpolled leaves no key behind.
+import ipaddr from 'ipaddr.js';
+import type { Session } from '../accounts/service.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import {
+  DEFAULT_POLL_INTERVAL_SECONDS,
+  DEVICE_CODE_TTL_SECONDS,
+  DEVICE_CODES_PER_IP_PER_MINUTE,
+  SLOW_DOWN_INCREMENT_SECONDS,
+  UNKNOWN_CODE_WINDOW_SECONDS,
+  UNKNOWN_CODES_PER_IP,
+  UNKNOWN_CODES_PER_USER,
+} from '../../contract/deviceflow.js';
+import { ApiError } from '../errors.js';
+import type { KeysService } from '../keys/service.js';
+import type { ConsumptionDoc, DecisionDoc, GrantDoc } from '../store/grants.js';
+import { consumptionId, decisionId } from '../store/grants.js';
+import type { Store } from '../store/index.js';
+import { KeyedLock } from '../store/keyedLock.js';
+import {
+  displayUserCode,
+  generateDeviceCode,
+  generateUserCode,
+  hashDeviceCode,
+  isWellFormedDeviceCode,
+  normalizeUserCode,
+} from './codes.js';
+
+/** Ended grants are kept this long after their window so late polls still get 410, not 400. */
+export const GRANT_TOMBSTONE_MS = 3600_000;
+const USER_CODE_ATTEMPTS = 10;
+const MAX_USER_AGENT = 512;
+
+export type GrantStatus = 'pending' | 'authorized' | 'consumed' | 'denied' | 'expired';
+
+interface GrantState {
+  status: GrantStatus;
+  decision: DecisionDoc | null;
+}
+
+export interface GrantView {
+  userCode: string;
+  clientName: string;
+  keyName: string;
+  status: 'pending' | 'authorized' | 'consumed' | 'denied';
+  requestedAt: string;
+  expiresAt: string;
+  requestIp: string;
+  requestUserAgent: string | null;
+  projectId: string | null;
+}
+
+export type PollResult =
+  | { status: 200; body: { status: 'pending'; interval: number } }
+  | { status: 200; body: { status: 'authorized'; api_key: string } }
+  | { status: 410; body: { status: 'expired' | 'consumed' | 'denied' } };
+
+export const cliKeyName = (clientName: string) => `${clientName} (CLI)`;
+
+/** Per-IP limits count an IPv6 client by its /64 (one host usually has a whole /64). */
+export function ipLimitKey(ip: string): string {
+  try {
+    const addr = ipaddr.process(ip);
+    if (addr.kind() === 'ipv4') return addr.toString();
+    return `${(addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+  } catch {
+    return ip;
+  }
+}
+
+/**
+ * The periodic sweep for `defaultSweeps` (FerretDB has no TTL indexes):
+ * deletes grants, user codes and claims one tombstone period after their
+ * window, and passed rate-limit windows.
+ */
+export const grantSweep = (store: Store) => (now: Date) =>
+  store.grants.deleteExpired(new Date(now.getTime() - GRANT_TOMBSTONE_MS), now);
+
+const ended = (status: 'expired' | 'consumed' | 'denied'): PollResult => ({ status: 410, body: { status } });
+const unknownDeviceCode = () => new ApiError(400, 'Unknown or malformed device_code');
+const unknownUserCode = () => new ApiError(404, 'Unknown code: check the code shown in your terminal');
+const expiredUserCode = () => new ApiError(410, 'This code has expired: start again in your terminal');
+const usedUserCode = () => new ApiError(410, 'This code has already been used');
+const tooMany = (message: string, retryAfterMs: number) =>
+  new ApiError(429, message, {}, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
+
+export class DeviceFlowService {
+  private readonly lookups = new KeyedLock();
+
+  constructor(
+    private readonly store: Store,
+    private readonly keys: KeysService,
+    private readonly config: Config,
+    private readonly clock: Clock,
+  ) {}
+
+  // ---- The tool's side: POST /api/cli/device-code, POST /api/cli/token ----
+
+  async start(clientName: string, from: { ip: string; userAgent: string | undefined }) {
+    const limited = await this.store.grants.takeLimit(`device-code:ip:${ipLimitKey(from.ip)}`, DEVICE_CODES_PER_IP_PER_MINUTE, 60_000, this.now());
+    if (!limited.ok) throw tooMany('Too many device codes requested from this address; try again later', limited.retryAfterMs);
+
+    const now = this.now();
+    const expiresAt = new Date(now.getTime() + DEVICE_CODE_TTL_SECONDS * 1000);
+    const deviceCode = generateDeviceCode();
+    const grantId = hashDeviceCode(deviceCode);
+    const userCode = await this.claimUserCode(grantId, expiresAt, now);
+    const grant: GrantDoc = {
+      _id: grantId,
+      userCode,
+      clientName,
+      requestIp: from.ip,
+      requestUserAgent: from.userAgent ? from.userAgent.slice(0, MAX_USER_AGENT) : null,
+      createdAt: now,
+      expiresAt,
+      interval: DEFAULT_POLL_INTERVAL_SECONDS,
+      lastPolledAt: null,
+    };
+    await this.store.grants.insert(grant);
+    const shown = displayUserCode(userCode);
+    return {
+      device_code: deviceCode,
+      user_code: shown,
+      verification_url: `${this.config.baseUrl}/cli/auth?code=${shown}`,
+      expires_in: DEVICE_CODE_TTL_SECONDS,
+      interval: grant.interval,
+    } as const;
+  }
+
+  private async claimUserCode(grantId: string, expiresAt: Date, now: Date): Promise<string> {
+    for (let i = 0; i < USER_CODE_ATTEMPTS; i++) {
+      const code = generateUserCode();
+      if (await this.store.grants.claimUserCode({ _id: code, grantId, expiresAt }, now)) return code;
+    }
+    throw new Error(`no free user code after ${USER_CODE_ATTEMPTS} attempts`);
+  }
+
+  async poll(deviceCode: string): Promise<PollResult> {
+    if (!isWellFormedDeviceCode(deviceCode)) throw unknownDeviceCode();
+    const grant = await this.store.grants.byId(hashDeviceCode(deviceCode));
+    if (!grant) throw unknownDeviceCode();
+    const state = await this.state(grant);
+    switch (state.status) {
+      case 'consumed':
+      case 'denied':
+      case 'expired':
+        return ended(state.status);
+      case 'authorized':
+        return this.consume(grant, state.decision!);
+      case 'pending': {
+        const interval = await this.store.grants.recordPoll(grant._id, this.now(), SLOW_DOWN_INCREMENT_SECONDS);
+        if (interval === null) throw unknownDeviceCode();
+        return { status: 200, body: { status: 'pending', interval } };
+      }
+    }
+  }
+
+  /** authorized → consumed: only the poll whose claim insert wins creates and returns the key. */
+  private async consume(grant: GrantDoc, decision: DecisionDoc): Promise<PollResult> {
+    const projectId = decision.projectId!;
+    // Projects are checked again: access may have changed since the approval.
+    if (!(await this.store.projects.ofAccount(decision.accountId, projectId))) return ended('denied');
+    const claim: ConsumptionDoc = {
+      _id: consumptionId(grant._id),
+      grantId: grant._id,
+      consumedAt: this.now(),
+      keyId: null,
+      expiresAt: grant.expiresAt,
+    };
+    if (!(await this.store.grants.claimConsumption(claim))) return ended('consumed');
+    let issued;
+    try {
+      issued = await this.keys.issue(decision.accountId, projectId, cliKeyName(grant.clientName), 'live', 'cli');
+    } catch (err) {
+      // No key reached anyone: give the claim back so the tool's retry can succeed.
+      await this.store.grants.releaseConsumption(grant._id).catch(() => undefined);
+      throw err;
+    }
+    // Bookkeeping only (which key this grant produced); its failure must not withhold the key.
+    await this.store.grants.setConsumedKey(grant._id, issued.apiKey.id).catch(() => undefined);
+    return { status: 200, body: { status: 'authorized', api_key: issued.key } };
+  }
+
+  // ---- The consent page's side: /api/cli/grants/:userCode[/authorize|/deny] ----
+
+  async view(session: Session, rawCode: string, ip: string): Promise<GrantView> {
+    const { grant, state } = await this.lookup(session, rawCode, ip);
+    if (state.status === 'expired') throw expiredUserCode();
+    if (state.status === 'pending') return this.viewOf(grant, 'pending', null);
+    if (state.decision?.accountId !== session.accountId) throw usedUserCode();
+    return this.viewOf(grant, state.status, state.decision.projectId);
+  }
+
+  async authorize(session: Session, rawCode: string, projectId: string, ip: string): Promise<GrantView> {
+    const { grant, state } = await this.lookup(session, rawCode, ip);
+    if (state.status !== 'pending') return this.decided(session, grant, state, 'authorized', projectId);
+    if (!(await this.store.projects.ofAccount(session.accountId, projectId))) throw new ApiError(404, 'Project not found');
+    if (!(await this.store.grants.claimDecision(this.decision(session, grant, 'authorized', projectId)))) {
+      return this.decided(session, grant, await this.state(grant), 'authorized', projectId);
+    }
+    return this.viewOf(grant, 'authorized', projectId);
+  }
+
+  async deny(session: Session, rawCode: string, ip: string): Promise<GrantView> {
+    const { grant, state } = await this.lookup(session, rawCode, ip);
+    if (state.status !== 'pending') return this.decided(session, grant, state, 'denied', null);
+    if (!(await this.store.grants.claimDecision(this.decision(session, grant, 'denied', null)))) {
+      return this.decided(session, grant, await this.state(grant), 'denied', null);
+    }
+    return this.viewOf(grant, 'denied', null);
+  }
+
+  /** A decision arrived for a grant that is no longer pending: repeat answers 200, anything else is refused. */
+  private decided(session: Session, grant: GrantDoc, state: GrantState, wanted: DecisionDoc['decision'], projectId: string | null): GrantView {
+    if (state.status === 'expired') throw expiredUserCode();
+    const d = state.decision;
+    if (!d || d.accountId !== session.accountId) throw usedUserCode();
+    if (d.decision === 'denied' && wanted === 'denied') return this.viewOf(grant, 'denied', null);
+    if (d.decision === 'authorized' && wanted === 'authorized' && d.projectId === projectId) {
+      return this.viewOf(grant, state.status === 'consumed' ? 'consumed' : 'authorized', d.projectId);
+    }
+    if (d.decision === 'denied') throw new ApiError(409, 'You already denied this request');
+    throw new ApiError(409, wanted === 'denied' ? 'You already approved this request' : 'You already approved this request for another project');
+  }
+
+  private decision(session: Session, grant: GrantDoc, decision: DecisionDoc['decision'], projectId: string | null): DecisionDoc {
+    return {
+      _id: decisionId(grant._id),
+      grantId: grant._id,
+      decision,
+      accountId: session.accountId,
+      userId: session.userId,
+      projectId,
+      decidedAt: this.now(),
+      expiresAt: grant.expiresAt,
+    };
+  }
+
+  /**
+   * Resolves a user code for a signed-in user, bounded against brute force
+   * (RFC 8628 §5.1): a lookup takes one unit from the user's and the IP's
+   * budgets and gives it back when the code exists, so only unknown codes
+   * count. Over either budget every lookup is refused (429), valid or not,
+   * so the limit reveals nothing about which codes exist. Lookups of one user
+   * and of one IP run one at a time in this process, so concurrent lookups
+   * of a valid code never see each other's not-yet-returned units.
+   */
+  private lookup(session: Session, rawCode: string, ip: string): Promise<{ grant: GrantDoc; state: GrantState }> {
+    return this.lookups.run(`user:${session.userId}`, () =>
+      this.lookups.run(`ip:${ipLimitKey(ip)}`, () => this.budgetedLookup(session, rawCode, ip)),
+    );
+  }
+
+  private async budgetedLookup(session: Session, rawCode: string, ip: string): Promise<{ grant: GrantDoc; state: GrantState }> {
+    const refund = await this.takeLookupBudget(session, ip);
+    const code = normalizeUserCode(rawCode);
+    const index = code ? await this.store.grants.userCode(code) : null;
+    const grant = index ? await this.store.grants.byId(index.grantId) : null;
+    if (!grant) throw unknownUserCode();
+    await refund();
+    return { grant, state: await this.state(grant) };
+  }
+
+  private async takeLookupBudget(session: Session, ip: string): Promise<() => Promise<void>> {
+    const windowMs = UNKNOWN_CODE_WINDOW_SECONDS * 1000;
+    const message = 'Too many unknown codes tried; try again later';
+    const userKey = `user-code:user:${session.userId}`;
+    const ipKey = `user-code:ip:${ipLimitKey(ip)}`;
+    const byUser = await this.store.grants.takeLimit(userKey, UNKNOWN_CODES_PER_USER, windowMs, this.now());
+    if (!byUser.ok) throw tooMany(message, byUser.retryAfterMs);
+    const byIp = await this.store.grants.takeLimit(ipKey, UNKNOWN_CODES_PER_IP, windowMs, this.now());
+    if (!byIp.ok) {
+      await this.store.grants.refundLimit(userKey, byUser.windowStart);
+      throw tooMany(message, byIp.retryAfterMs);
+    }
+    return async () => {
+      await Promise.all([this.store.grants.refundLimit(userKey, byUser.windowStart), this.store.grants.refundLimit(ipKey, byIp.windowStart)]);
+    };
+  }
+
+  // ---- State ----
+
+  private async state(grant: GrantDoc): Promise<GrantState> {
+    const [decision, consumption] = await Promise.all([this.store.grants.decision(grant._id), this.store.grants.consumption(grant._id)]);
+    if (consumption) return { status: 'consumed', decision };
+    if (decision?.decision === 'denied') return { status: 'denied', decision };
+    if (this.now().getTime() >= grant.expiresAt.getTime()) return { status: 'expired', decision };
+    if (decision) return { status: 'authorized', decision };
+    return { status: 'pending', decision: null };
+  }
+
+  private viewOf(grant: GrantDoc, status: GrantView['status'], projectId: string | null): GrantView {
+    return {
+      userCode: displayUserCode(grant.userCode),
+      clientName: grant.clientName,
+      keyName: cliKeyName(grant.clientName),
+      status,
+      requestedAt: grant.createdAt.toISOString(),
+      expiresAt: grant.expiresAt.toISOString(),
+      requestIp: grant.requestIp,
+      requestUserAgent: grant.requestUserAgent,
+      projectId,
+    };
+  }
+
+  /** See `grantSweep`. */
+  sweep(now: Date): Promise<number> {
+    return grantSweep(this.store)(now);
+  }
+
+  private now(): Date {
+    return new Date(this.clock.now());
+  }
+}

@@ -1,0 +1,53 @@
+// Page scripts and the stylesheet, served from memory. Each script is a small
+// TypeScript file bundled by esbuild on first request and kept for the life
+// of the process (as /agent.js is).
+import { build } from 'esbuild';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+const SCRIPTS = {
+  'login.js': new URL('./login/browser.ts', import.meta.url),
+  'cli-consent.js': new URL('../deviceflow/page/browser.ts', import.meta.url),
+} as const;
+const STYLESHEET = new URL('./browser/pages.css', import.meta.url);
+
+export type ScriptName = keyof typeof SCRIPTS;
+export const scriptPath = (name: ScriptName) => `/assets/${name}`;
+export const STYLESHEET_PATH = '/assets/pages.css';
+
+const cache = new Map<string, Promise<string>>();
+
+async function bundle(entry: URL): Promise<string> {
+  const result = await build({
+    entryPoints: [fileURLToPath(entry)],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2019', 'chrome80', 'edge80', 'firefox78', 'safari15'],
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
+  const file = result.outputFiles[0];
+  if (!file) throw new Error('esbuild produced no output');
+  return file.text;
+}
+
+function memo(key: string, make: () => Promise<string>): Promise<string> {
+  let p = cache.get(key);
+  if (!p) {
+    p = make();
+    // A failed build is retried on the next request rather than cached.
+    p.catch(() => cache.delete(key));
+    cache.set(key, p);
+  }
+  return p;
+}
+
+export function isScriptName(name: string): name is ScriptName {
+  return Object.prototype.hasOwnProperty.call(SCRIPTS, name);
+}
+
+export const pageScript = (name: ScriptName) => memo(name, () => bundle(SCRIPTS[name]));
+export const stylesheet = () => memo('pages.css', () => readFile(STYLESHEET, 'utf8'));

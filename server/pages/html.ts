@@ -1,0 +1,30 @@
+// The HTML shell of our pages. Pages are static markup: their scripts fill
+// in data with textContent only, so nothing user-supplied is ever parsed as
+// HTML. `escapeHtml` is for the rare server-side value.
+import { scriptPath, STYLESHEET_PATH, type ScriptName } from './assets.js';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+export function pageHtml({ title, script, body }: { title: string; script: ScriptName; body: string }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="${STYLESHEET_PATH}">
+<script src="${scriptPath(script)}" defer></script>
+</head>
+<body>
+<header class="top"><span class="brand">deviceid</span><span id="who" class="who" hidden></span></header>
+${body}
+<noscript><p class="panel">This page needs JavaScript.</p></noscript>
+</body>
+</html>
+`;
+}

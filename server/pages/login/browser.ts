@@ -1,0 +1,68 @@
+// The login page script: sign in or create an account through the dashboard
+// API, then continue to `next` (same-origin paths only).
+import { api, el, errorText, text } from '../browser/api.js';
+import { safeNext } from '../next.js';
+
+const next = safeNext(new URLSearchParams(location.search).get('next'), location.origin);
+let mode: 'login' | 'signup' = 'login';
+
+function render(): void {
+  const signup = mode === 'signup';
+  text('title', signup ? 'Create an account' : 'Sign in');
+  text('submit', signup ? 'Create account' : 'Sign in');
+  text('toggle-text', signup ? 'Already have an account?' : 'No account yet?');
+  text('toggle', signup ? 'Sign in' : 'Create one');
+  el('name-row').hidden = !signup;
+  el<HTMLInputElement>('password').autocomplete = signup ? 'new-password' : 'current-password';
+  el('error').hidden = true;
+}
+
+function fail(message: string): void {
+  text('error', message);
+  el('error').hidden = false;
+}
+
+async function submit(event: Event): Promise<void> {
+  event.preventDefault();
+  const email = el<HTMLInputElement>('email').value.trim();
+  const password = el<HTMLInputElement>('password').value;
+  if (!email || !password) return fail('Enter your email and password.');
+  if (mode === 'signup' && password.length < 10) return fail('Choose a password of at least 10 characters.');
+  const button = el<HTMLButtonElement>('submit');
+  button.disabled = true;
+  try {
+    const name = el<HTMLInputElement>('name').value.trim();
+    const res =
+      mode === 'signup'
+        ? await api('POST', '/api/auth/signup', name ? { email, password, name } : { email, password })
+        : await api('POST', '/api/auth/login', { email, password });
+    if (res.status === 200 || res.status === 201) {
+      if (next) {
+        location.assign(next);
+        return;
+      }
+      el('login').hidden = true;
+      text('done-text', `You are signed in as ${email}.`);
+      el('done').hidden = false;
+      return;
+    }
+    fail(errorText(res));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function start(): void {
+  if (next) {
+    text('next-path', next.startsWith('/cli/auth') ? 'approve a command-line tool' : `continue to ${next}`);
+    el('context').hidden = false;
+  }
+  el('form').addEventListener('submit', (e) => void submit(e));
+  el('toggle').addEventListener('click', () => {
+    mode = mode === 'login' ? 'signup' : 'login';
+    render();
+  });
+  render();
+}
+
+start();

@@ -1,0 +1,45 @@
+// GET /login?next=<same-origin path>: a minimal sign-in / sign-up page for
+// the service's own pages (the CLI consent page sends people here). It calls
+// the dashboard API (/api/auth/login, /api/auth/signup) and then goes to
+// `next`. Already signed in: straight to `next`.
+import type { RequestHandler } from 'express';
+import { SESSION_COOKIE, type AccountsService } from '../../accounts/service.js';
+import { pageHtml } from '../html.js';
+import { safeNext } from '../next.js';
+
+const BODY = `<main>
+<section class="panel" id="login">
+  <h1 id="title">Sign in</h1>
+  <p id="context" class="muted" hidden>You need an account to <span id="next-path"></span>.</p>
+  <form id="form" novalidate>
+    <label>Email <input type="email" id="email" name="email" autocomplete="username" required maxlength="254"></label>
+    <label>Password <input type="password" id="password" name="password" autocomplete="current-password" required maxlength="1024"></label>
+    <label id="name-row" hidden>Name (optional) <input type="text" id="name" name="name" autocomplete="name" maxlength="100"></label>
+    <p id="error" class="error" role="alert" hidden></p>
+    <button type="submit" id="submit" class="btn primary">Sign in</button>
+  </form>
+  <p class="muted" id="toggle-row"><span id="toggle-text">No account yet?</span> <button type="button" id="toggle" class="link">Create one</button></p>
+</section>
+<section class="panel" id="done" hidden>
+  <h1>Signed in</h1>
+  <p id="done-text"></p>
+</section>
+</main>`;
+
+export function loginPage(accounts: AccountsService, baseUrl: string): RequestHandler {
+  const origin = new URL(baseUrl).origin;
+  const html = pageHtml({ title: 'Sign in · deviceid', script: 'login.js', body: BODY });
+  return async (req, res, next) => {
+    try {
+      res.setHeader('Cache-Control', 'no-store');
+      const target = safeNext(typeof req.query.next === 'string' ? req.query.next : null, origin);
+      if (target && (await accounts.sessionFromCookie(req.cookies?.[SESSION_COOKIE]))) {
+        res.redirect(303, target);
+        return;
+      }
+      res.type('html').send(html);
+    } catch (err) {
+      next(err);
+    }
+  };
+}
