@@ -1,0 +1,18 @@
+// deviceid/cli: the device code flow for command-line tools, and the key
+// storage `deviceid login` uses.
+export { authorizeDevice, type AuthorizeDeviceOptions, type AuthorizeDeviceResult, type PollState, type Verification } from './authorize.js';
+export { GrantConsumedError, GrantDeniedError, GrantEndedError, GrantExpiredError, type GrantEnd } from './errors.js';
+export { noBrowserReason, openInBrowser } from './browser.js';
+export {
+  API_KEY_ENV,
+  CREDENTIALS_ENV,
+  checkWritable,
+  credentialsPath,
+  CredentialsFileError,
+  loadApiKey,
+  loadCredential,
+  saveCredential,
+  type StoredCredential,
+} from './credentials.js';
+export { EXIT, run, type CliIo } from './main.js';
+export { AbortedError, DeviceIdError, NetworkError, RateLimitError, ServerError, TimeoutError, UnexpectedResponseError, ValidationError } from '../node/errors.js';

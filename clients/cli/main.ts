@@ -1,0 +1,317 @@
+// The `deviceid` command. Everything for the human goes to stderr; stdout
+// carries only what a script may capture (the `export` line of --print).
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { AbortedError, DeviceIdError, NetworkError, RateLimitError, TimeoutError } from '../node/errors.js';
+import { authorizeDevice, type Verification } from './authorize.js';
+import { noBrowserReason, openInBrowser } from './browser.js';
+import { API_KEY_ENV, checkWritable, credentialsPath, CredentialsFileError, saveCredential } from './credentials.js';
+import { GrantConsumedError, GrantDeniedError, GrantExpiredError } from './errors.js';
+
+/** Exit codes of `deviceid` (documented in `deviceid --help`). */
+export const EXIT = {
+  OK: 0,
+  /** Anything not listed below (server error, unexpected answer, bug). */
+  UNEXPECTED: 1,
+  /** Bad command line. */
+  USAGE: 2,
+  /** The user denied the request on the consent page. */
+  DENIED: 3,
+  /** The code expired before it was approved. */
+  EXPIRED: 4,
+  /** Stopped by SIGTERM/SIGHUP (or another abort). */
+  ABORTED: 5,
+  /** The key of this code was already collected. */
+  CONSUMED: 6,
+  /** The service could not be reached (network or timeout). */
+  UNREACHABLE: 7,
+  /** The credentials file could not be written. */
+  STORAGE: 8,
+  /** Interrupted with Ctrl-C (SIGINT): 128 + 2. */
+  INTERRUPTED: 130,
+} as const;
+
+export const DEFAULT_BASE_URL = 'http://localhost:8080';
+export const VERSION = '0.1.0';
+
+const HELP = `Usage: deviceid login [options]
+
+Signs this machine in to a deviceid service with a device code: open the
+printed URL, check the code, pick a project and approve. The new live key is
+stored in a file only you can read, or printed with --print.
+
+Options:
+  --base-url <url>  Service URL (default: $DEVICEID_BASE_URL or ${DEFAULT_BASE_URL})
+  --name <name>     Name shown on the consent page; the key is named "<name> (CLI)"
+                    (default: "deviceid CLI on <hostname>")
+  --no-browser      Do not offer to open a browser
+  --print           Print "export ${API_KEY_ENV}=..." on stdout instead of storing the key
+  -h, --help        Show this help
+  -v, --version     Show the version
+
+Environment:
+  DEVICEID_BASE_URL          Default service URL
+  DEVICEID_CREDENTIALS_FILE  Credentials file (default: $XDG_CONFIG_HOME/deviceid/credentials.json,
+                             or ~/.config/deviceid/credentials.json)
+  DEVICEID_BROWSER, BROWSER  Command that opens the browser
+
+Exit codes:
+  0    signed in
+  1    unexpected error
+  2    usage error
+  3    denied on the consent page
+  4    the code expired before it was approved
+  5    aborted (SIGTERM, SIGHUP)
+  6    the key of this code was already collected
+  7    the service could not be reached
+  8    the credentials file could not be written
+  130  interrupted (Ctrl-C)
+`;
+
+export interface CliIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean; pause?: () => unknown };
+  env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
+  /** Aborts the login; its reason 'SIGINT' maps to exit 130, anything else to 5. */
+  signal?: AbortSignal;
+  /** Opens the browser (replaceable in tests). */
+  openBrowser?: (url: string) => Promise<void>;
+}
+
+class UsageError extends Error {}
+
+function defaultClientName(): string {
+  // eslint-disable-next-line no-control-regex
+  const host = hostname().replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, 40) || 'unknown host';
+  return `deviceid CLI on ${host}`;
+}
+
+function parse(argv: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        'base-url': { type: 'string' },
+        name: { type: 'string' },
+        'no-browser': { type: 'boolean' },
+        print: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  return parsed;
+}
+
+function fmtLeft(ms: number): string {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** Runs `deviceid <argv>` and resolves with the exit code. Never calls process.exit. */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const err = (line = '') => io.stderr.write(`${line}\n`);
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse(argv);
+    if (args.values.help || args.positionals[0] === 'help') {
+      io.stdout.write(HELP);
+      return EXIT.OK;
+    }
+    if (args.values.version) {
+      io.stdout.write(`${VERSION}\n`);
+      return EXIT.OK;
+    }
+    if (args.positionals.length === 0) throw new UsageError('missing command');
+    if (args.positionals[0] !== 'login') throw new UsageError(`unknown command "${args.positionals[0]}"`);
+    if (args.positionals.length > 1) throw new UsageError(`unexpected argument "${args.positionals[1]}"`);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    err(`deviceid: ${e.message}`);
+    err('Run "deviceid --help" for usage.');
+    return EXIT.USAGE;
+  }
+
+  const baseUrl = (args.values['base-url'] ?? io.env.DEVICEID_BASE_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  try {
+    const u = new URL(baseUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    err('deviceid: --base-url must be an http(s) URL');
+    return EXIT.USAGE;
+  }
+  const clientName = (args.values.name ?? defaultClientName()).trim();
+  if (clientName.length === 0 || clientName.length > 64) {
+    err('deviceid: --name must be 1 to 64 characters');
+    return EXIT.USAGE;
+  }
+  const print = args.values.print === true;
+  const path = credentialsPath(io.env, io.platform);
+
+  // Before asking the server for anything: a key we cannot store would be lost.
+  if (!print) {
+    try {
+      await checkWritable(path);
+    } catch (e) {
+      err(`deviceid: ${(e as Error).message}`);
+      err('Use --print to get the key on stdout instead, or set DEVICEID_CREDENTIALS_FILE.');
+      return EXIT.STORAGE;
+    }
+  }
+
+  const spinner = createSpinner(io.stderr);
+  let stopPrompt = () => {};
+  const offerBrowserReason = args.values['no-browser'] ? '--no-browser' : noBrowserReason({ env: io.env, platform: io.platform });
+  const open = io.openBrowser ?? ((url: string) => openInBrowser(url, { env: io.env, platform: io.platform }));
+  let expiresAt = 0;
+
+  const onVerification = (v: Verification) => {
+    expiresAt = v.expiresAt.getTime();
+    err();
+    err(`! Your one-time code: ${v.userCode}`);
+    err();
+    err('  Open this page, sign in, check that it shows the same code, pick a project and approve:');
+    err(`  ${v.verificationUrl}`);
+    err();
+    if (offerBrowserReason === undefined && io.stdin.isTTY) {
+      err(`- Press Enter to open ${new URL(v.verificationUrl).host} in your browser...`);
+      stopPrompt = onEnter(io.stdin, () => {
+        open(v.verificationUrl).then(
+          () => spinner.note('Opened the page in your browser.'),
+          () => spinner.note('Could not start a browser; open the URL above yourself.'),
+        );
+      });
+    }
+    spinner.start(() => `Waiting for approval (${fmtLeft(expiresAt - Date.now())} left)`);
+  };
+
+  try {
+    const { apiKey } = await authorizeDevice({
+      baseUrl,
+      clientName,
+      onVerification,
+      ...(io.signal && { signal: io.signal }),
+      onPoll: (s) => {
+        if (s.status === 'retrying') spinner.note(`Connection problem (${s.error.code}); retrying in ${Math.ceil(s.waitMs / 1000)} s`);
+      },
+    });
+    spinner.stop();
+    stopPrompt();
+    if (print) {
+      err('✓ Approved.');
+      io.stdout.write(`export ${API_KEY_ENV}='${apiKey}'\n`);
+      return EXIT.OK;
+    }
+    try {
+      await saveCredential(baseUrl, { apiKey, clientName, createdAt: new Date().toISOString() }, path);
+    } catch (e) {
+      err(`✗ Approved, but the key could not be stored: ${(e as Error).message}`);
+      err(`  Revoke the key "${clientName} (CLI)" under API Keys in the dashboard, then run "deviceid login --print".`);
+      return EXIT.STORAGE;
+    }
+    err(`✓ Approved. Key saved to ${path} (readable only by you).`);
+    err(`  It is listed as "${clientName} (CLI)" under API Keys, where you can revoke it.`);
+    return EXIT.OK;
+  } catch (e) {
+    spinner.stop();
+    stopPrompt();
+    return report(e, io, err);
+  }
+}
+
+function report(e: unknown, io: CliIo, err: (line?: string) => void): number {
+  if (e instanceof AbortedError) {
+    const sigint = io.signal?.reason === 'SIGINT';
+    err(sigint ? '✗ Interrupted.' : '✗ Aborted.');
+    return sigint ? EXIT.INTERRUPTED : EXIT.ABORTED;
+  }
+  if (e instanceof GrantDeniedError) {
+    err('✗ The request was denied in the browser. No key was created.');
+    return EXIT.DENIED;
+  }
+  if (e instanceof GrantExpiredError) {
+    err('✗ The code expired before it was approved. Run "deviceid login" again.');
+    return EXIT.EXPIRED;
+  }
+  if (e instanceof GrantConsumedError) {
+    err(`✗ ${e.message}.`);
+    return EXIT.CONSUMED;
+  }
+  if (e instanceof RateLimitError) {
+    err(`✗ The service refused to start another login for now${e.retryAfter ? `; try again in ${e.retryAfter} s` : ''}.`);
+    return EXIT.UNEXPECTED;
+  }
+  if (e instanceof NetworkError || e instanceof TimeoutError) {
+    err(`✗ Cannot reach the service: ${e.message}`);
+    return EXIT.UNREACHABLE;
+  }
+  if (e instanceof DeviceIdError) {
+    err(`✗ ${e.message}${e.requestId ? ` (request ${e.requestId})` : ''}`);
+    return EXIT.UNEXPECTED;
+  }
+  if (e instanceof CredentialsFileError) {
+    err(`✗ ${e.message}`);
+    return EXIT.STORAGE;
+  }
+  err(`✗ Unexpected error: ${e instanceof Error ? e.message : String(e)}`);
+  return EXIT.UNEXPECTED;
+}
+
+/** Calls `fn` on the first Enter; the returned function stops listening (and lets the process exit). */
+function onEnter(stdin: CliIo['stdin'], fn: () => void): () => void {
+  let done = false;
+  const onData = (chunk: Buffer | string) => {
+    if (String(chunk).includes('\n') || String(chunk).includes('\r')) {
+      stop();
+      fn();
+    }
+  };
+  const stop = () => {
+    if (done) return;
+    done = true;
+    stdin.removeListener('data', onData);
+    stdin.pause?.();
+  };
+  stdin.on('data', onData);
+  stdin.resume();
+  return stop;
+}
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/** A one-line spinner on a TTY; elsewhere one plain line, and notes as lines. */
+function createSpinner(out: CliIo['stderr']) {
+  let timer: NodeJS.Timeout | undefined;
+  let text = () => '';
+  let i = 0;
+  const draw = () => out.write(`\r\x1b[2K${FRAMES[i++ % FRAMES.length]} ${text()}`);
+  return {
+    start(t: () => string) {
+      text = t;
+      if (!out.isTTY) {
+        out.write(`${t()}...\n`);
+        return;
+      }
+      draw();
+      timer = setInterval(draw, 100);
+    },
+    note(line: string) {
+      if (out.isTTY) out.write(`\r\x1b[2K  ${line}\n`);
+      else out.write(`${line}\n`);
+    },
+    stop() {
+      if (timer) {
+        clearInterval(timer);
+        timer = undefined;
+        out.write('\r\x1b[2K');
+      }
+    },
+  };
+}
