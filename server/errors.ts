@@ -18,5 +18,3 @@ export class ApiError extends Error {
     return { error: this.message, ...this.extra };
   }
 }
-
-export const notFound = (what: string) => new ApiError(404, `${what} not found`);

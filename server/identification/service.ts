@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { FullEventSchema } from '../../contract/events.js';
 import type { IdentifyRequestSchema, IdentifyResultSchema } from '../../contract/identify.js';
 import type { SignalName } from '../../contract/signals.js';
-import type { VisitHistorySchema } from '../../contract/visits.js';
+import { VISITS_PAGE_SIZE, type VisitHistorySchema } from '../../contract/visits.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { Meter } from '../metering/meter.js';
@@ -18,7 +18,7 @@ import type { ApiKeyDoc } from '../store/apiKeys.js';
 import type { EventDoc } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { VisitorDoc } from '../store/visitors.js';
-import { pageOf, VISITS_PER_PAGE, type StoredVisit } from '../store/visits.js';
+import { pageOf, type StoredVisit } from '../store/visits.js';
 import { coverage, extractComponents, type Components, type Signals } from './components.js';
 import { confidenceOf } from './confidence.js';
 import { link, remember, type LinkIndex } from './linker.js';
@@ -210,7 +210,7 @@ export class IdentificationService {
     const newest = [...older, ...newer]
       .filter((v) => v.seq <= upTo)
       .sort((a, b) => b.seq - a.seq)
-      .slice(0, VISITS_PER_PAGE);
+      .slice(0, VISITS_PAGE_SIZE);
     const events = await Promise.all(newest.map((v) => this.store.events.get(v.requestId)));
     const visits = newest.map((v, i) => visitView(v, events[i]?.signalsJson));
     return { visits, totalVisits: visitor.visitCount, firstSeenAt: visitor.firstSeenAt };

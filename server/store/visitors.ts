@@ -48,12 +48,7 @@ export class VisitorsRepo {
     return this.col.findOne({ _id: visitorId });
   }
 
-  async getMany(visitorIds: string[]): Promise<VisitorDoc[]> {
-    const docs = await Promise.all(visitorIds.map((id) => this.col.findOne({ _id: id })));
-    return docs.filter((d): d is VisitorDoc => d !== null);
-  }
-
-  /** Creates the visitor with its first visit already counted. */
+  /** Creates a visitor with no visits yet; recordVisit counts the first. */
   async create(doc: VisitorDoc): Promise<void> {
     await this.col.insertOne(doc);
   }
