@@ -50,7 +50,8 @@ describe('POST /v1/identify', () => {
     expect(Object.keys(res.body.verdicts).sort()).toEqual(
       ['bot', 'devtools', 'headless', 'highActivity', 'incognito', 'ipBlocklist', 'privacyBrowser', 'proxy', 'tampering', 'tor', 'virtualMachine', 'vpn'],
     );
-    expect(res.body.confidence).toBeGreaterThanOrEqual(0.95);
+    // A new visitor with every signal: P(wrong) 0.18, the chance the device was seen before (confidence.ts).
+    expect(res.body.confidence).toBe(0.82);
     expect(Number.isInteger(res.body.suspectScore)).toBe(true);
     expect(JSON.stringify(res.body)).not.toContain('canvas');
   });

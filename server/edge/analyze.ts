@@ -10,7 +10,7 @@ import { loadAsn, type AsnDb } from './asn.js';
 import { classifyNetwork } from './asnCategory.js';
 import { loadGeo, UNKNOWN_LOCATION, type Geo } from './geo.js';
 import { httpFingerprint } from './httpFingerprint.js';
-import { clientIp, isPrivateOrReserved, isTrustedPeer, normalizeIp, type Ip } from './ip.js';
+import { clientIp, isPrivateOrReserved, isTrustedPeer, networkOf, normalizeIp, type Ip } from './ip.js';
 import { loadLists, type IpLists } from './lists.js';
 import { tlsFacts } from './tls.js';
 
@@ -65,6 +65,7 @@ export async function loadEdge(config: Pick<Config, 'listsDir' | 'trustProxy' | 
         ipVersion: ip.version,
         isPrivate,
         prefix: asnInfo?.prefix ?? null,
+        network: normalizeIp(ip.address) ? networkOf(ip, network.category === 'MOBILE_CARRIER' ? (asnInfo?.asn ?? null) : null) : null,
         location,
         asn: { asn: asnInfo?.asn ?? null, org: asnInfo?.org ?? '', category: network.category, isDatacenter: network.isDatacenter },
         lists: {

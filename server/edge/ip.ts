@@ -45,6 +45,20 @@ export function normalizeIp(raw: string): Ip | null {
   return addr.kind() === 'ipv4' ? { address: addr.toString(), version: 4 } : { address: addr.toString(), version: 6 };
 }
 
+/**
+ * The network a client address belongs to, as identification compares it:
+ * the /24 of an IPv4 address (a household or office behind one router) and
+ * the /48 of an IPv6 one (what ISPs delegate to a site). A mobile carrier's
+ * address says only which carrier: carrier-grade NAT hands a phone a new one
+ * per session, from pools of hundreds of /24s, so the carrier's AS stands in.
+ */
+export function networkOf(ip: Ip, mobileCarrierAsn: number | null = null): string {
+  if (mobileCarrierAsn !== null) return `AS${mobileCarrierAsn}`;
+  if (ip.version === 4) return `${ip.address.slice(0, ip.address.lastIndexOf('.'))}.0/24`;
+  const parts = ipaddr.IPv6.parse(ip.address).parts.slice(0, 3);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0, 0]).toString()}/48`;
+}
+
 // IANA special-purpose space that no geolocation or ASN data describes
 // honestly: private, loopback, link-local, CGNAT, multicast, documentation,
 // benchmarking and reserved. For IPv6 everything outside global unicast

@@ -21,7 +21,7 @@ import type { VisitorDoc } from '../store/visitors.js';
 import { pageOf, type StoredVisit } from '../store/visits.js';
 import { coverage, extractComponents, type Components, type Signals } from './components.js';
 import { confidenceOf } from './confidence.js';
-import { link, remember, type LinkIndex } from './linker.js';
+import { link, remember, type LinkIndex, type VisitorHistory } from './linker.js';
 import { makeVisitId, seqOfVisitId } from './visitId.js';
 
 type IdentifyRequest = z.infer<typeof IdentifyRequestSchema>;
@@ -59,18 +59,19 @@ export class IdentificationService {
     const tokenHash = signals.deviceToken?.token ? sha(signals.deviceToken.token) : null;
 
     const index = this.index(accountId, now);
-    const match = await link(index, components, tokenHash);
+    const match = await link(index, components, tokenHash, edge.network);
     const rec = await this.store.visitors.recordVisit(
       match.visitorId,
       now,
       components as Record<string, string>,
       { t: now, ip: edge.ip, country: edge.location.country },
       VELOCITY_WINDOWS['24h'],
+      { network: edge.network, tokenHash: match.tokenRejected ? null : tokenHash },
     );
     await remember(index, match, components, tokenHash);
 
     const risk = assessRisk(signals, edge, rec.recent, now);
-    const confidence = confidenceOf({ kind: match.kind, coverage: cov, score: match.score, margin: match.margin, distorted: risk.distorted });
+    const confidence = confidenceOf({ kind: match.kind, coverage: cov, score: match.score, margin: match.margin, distorted: risk.distorted, joinedByFingerprint: match.joinedByFingerprint });
     const requestId = `req_${ulid(now)}`;
     const visitId = makeVisitId(now, rec.visitCount);
     const signalsJson = JSON.stringify({ client: signals, server: risk.server });
@@ -163,6 +164,8 @@ export class IdentificationService {
           components: components as Record<string, string>,
           previousComponents: null,
           recent: [],
+          networks: [],
+          tokens: [],
         });
         return id;
       },
@@ -170,6 +173,7 @@ export class IdentificationService {
       claimExact: (k, id) => fingerprints.claimExact(accountId, k, id),
       claimToken: (t, id) => fingerprints.claimToken(accountId, t, id),
       setToken: (t, id) => fingerprints.setToken(accountId, t, id),
+      moveToken: (t, from, to) => fingerprints.moveToken(accountId, t, from, to),
       addPartials: (keys, id) => fingerprints.addPartials(accountId, keys, id),
     };
   }
@@ -246,7 +250,12 @@ export class IdentificationService {
   }
 }
 
-const history = (v: VisitorDoc): Components[] => [v.components, ...(v.previousComponents ? [v.previousComponents] : [])];
+const history = (v: VisitorDoc): VisitorHistory => ({
+  components: [v.components, ...(v.previousComponents ? [v.previousComponents] : [])],
+  networks: v.networks ?? [],
+  tokens: v.tokens ?? [],
+  firstSeenAt: v.firstSeenAt,
+});
 
 /** Request signals carry `{value, duration}`; stored and returned signals hold the value alone. */
 function unwrap(signals: IdentifyRequest['signals']): Signals {

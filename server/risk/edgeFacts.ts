@@ -7,6 +7,8 @@ export interface EdgeFacts {
   ipVersion: 4 | 6;
   isPrivate: boolean;
   prefix: string | null;
+  /** The client's network as identification compares it (IPv4 /24, IPv6 /48); null when the address is unknown. */
+  network: string | null;
   location: {
     country: string;
     city: string;

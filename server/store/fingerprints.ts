@@ -75,6 +75,16 @@ export class FingerprintsRepo {
     return this.claim(`${accountId}:t:${tokenHash}`, visitorId);
   }
 
+  /** Conditional re-point (the filter's `_id` keeps it a point read); returns the token's owner afterwards. */
+  async moveToken(accountId: string, tokenHash: string, from: string, to: string): Promise<string> {
+    const _id = `${accountId}:t:${tokenHash}`;
+    const moved = await this.col.updateOne({ _id, visitorId: from }, { $set: { visitorId: to } });
+    if (moved.modifiedCount === 1) return to;
+    const owner = (await this.col.findOne({ _id }))?.visitorId;
+    if (!owner) throw new Error(`index entry ${_id} vanished while moving it`);
+    return owner;
+  }
+
   async setToken(accountId: string, tokenHash: string, visitorId: string): Promise<void> {
     const _id = `${accountId}:t:${tokenHash}`;
     await upsert(() => this.col.replaceOne({ _id }, { visitorId }, { upsert: true }));

@@ -1,6 +1,8 @@
 // One document per visitor (`_id` = iq_<ulid>): counters, the last two
-// component sets (what fuzzy matching compares against) and recent activity
-// for velocity.
+// component sets (what fuzzy matching compares against), the networks it was
+// recently seen on (what a fingerprint-only link must agree with), the device
+// tokens it presented (to notice two devices merged into one) and recent
+// activity for velocity.
 import type { Collection, Db } from 'mongodb';
 import { KeyedLock } from './keyedLock.js';
 
@@ -20,7 +22,42 @@ export interface VisitorDoc {
   previousComponents: Record<string, string> | null;
   /** Events of the last 24 hours, oldest first. */
   recent: RecentActivity[];
+  /** Distinct networks (identification's /24 or /48) of recent visits, newest first; absent on visitors stored before it existed. */
+  networks?: string[];
+  /** Device tokens (hashes) of recent visits, most recently presented first; absent on older visitors. */
+  tokens?: TokenUse[];
 }
+
+export interface TokenUse {
+  hash: string;
+  first: number;
+  last: number;
+}
+
+/** Tokens remembered per visitor: enough to see two alternate, few enough to stay small. */
+export const TOKENS_CAP = 8;
+
+/** Where a visit came from, kept for matching later visits. */
+export interface VisitOrigin {
+  network: string | null;
+  /** The device token's hash, when the visit presented one this visitor owns. */
+  tokenHash: string | null;
+}
+
+/** The visitor's networks and tokens after a visit from `origin` at `now`. */
+export function withOrigin(networks: string[], tokens: TokenUse[], origin: VisitOrigin, now: number) {
+  const { network, tokenHash } = origin;
+  const prior = tokenHash ? tokens.find((t) => t.hash === tokenHash) : undefined;
+  return {
+    networks: network ? [network, ...networks.filter((n) => n !== network)].slice(0, NETWORKS_CAP) : networks,
+    tokens: tokenHash
+      ? [{ hash: tokenHash, first: prior?.first ?? now, last: now }, ...tokens.filter((t) => t.hash !== tokenHash)].slice(0, TOKENS_CAP)
+      : tokens,
+  };
+}
+
+/** Networks remembered per visitor: home, work, a phone's usual carrier pools. */
+export const NETWORKS_CAP = 8;
 
 /**
  * Activity kept per visitor for velocity: the last 24 hours, at most this many
@@ -71,6 +108,7 @@ export class VisitorsRepo {
     components: Record<string, string>,
     activity: RecentActivity,
     windowMs: number,
+    origin: VisitOrigin,
   ): Promise<VisitRecorded> {
     return this.lock.run(visitorId, async () => {
       const before = await this.col.findOneAndUpdate(
@@ -82,11 +120,12 @@ export class VisitorsRepo {
       const cutoff = now - windowMs;
       const kept = before.recent.filter((r) => r.t > cutoff);
       const overflow = kept.length + 1 - RECENT_CAP;
+      const set = { previousComponents: before.components, ...withOrigin(before.networks ?? [], before.tokens ?? [], origin, now) };
       await this.col.updateOne(
         { _id: visitorId },
         overflow > 0
-          ? { $set: { previousComponents: before.components, recent: [...kept.slice(overflow), activity] } }
-          : { $set: { previousComponents: before.components }, $pull: { recent: { t: { $lte: cutoff } } } },
+          ? { $set: { ...set, recent: [...kept.slice(overflow), activity] } }
+          : { $set: set, $pull: { recent: { t: { $lte: cutoff } } } },
       );
       return {
         visitCount: before.visitCount + 1,
