@@ -9,6 +9,7 @@ export const PLAN_NAMES = ['free', 'builder', 'growth', 'scale'] as const;
 export const KEY_TYPES = ['live', 'test', 'secret'] as const;
 
 const isoDate = z.string().datetime();
+const Period = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month, YYYY-MM');
 
 export const UserSchema = z
   .object({ id: z.string(), email: z.string().email(), name: z.string().nullable(), createdAt: isoDate })
@@ -23,11 +24,29 @@ export const AccountSchema = z
       monthly: z.number().int().describe('Identify calls with live keys per calendar month (UTC)'),
     }),
     usage: z.object({
-      period: z.string().regex(/^\d{4}-\d{2}$/).describe('Calendar month in UTC, YYYY-MM; the quota resets at its end'),
+      period: Period.describe('Calendar month in UTC, YYYY-MM; the quota resets at its end'),
       count: z.number().int().nonnegative().describe('Successful identify calls with live keys this period'),
     }),
   })
   .openapi({ title: 'Account' });
+
+export const UsageSchema = z
+  .object({
+    period: Period.describe('Calendar month in UTC, YYYY-MM'),
+    limit: z.number().int().nonnegative().describe("Monthly quota of the account's current plan (plan history is not kept)"),
+    count: z.number().int().nonnegative().describe('Successful identify calls with live keys in the period'),
+    days: z
+      .array(
+        z
+          .object({
+            date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('Day in UTC, YYYY-MM-DD'),
+            count: z.number().int().nonnegative().describe('Successful identify calls with live keys that day'),
+          })
+          .openapi({ title: 'UsageDay' }),
+      )
+      .describe('One entry per day of the period up to today (UTC); every day of a past month'),
+  })
+  .openapi({ title: 'Usage' });
 
 export const SessionViewSchema = z.object({ user: UserSchema, account: AccountSchema }).openapi({ title: 'SessionView' });
 
@@ -126,6 +145,20 @@ export const accountContract = c.router(
       path: '/api/account',
       summary: 'The signed-in user, their account, its limits and this month’s usage',
       responses: { 200: SessionViewSchema, ...sessionRoutes },
+      metadata: meta({ auth: 'session' }),
+    },
+    getUsage: {
+      method: 'GET',
+      path: '/api/account/usage',
+      summary: 'Identify calls with live keys per day of a month, and the monthly quota',
+      query: z
+        .object({ period: Period.optional().describe('Calendar month in UTC, YYYY-MM; default the current one') })
+        .openapi({ title: 'UsageQuery' }),
+      responses: {
+        200: UsageSchema,
+        ...sessionRoutes,
+        400: ErrorSchema.describe("A malformed `period`, or one after the current month: 'period: …'"),
+      },
       metadata: meta({ auth: 'session' }),
     },
     setPlan: {

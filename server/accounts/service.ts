@@ -4,7 +4,7 @@ import { ulid } from 'ulid';
 import type { Clock } from '../clock.js';
 import type { Config, PlanName } from '../config.js';
 import { ApiError } from '../errors.js';
-import { periodOf } from '../metering/period.js';
+import { dayOf, daysInPeriod, periodOf } from '../metering/period.js';
 import type { AccountDoc, UserDoc } from '../store/accounts.js';
 import type { Store } from '../store/index.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js';
@@ -118,6 +118,30 @@ export class AccountsService {
     const period = periodOf(this.clock.now());
     const count = await this.store.usage.count(account._id, period);
     return accountView(account, this.config.plans, { period, count });
+  }
+
+  /**
+   * Usage of a month per day: up to today for the current month, every day of
+   * a past one. A month that has not started is refused rather than answered
+   * with zeros, which would read as "no traffic".
+   */
+  async usage(session: Session, period?: string) {
+    const now = this.clock.now();
+    const current = periodOf(now);
+    const month = period ?? current;
+    if (month > current) throw new ApiError(400, 'period: must not be after the current month');
+    const account = await this.mustAccount(session.accountId);
+    const { count, days } = await this.store.usage.month(account._id, month);
+    const lastDay = month === current ? Number(dayOf(now)) : daysInPeriod(month);
+    return {
+      period: month,
+      limit: this.config.plans[account.plan].monthly,
+      count,
+      days: Array.from({ length: lastDay }, (_, i) => {
+        const dd = String(i + 1).padStart(2, '0');
+        return { date: `${month}-${dd}`, count: days[dd] ?? 0 };
+      }),
+    };
   }
 
   async setPlan(session: Session, plan: PlanName) {

@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(express.json({ limit: LIMITS.bodyBytes, strict: true }));
   app.use(cookieParser());
-  // HTML pages (sign-in, CLI consent) with their security headers.
+  // HTML pages (sign-in, dashboard, CLI consent) with their security headers.
   app.use(pageRoutes(rd));
 
   app.get('/openapi.json', (_req, res) => {

@@ -7,7 +7,7 @@ import type { PlanTable } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { ApiKeyDoc } from '../store/apiKeys.js';
 import type { Store } from '../store/index.js';
-import { periodOf, secondsUntilNextPeriod } from './period.js';
+import { dayOf, periodOf, secondsUntilNextPeriod } from './period.js';
 import { PerSecondLimiter } from './rateLimiter.js';
 
 export interface Reservation {
@@ -39,7 +39,8 @@ export class Meter {
     if (key.type !== 'live') return NOTHING_TO_RELEASE;
 
     const period = periodOf(now);
-    const month = await this.store.usage.reserve(key.accountId, period, limits.monthly);
+    const day = dayOf(now);
+    const month = await this.store.usage.reserve(key.accountId, period, day, limits.monthly);
     if (!month.ok) {
       throw new ApiError(
         429,
@@ -48,6 +49,6 @@ export class Meter {
         { 'Retry-After': String(secondsUntilNextPeriod(now)) },
       );
     }
-    return { release: () => this.store.usage.release(key.accountId, period) };
+    return { release: () => this.store.usage.release(key.accountId, period, day) };
   }
 }

@@ -1,13 +1,14 @@
 // Page scripts and the stylesheet, served from memory. Each script is a small
 // TypeScript file bundled by esbuild on first request and kept for the life
 // of the process (as /agent.js is).
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 const SCRIPTS = {
   'login.js': new URL('./login/browser.ts', import.meta.url),
   'cli-consent.js': new URL('../deviceflow/page/browser.ts', import.meta.url),
+  'dashboard.js': new URL('./dashboard/browser.ts', import.meta.url),
 } as const;
 const STYLESHEET = new URL('./browser/pages.css', import.meta.url);
 
@@ -16,6 +17,19 @@ export const scriptPath = (name: ScriptName) => `/assets/${name}`;
 export const STYLESHEET_PATH = '/assets/pages.css';
 
 const cache = new Map<string, Promise<string>>();
+
+/**
+ * The contract imports zod as ESM while @anatine/zod-openapi require()s it,
+ * which would bundle zod's CommonJS build as well: resolve both to the ESM one.
+ */
+const oneZod: Plugin = {
+  name: 'one-zod',
+  setup(b) {
+    b.onResolve({ filter: /^zod$/ }, (args) =>
+      args.kind === 'require-call' ? b.resolve('zod', { kind: 'import-statement', resolveDir: args.resolveDir }) : undefined,
+    );
+  },
+};
 
 async function bundle(entry: URL): Promise<string> {
   const result = await build({
@@ -28,6 +42,7 @@ async function bundle(entry: URL): Promise<string> {
     minify: true,
     legalComments: 'none',
     logLevel: 'silent',
+    plugins: [oneZod],
   });
   const file = result.outputFiles[0];
   if (!file) throw new Error('esbuild produced no output');

@@ -1,6 +1,7 @@
 // The HTML shell of our pages. Pages are static markup: their scripts fill
 // in data with textContent only, so nothing user-supplied is ever parsed as
-// HTML. `escapeHtml` is for the rare server-side value.
+// HTML. `escapeHtml` is for the rare server-side value. The footer carries
+// the attribution the DB-IP Lite licence (CC BY 4.0) requires on every page.
 import { scriptPath, STYLESHEET_PATH, type ScriptName } from './assets.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -24,6 +25,7 @@ export function pageHtml({ title, script, body }: { title: string; script: Scrip
 <header class="top"><span class="brand">deviceid</span><span id="who" class="who" hidden></span></header>
 ${body}
 <noscript><p class="panel">This page needs JavaScript.</p></noscript>
+<footer class="foot">IP Geolocation by <a href="https://db-ip.com">DB-IP</a></footer>
 </body>
 </html>
 `;

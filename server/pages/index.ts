@@ -1,10 +1,11 @@
 // The service's own HTML pages and their assets, each behind the page
-// security headers: /login (sign-in / sign-up) and /cli/auth (device code
-// consent). Registered on the app before the API routes.
+// security headers: /login (sign-in / sign-up), /dashboard and /cli/auth
+// (device code consent). Registered on the app before the API routes.
 import { Router } from 'express';
 import { consentPage } from '../deviceflow/page/page.js';
 import type { RouteDeps } from '../routes/deps.js';
 import { isScriptName, pageScript, stylesheet } from './assets.js';
+import { dashboardPage } from './dashboard/page.js';
 import { loginPage } from './login/page.js';
 import { pageSecurity } from './security.js';
 
@@ -28,6 +29,7 @@ export function pageRoutes({ services, config }: RouteDeps): Router {
       .catch(next);
   });
   router.get('/login', secure, loginPage(services.accounts, config.baseUrl));
+  router.get('/dashboard', secure, dashboardPage(services.accounts));
   router.get('/cli/auth', secure, consentPage(services.accounts));
   return router;
 }

@@ -34,6 +34,7 @@ export const accountRoutes = ({ services, config }: RouteDeps) => {
       return { status: 204, body: undefined };
     },
     getAccount: async ({ req }) => ({ status: 200, body: await services.accounts.view(sessionOf(req)) }),
+    getUsage: async ({ req, query }) => ({ status: 200, body: await services.accounts.usage(sessionOf(req), query.period) }),
     setPlan: async ({ req, body }) => ({ status: 200, body: await services.accounts.setPlan(sessionOf(req), body.plan) }),
     listProjects: async ({ req }) => ({
       status: 200,

@@ -1,5 +1,8 @@
 // Monthly usage counters, one document per account and month:
-// `_id` = `<accountId>:<YYYY-MM>`. Counts survive restarts.
+// `_id` = `<accountId>:<YYYY-MM>`. Counts survive restarts. The same document
+// counts per day (`days.<DD>`, UTC) in the same update, so the dashboard's
+// chart costs identify no extra write. Months counted before per-day counters
+// existed have a `count` larger than the sum of their days.
 //
 // Exactness: within one process every change of a counter runs under a keyed
 // lock, so the quota is never exceeded even on FerretDB (whose updates are
@@ -16,6 +19,13 @@ interface UsageDoc {
   accountId: string;
   period: string;
   count: number;
+  days?: Record<string, number>;
+}
+
+export interface MonthUsage {
+  count: number;
+  /** Calls per day of the month (`DD` → count); days without calls are absent. */
+  days: Record<string, number>;
 }
 
 export class UsageRepo {
@@ -30,14 +40,23 @@ export class UsageRepo {
     return (await this.col.findOne({ _id: `${accountId}:${period}` }))?.count ?? 0;
   }
 
-  /** Takes one unit of quota. `ok: false` when the limit was already reached; `count` is the count after. */
-  reserve(accountId: string, period: string, limit: number): Promise<{ ok: boolean; count: number }> {
+  async month(accountId: string, period: string): Promise<MonthUsage> {
+    const doc = await this.col.findOne({ _id: `${accountId}:${period}` });
+    return { count: doc?.count ?? 0, days: doc?.days ?? {} };
+  }
+
+  /**
+   * Takes one unit of quota, counted on `day` (`DD`) of the period. `ok: false`
+   * when the limit was already reached; `count` is the month's count after.
+   */
+  reserve(accountId: string, period: string, day: string, limit: number): Promise<{ ok: boolean; count: number }> {
     const _id = `${accountId}:${period}`;
     return this.lock.run(_id, async () => {
       const current = (await this.col.findOne({ _id }))?.count ?? 0;
       if (current >= limit) return { ok: false, count: current };
       const filter = { _id, count: { $lt: limit } };
-      const inc = { $inc: { count: 1 }, $setOnInsert: { accountId, period } };
+      const $inc = { count: 1, [`days.${day}`]: 1 };
+      const inc = { $inc, $setOnInsert: { accountId, period } };
       try {
         const doc = await this.col.findOneAndUpdate(filter, inc, { upsert: true, returnDocument: 'after' });
         return { ok: true, count: doc?.count ?? current + 1 };
@@ -45,17 +64,17 @@ export class UsageRepo {
         if (!isDuplicateKey(err)) throw err;
         // The document exists (another process created it, or it is at the
         // limit and the filter did not match): a plain conditional update decides.
-        const doc = await this.col.findOneAndUpdate(filter, { $inc: { count: 1 } }, { returnDocument: 'after' });
+        const doc = await this.col.findOneAndUpdate(filter, { $inc }, { returnDocument: 'after' });
         return doc ? { ok: true, count: doc.count } : { ok: false, count: limit };
       }
     });
   }
 
-  /** Gives back a unit taken by `reserve` when the request did not succeed after all. */
-  release(accountId: string, period: string): Promise<void> {
+  /** Gives back a unit taken by `reserve` (same period and day) when the request did not succeed after all. */
+  release(accountId: string, period: string, day: string): Promise<void> {
     const _id = `${accountId}:${period}`;
     return this.lock.run(_id, async () => {
-      await this.col.updateOne({ _id, count: { $gt: 0 } }, { $inc: { count: -1 } });
+      await this.col.updateOne({ _id, count: { $gt: 0 } }, { $inc: { count: -1, [`days.${day}`]: -1 } });
     });
   }
 }

@@ -1,5 +1,5 @@
 // The login page script: sign in or create an account through the dashboard
-// API, then continue to `next` (same-origin paths only).
+// API, then continue to `next` (same-origin paths only), else the dashboard.
 import { api, el, errorText, text } from '../browser/api.js';
 import { safeNext } from '../next.js';
 
@@ -37,13 +37,7 @@ async function submit(event: Event): Promise<void> {
         ? await api('POST', '/api/auth/signup', name ? { email, password, name } : { email, password })
         : await api('POST', '/api/auth/login', { email, password });
     if (res.status === 200 || res.status === 201) {
-      if (next) {
-        location.assign(next);
-        return;
-      }
-      el('login').hidden = true;
-      text('done-text', `You are signed in as ${email}.`);
-      el('done').hidden = false;
+      location.assign(next ?? '/dashboard');
       return;
     }
     fail(errorText(res));
@@ -54,7 +48,12 @@ async function submit(event: Event): Promise<void> {
 
 function start(): void {
   if (next) {
-    text('next-path', next.startsWith('/cli/auth') ? 'approve a command-line tool' : `continue to ${next}`);
+    const purpose = next.startsWith('/cli/auth')
+      ? 'approve a command-line tool'
+      : next.startsWith('/dashboard')
+        ? 'open the dashboard'
+        : `continue to ${next}`;
+    text('next-path', purpose);
     el('context').hidden = false;
   }
   el('form').addEventListener('submit', (e) => void submit(e));

@@ -1,7 +1,7 @@
 // GET /login?next=<same-origin path>: a minimal sign-in / sign-up page for
 // the service's own pages (the CLI consent page sends people here). It calls
 // the dashboard API (/api/auth/login, /api/auth/signup) and then goes to
-// `next`. Already signed in: straight to `next`.
+// `next`, or to /dashboard without one. Already signed in: straight to `next`.
 import type { RequestHandler } from 'express';
 import { SESSION_COOKIE, type AccountsService } from '../../accounts/service.js';
 import { pageHtml } from '../html.js';
@@ -19,10 +19,6 @@ const BODY = `<main>
     <button type="submit" id="submit" class="btn primary">Sign in</button>
   </form>
   <p class="muted" id="toggle-row"><span id="toggle-text">No account yet?</span> <button type="button" id="toggle" class="link">Create one</button></p>
-</section>
-<section class="panel" id="done" hidden>
-  <h1>Signed in</h1>
-  <p id="done-text"></p>
 </section>
 </main>`;
 

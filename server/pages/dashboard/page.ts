@@ -1,0 +1,108 @@
+// GET /dashboard: plan and usage, projects and API keys of the signed-in
+// account. Not signed in → /login?next=<this page>. The page is static
+// markup; its script fills it through the dashboard API (the ts-rest client
+// of contract/account.ts).
+import type { RequestHandler } from 'express';
+import { SESSION_COOKIE, type AccountsService } from '../../accounts/service.js';
+import { pageHtml } from '../html.js';
+
+const BODY = `<main class="wide">
+<h1>Dashboard</h1>
+<section class="panel" id="loading"><p class="muted">Loading…</p></section>
+<p id="load-error" class="error panel" role="alert" hidden></p>
+
+<section class="panel" id="plan-panel" aria-labelledby="plan-title" hidden>
+  <h2 id="plan-title">Plan and usage</h2>
+  <dl>
+    <dt>Plan</dt>
+    <dd id="plan-name"></dd>
+    <dt>Requests per second</dt>
+    <dd id="limit-rps"></dd>
+    <dt>Monthly quota</dt>
+    <dd><span id="limit-monthly"></span> <span class="muted">identify calls with live keys</span></dd>
+    <dt>This month</dt>
+    <dd><span id="usage-count"></span> <span id="usage-percent" class="muted"></span><br>
+      <meter id="usage-meter" min="0" value="0" aria-label="Share of the monthly quota used"></meter></dd>
+  </dl>
+  <figure class="chart">
+    <div id="chart"></div>
+    <figcaption id="chart-caption" class="muted"></figcaption>
+  </figure>
+  <form id="plan-form" class="row">
+    <label>Switch plan <select id="plan-select" name="plan">
+      <option value="free">Free</option>
+      <option value="builder">Builder</option>
+      <option value="growth">Growth</option>
+      <option value="scale">Scale</option>
+    </select></label>
+    <button type="submit" id="plan-submit" class="btn accent">Switch</button>
+  </form>
+  <p id="plan-status" class="ok" role="status"></p>
+  <p id="plan-error" class="error" role="alert" hidden></p>
+</section>
+
+<section class="panel" id="projects-panel" aria-labelledby="projects-title" hidden>
+  <h2 id="projects-title">Projects</h2>
+  <table class="data">
+    <thead><tr><th scope="col">Name</th><th scope="col">Allowed domains</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+    <tbody id="projects-body"></tbody>
+  </table>
+  <form id="edit-form" class="sub" hidden novalidate>
+    <h3>Edit <span id="edit-title"></span></h3>
+    <label>Name <input type="text" id="edit-name" maxlength="100" required></label>
+    <label>Allowed domains <textarea id="edit-domains" rows="3" aria-describedby="domains-help"></textarea></label>
+    <p id="edit-error" class="error" role="alert" hidden></p>
+    <div class="row"><button type="submit" class="btn accent">Save</button> <button type="button" id="edit-cancel" class="btn secondary">Cancel</button></div>
+  </form>
+  <form id="project-form" class="sub" novalidate>
+    <h3>New project</h3>
+    <label>Name <input type="text" id="project-name" maxlength="100" required></label>
+    <label>Allowed domains <textarea id="project-domains" rows="3" aria-describedby="domains-help"></textarea></label>
+    <p id="domains-help" class="muted">Host names such as shop.example.com or *.example.com, separated by commas or new lines. Empty: identify accepts any host.</p>
+    <p id="project-error" class="error" role="alert" hidden></p>
+    <button type="submit" class="btn accent">Create project</button>
+  </form>
+</section>
+
+<section class="panel" id="keys-panel" aria-labelledby="keys-title" hidden>
+  <h2 id="keys-title">API keys</h2>
+  <label>Project <select id="key-project"></select></label>
+  <form id="key-form" class="row" novalidate>
+    <label>Key name <input type="text" id="key-name" maxlength="100" required></label>
+    <label>Type <select id="key-type">
+      <option value="live">live: browsers, counted</option>
+      <option value="test">test: browsers, not counted</option>
+      <option value="secret">secret: servers only</option>
+    </select></label>
+    <button type="submit" class="btn accent">Create key</button>
+  </form>
+  <p id="key-error" class="error" role="alert" hidden></p>
+  <p id="key-status" class="ok" role="status"></p>
+  <div id="new-key"></div>
+  <table class="data">
+    <thead><tr>
+      <th scope="col">Name</th><th scope="col">Type</th><th scope="col">Hint</th><th scope="col">Source</th><th scope="col">Status</th>
+      <th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Age</th><th scope="col"><span class="sr-only">Actions</span></th>
+    </tr></thead>
+    <tbody id="keys-body"></tbody>
+  </table>
+  <p id="keys-empty" class="muted" hidden>No keys in this project yet.</p>
+</section>
+</main>`;
+
+export function dashboardPage(accounts: AccountsService): RequestHandler {
+  const html = pageHtml({ title: 'Dashboard · deviceid', script: 'dashboard.js', body: BODY });
+  return async (req, res, next) => {
+    try {
+      res.setHeader('Cache-Control', 'no-store');
+      if (!(await accounts.sessionFromCookie(req.cookies?.[SESSION_COOKIE]))) {
+        // originalUrl is this route's own path and query: always same-origin.
+        res.redirect(302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
+        return;
+      }
+      res.type('html').send(html);
+    } catch (err) {
+      next(err);
+    }
+  };
+}
