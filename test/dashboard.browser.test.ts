@@ -3,37 +3,28 @@
 // revoke it, switch plan, manage projects, sign out. The browser's clock is
 // pinned to the harness clock so dates and key ages agree with the server.
 // Screenshots go to test-results/dashboard/ (git-ignored).
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from './support/harness.js';
+import { hasChromium, launchChromium, servedHarness, watchProblems } from './support/browser.js';
+import type { Harness } from './support/harness.js';
 import { deviceValues, identifyBody } from './support/signals.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const SHOTS = new URL('../test-results/dashboard/', import.meta.url);
 const DAY_MS = 86_400_000;
 
-describe.skipIf(!existsSync(CHROMIUM))('dashboard in headless Chromium', () => {
-  let server: Server;
+describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
   let origin: string;
   let h: Harness;
+  let closeService: () => Promise<void>;
   let browser: Browser;
   let context: BrowserContext;
   const problems: string[] = [];
 
   beforeAll(async () => {
-    // Listen first so BASE_URL (the CSRF origin) is the real address.
-    let handler: RequestListener = (_req, res) => res.end();
-    server = createServer((req, res) => handler(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    h = await createHarness(import.meta.filename, { BASE_URL: origin });
-    handler = h.app as unknown as RequestListener;
+    ({ h, origin, close: closeService } = await servedHarness(import.meta.filename));
     mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1200, height: 1000 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
     // 2026-01-15 12:00 UTC in both: the page computes key ages with the browser's clock.
@@ -42,18 +33,10 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in headless Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
-    await h?.close();
+    await closeService?.();
   });
 
-  function watch(page: Page): Page {
-    // CSP violations and script errors show up here; the page must have none.
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(e.message));
-    return page;
-  }
+  const watch = (page: Page) => watchProblems(page, problems);
 
   const shot = (page: Page, name: string) => page.screenshot({ path: new URL(name, SHOTS).pathname, fullPage: true });
 

@@ -24,7 +24,7 @@ const FOOTER = 'IP Geolocation by <a href="https://db-ip.com">DB-IP</a>';
 describe('dashboard page', () => {
   it('GET /dashboard without a session redirects to sign-in with /dashboard as `next`', async () => {
     const res = await h.http().get('/dashboard');
-    expect(res.status).toBe(302);
+    expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/login?next=%2Fdashboard');
     expect(res.headers).toMatchObject(SECURITY);
     // The login page reads `next` back as the same path and sends a signed-in user there.
@@ -38,7 +38,7 @@ describe('dashboard page', () => {
 
   it('GET /dashboard with an expired or forged session redirects too', async () => {
     const res = await h.http().get('/dashboard').set('cookie', 'deviceid_session=forged');
-    expect(res.status).toBe(302);
+    expect(res.status).toBe(303);
   });
 
   it('GET /dashboard signed in serves static markup with security headers and the footer', async () => {

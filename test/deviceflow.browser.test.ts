@@ -2,16 +2,13 @@
 // grant and polls while a person follows the verification URL, signs up on
 // the login page, checks the code and approves (or denies) on the consent
 // page. Screenshots go to test-results/deviceflow/ (git-ignored).
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from './support/harness.js';
+import { hasChromium, launchChromium, servedHarness, watchProblems } from './support/browser.js';
+import type { Harness } from './support/harness.js';
 import { deviceValues, identifyBody } from './support/signals.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const SHOTS = new URL('../test-results/deviceflow/', import.meta.url);
 const LIVE_KEY_RE = /^svc_live_[0-9A-Za-z]{38}$/;
 
@@ -22,41 +19,27 @@ interface Grant {
   interval: number;
 }
 
-describe.skipIf(!existsSync(CHROMIUM))('device code flow in headless Chromium', () => {
-  let server: Server;
+describe.skipIf(!hasChromium)('device code flow in headless Chromium', () => {
   let origin: string;
   let h: Harness;
+  let closeService: () => Promise<void>;
   let browser: Browser;
   let context: BrowserContext;
   const problems: string[] = [];
 
   beforeAll(async () => {
-    // Listen first so BASE_URL (the CSRF origin and the verification URL) is the real address.
-    let handler: RequestListener = (_req, res) => res.end();
-    server = createServer((req, res) => handler(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    h = await createHarness(import.meta.filename, { BASE_URL: origin });
-    handler = h.app as unknown as RequestListener;
+    ({ h, origin, close: closeService } = await servedHarness(import.meta.filename));
     mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 900, height: 1000 } });
   });
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
-    await h?.close();
+    await closeService?.();
   });
 
-  function watch(page: Page): Page {
-    // CSP violations and script errors show up here; the pages must have none.
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(e.message));
-    return page;
-  }
+  const watch = (page: Page) => watchProblems(page, problems);
 
   async function startGrant(clientName: string): Promise<Grant> {
     const res = await fetch(`${origin}/api/cli/device-code`, {

@@ -1,20 +1,18 @@
 // End to end with real components: a customer's page (its own origin) loads
 // /agent.js from the service, the agent identifies headless Chromium through
 // the real identify endpoint, and the typed Node client reads the full event.
-import { existsSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from './support/browser.js';
 import { createServerClient } from '../clients/node/index.js';
 import { SIGNAL_NAMES } from '../contract/signals.js';
 import { createHarness, type Harness } from './support/harness.js';
 import { signUp } from './support/dashboard.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
-describe.skipIf(!existsSync(CHROMIUM))('agent → identify → typed client, in real Chromium', () => {
+describe.skipIf(!hasChromium)('agent → identify → typed client, in real Chromium', () => {
   let h: Harness;
   let service: HttpServer;
   let shop: HttpServer;
@@ -42,7 +40,7 @@ describe.skipIf(!existsSync(CHROMIUM))('agent → identify → typed client, in 
     shop.listen(0, 'localhost');
     await new Promise((r) => shop.once('listening', r));
     shopUrl = `http://localhost:${(shop.address() as AddressInfo).port}/`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

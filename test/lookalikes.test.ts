@@ -105,8 +105,16 @@ describe('look-alike devices', () => {
     expect((await identifyFrom(net, withToken(d))).visitorId).toBe(first.visitorId);
     expect((await identifyFrom(net, d)).visitorId).toBe(first.visitorId);
     const fresh = withToken(d);
-    expect((await identifyFrom(net, fresh)).visitorId).toBe(first.visitorId);
-    expect((await identifyFrom(net, fresh)).visitorId).toBe(first.visitorId);
+    const linked = await identifyFrom(net, fresh);
+    expect(linked.visitorId).toBe(first.visitorId);
+    // Linked by fingerprint and network: an exact match's confidence (confidence.ts).
+    expect(linked.confidence).toBe(0.7);
+    const again = await identifyFrom(net, fresh);
+    expect(again.visitorId).toBe(first.visitorId);
+    // The token joined the visitor through that link and keeps its uncertainty.
+    expect(again.confidence).toBe(0.75);
     expect((await identifyFrom(net, fresh)).visitCount).toBe(6);
+    // The visitor's own token from its first visit.
+    expect((await identifyFrom(net, d)).confidence).toBe(0.99);
   });
 });

@@ -116,7 +116,7 @@ export class AccountsService {
 
   async accountView(account: AccountDoc) {
     const period = periodOf(this.clock.now());
-    const count = await this.store.usage.count(account._id, period);
+    const { count } = await this.store.usage.month(account._id, period);
     return accountView(account, this.config.plans, { period, count });
   }
 

@@ -40,17 +40,20 @@ export async function loadEdge(config: Pick<Config, 'listsDir' | 'trustProxy' | 
   const trust = config.trustProxy;
   const tlsHeaderNames = Object.values(config.tlsHeaders);
 
-  const ipOf = (req: IncomingMessage): Ip => {
+  /** The client's address; null only when not even the socket's address parses. */
+  const parsedIpOf = (req: IncomingMessage): Ip | null => {
     const socket = req.socket.remoteAddress ?? '';
-    return clientIp({ socketAddress: socket, headers: req.headers }, trust) ?? normalizeIp(socket) ?? { address: socket, version: 4 };
+    return clientIp({ socketAddress: socket, headers: req.headers }, trust) ?? normalizeIp(socket);
   };
+  const unparsed = (req: IncomingMessage): Ip => ({ address: req.socket.remoteAddress ?? '', version: 4 });
 
   return {
     lists,
-    clientIp: (req) => ipOf(req).address,
+    clientIp: (req) => (parsedIpOf(req) ?? unparsed(req)).address,
     close: () => lists.close(),
     analyze(req) {
-      const ip = ipOf(req);
+      const parsed = parsedIpOf(req);
+      const ip = parsed ?? unparsed(req);
       const isPrivate = isPrivateOrReserved(ip);
       const location = isPrivate ? { ...UNKNOWN_LOCATION } : geo.lookup(ip);
       const asnInfo = isPrivate ? null : asn.lookup(ip);
@@ -65,7 +68,7 @@ export async function loadEdge(config: Pick<Config, 'listsDir' | 'trustProxy' | 
         ipVersion: ip.version,
         isPrivate,
         prefix: asnInfo?.prefix ?? null,
-        network: normalizeIp(ip.address) ? networkOf(ip, network.category === 'MOBILE_CARRIER' ? (asnInfo?.asn ?? null) : null) : null,
+        network: parsed && networkOf(parsed, network.category === 'MOBILE_CARRIER' ? (asnInfo?.asn ?? null) : null),
         location,
         asn: { asn: asnInfo?.asn ?? null, org: asnInfo?.org ?? '', category: network.category, isDatacenter: network.isDatacenter },
         lists: {

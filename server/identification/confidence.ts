@@ -22,7 +22,8 @@
 //
 // Evidence of tampering or of a privacy browser (which randomise signals)
 // squares the chance of being right: a small P(wrong) roughly doubles, a
-// large one does not exceed 1. The result is rounded to two decimals.
+// large one does not exceed 1. The result is rounded to two decimals and
+// capped at 0.99: no identification is certain (0.995 would round to 1).
 import { LINK_MARGIN, LINK_THRESHOLD } from './matcher.js';
 
 const TOKEN_JOINED_P_WRONG = 0.25;
@@ -59,5 +60,5 @@ export function confidenceOf({ kind, coverage, score = 1, margin = 1, distorted,
       break;
   }
   const pRight = Math.min(1, Math.max(0, 1 - pWrong));
-  return Math.round((distorted ? pRight * pRight : pRight) * 100) / 100;
+  return Math.min(0.99, Math.round((distorted ? pRight * pRight : pRight) * 100) / 100);
 }

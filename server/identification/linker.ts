@@ -49,13 +49,13 @@ export interface VisitorHistory {
 }
 
 /**
- * Whether `tokenHash` and an older token of the visitor take turns: the older
- * one was presented again after this one's last visit. One device's tokens
- * follow each other instead; two devices merged by fingerprint alternate.
+ * Whether the token in `use` and an older token of the visitor take turns:
+ * the older one was presented again after this one's last visit. One
+ * device's tokens follow each other instead; two devices merged by
+ * fingerprint alternate.
  */
-function interleaved(tokens: TokenUse[], tokenHash: string): boolean {
-  const me = tokens.find((t) => t.hash === tokenHash);
-  return !!me && tokens.some((t) => t.hash !== tokenHash && t.first < me.first && t.last > me.last);
+function interleaved(tokens: TokenUse[], use: TokenUse): boolean {
+  return tokens.some((t) => t.first < use.first && t.last > use.last);
 }
 
 /**
@@ -80,8 +80,6 @@ export interface Match {
    * would write.
    */
   indexed?: boolean;
-  /** The device was told apart from a look-alike it had been merged with. */
-  separated?: boolean;
   /** Token matches: the token was first linked to this visitor by fingerprint, with that link's uncertainty. */
   joinedByFingerprint?: boolean;
 }
@@ -93,17 +91,18 @@ export async function link(index: LinkIndex, components: Components, tokenHash: 
     const hist = vid ? await index.history(vid) : null;
     if (vid && hist) {
       if (tokenConsistent(hist.components, components)) {
-        if (interleaved(hist.tokens, tokenHash)) {
+        const use = hist.tokens.find((t) => t.hash === tokenHash);
+        if (use && interleaved(hist.tokens, use)) {
+          // Told apart from the look-alike it was merged with: its first visit as itself.
           const own = await index.createVisitor(components);
           const owner = await index.moveToken(tokenHash, vid, own);
-          if (owner === own) return { visitorId: own, kind: 'new', tokenRejected, separated: true };
+          if (owner === own) return { visitorId: own, kind: 'new', tokenRejected };
           // A concurrent visit of this device moved it first: join that visitor.
           await index.dropVisitor(own);
           return { visitorId: owner, kind: 'token', tokenRejected };
         }
         const indexed = exactKey(components) !== null && exactKey(components) === exactKey(hist.components[0]!);
         // A token that joined the visitor after its first visit got there by fingerprint.
-        const use = hist.tokens.find((t) => t.hash === tokenHash);
         return { visitorId: vid, kind: 'token', tokenRejected, indexed, joinedByFingerprint: !!use && use.first > hist.firstSeenAt };
       }
       tokenRejected = true;

@@ -36,10 +36,6 @@ export class UsageRepo {
     this.col = db.collection('usage');
   }
 
-  async count(accountId: string, period: string): Promise<number> {
-    return (await this.col.findOne({ _id: `${accountId}:${period}` }))?.count ?? 0;
-  }
-
   async month(accountId: string, period: string): Promise<MonthUsage> {
     const doc = await this.col.findOne({ _id: `${accountId}:${period}` });
     return { count: doc?.count ?? 0, days: doc?.days ?? {} };

@@ -34,6 +34,9 @@ export interface TokenUse {
   last: number;
 }
 
+/** Networks remembered per visitor: home, work, a phone's usual carriers. */
+export const NETWORKS_CAP = 8;
+
 /** Tokens remembered per visitor: enough to see two alternate, few enough to stay small. */
 export const TOKENS_CAP = 8;
 
@@ -55,9 +58,6 @@ export function withOrigin(networks: string[], tokens: TokenUse[], origin: Visit
       : tokens,
   };
 }
-
-/** Networks remembered per visitor: home, work, a phone's usual carrier pools. */
-export const NETWORKS_CAP = 8;
 
 /**
  * Activity kept per visitor for velocity: the last 24 hours, at most this many

@@ -1,17 +1,15 @@
 // Runs the built agent in real headless Chromium against a fake identify endpoint.
-import { existsSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from '../support/browser.js';
 import { z } from 'zod';
 import type * as AgentModule from '../../clients/agent/index.js';
 import { buildAgent } from '../../clients/agent/build.js';
 import { IdentifyRequestSchema } from '../../contract/identify.js';
 import { SIGNAL_NAMES, signalValueSchemas, type SignalName, type SignalValues } from '../../contract/signals.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const PAGE = '<!doctype html><html><head><meta charset="utf-8"><title>agent test</title></head><body><p>deviceid agent test</p><script src="/agent.js"></script></body></html>';
 const FAKE_RESULT = { requestId: 'req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z', visitorId: 'iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z' };
 
@@ -23,7 +21,7 @@ interface Captured {
 
 const envelope = z.object({ value: z.unknown(), duration: z.number().nonnegative() }).strict();
 
-describe.skipIf(!existsSync(CHROMIUM))('browser agent in headless Chromium', () => {
+describe.skipIf(!hasChromium)('browser agent in headless Chromium', () => {
   let server: Server;
   let origin: string;
   let browser: Browser;
@@ -51,7 +49,7 @@ describe.skipIf(!existsSync(CHROMIUM))('browser agent in headless Chromium', () 
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

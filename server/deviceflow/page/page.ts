@@ -4,8 +4,9 @@
 // GET /api/cli/grants/:userCode and decides through the authorize / deny
 // endpoints (session cookie, CSRF-checked). This GET never changes anything.
 import type { RequestHandler } from 'express';
-import { SESSION_COOKIE, type AccountsService } from '../../accounts/service.js';
+import type { AccountsService } from '../../accounts/service.js';
 import { pageHtml } from '../../pages/html.js';
+import { signedInPage } from '../../pages/signedIn.js';
 
 const BODY = `<main>
 <section class="panel" id="loading"><p class="muted">Loading…</p></section>
@@ -58,19 +59,5 @@ const BODY = `<main>
 </section>
 </main>`;
 
-export function consentPage(accounts: AccountsService): RequestHandler {
-  const html = pageHtml({ title: 'Approve a command-line tool · deviceid', script: 'cli-consent.js', body: BODY });
-  return async (req, res, next) => {
-    try {
-      res.setHeader('Cache-Control', 'no-store');
-      if (!(await accounts.sessionFromCookie(req.cookies?.[SESSION_COOKIE]))) {
-        // originalUrl is this route's own path and query: always same-origin.
-        res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
-        return;
-      }
-      res.type('html').send(html);
-    } catch (err) {
-      next(err);
-    }
-  };
-}
+export const consentPage = (accounts: AccountsService): RequestHandler =>
+  signedInPage(accounts, pageHtml({ title: 'Approve a command-line tool · deviceid', script: 'cli-consent.js', body: BODY }));

@@ -30,7 +30,7 @@ export async function api<T = unknown>(method: 'GET' | 'POST', path: string, bod
   return { status: res.status, body: parsed as T, retryAfter: Number.isFinite(ra) && ra > 0 ? ra : null };
 }
 
-export function errorText(result: ApiResult): string {
+export function errorText(result: Pick<ApiResult, 'status' | 'body'>): string {
   const b = result.body as { error?: unknown } | null;
   return b && typeof b.error === 'string' ? b.error : `Something went wrong (${result.status})`;
 }
@@ -51,23 +51,26 @@ export function showOnly(ids: readonly string[], visible: string): void {
   for (const id of ids) el(id).hidden = id !== visible;
 }
 
-export async function showSignedIn(): Promise<{ email: string } | null> {
-  const me = await api<{ user?: { email?: string } }>('GET', '/api/account');
-  const email = me.status === 200 ? me.body.user?.email : undefined;
-  if (!email) return null;
+/** The header's "Signed in as … Sign out". */
+export function showWho(email: string, signOut: () => void): void {
   const who = el('who');
-  who.textContent = '';
   const name = document.createElement('span');
   name.textContent = `Signed in as ${email}`;
   const out = document.createElement('button');
   out.type = 'button';
   out.className = 'link';
   out.textContent = 'Sign out';
-  out.addEventListener('click', async () => {
-    await api('POST', '/api/auth/logout', {});
-    location.reload();
-  });
-  who.append(name, ' ', out);
+  out.addEventListener('click', signOut);
+  who.replaceChildren(name, ' ', out);
   who.hidden = false;
+}
+
+export async function showSignedIn(): Promise<{ email: string } | null> {
+  const me = await api<{ user?: { email?: string } }>('GET', '/api/account');
+  const email = me.status === 200 ? me.body.user?.email : undefined;
+  if (!email) return null;
+  showWho(email, () => {
+    void api('POST', '/api/auth/logout', {}).then(() => location.reload());
+  });
   return { email };
 }

@@ -5,7 +5,7 @@ import { initClient, tsRestFetchApi } from '@ts-rest/core';
 import type { z } from 'zod';
 import { accountContract, type AccountSchema, type ApiKeySchema, type ProjectSchema, type UsageSchema } from '../../../contract/account.js';
 import { daysInPeriod } from '../../metering/period.js';
-import { el, text } from '../browser/api.js';
+import { el, errorText, showWho, text } from '../browser/api.js';
 
 type Account = z.infer<typeof AccountSchema>;
 type Usage = z.infer<typeof UsageSchema>;
@@ -55,8 +55,7 @@ function toLogin(): void {
 /** The API's `{error}` text; an expired session goes back to sign-in. */
 function errorOf(res: Answer): string {
   if (res.status === 401) toLogin();
-  const b = res.body as { error?: unknown } | null;
-  return b && typeof b === 'object' && typeof b.error === 'string' ? b.error : `Something went wrong (${res.status})`;
+  return errorText(res);
 }
 
 function showError(id: string, message: string): void {
@@ -83,17 +82,7 @@ function button(label: string, className: string, onClick: () => void, ariaLabel
   return b;
 }
 
-// ---- Header ----
-
-function renderHeader(email: string): void {
-  const who = el('who');
-  who.replaceChildren(
-    node('span', `Signed in as ${email}`),
-    ' ',
-    button('Sign out', 'link', () => void signOut()),
-  );
-  who.hidden = false;
-}
+// ---- Sign out ----
 
 async function signOut(): Promise<void> {
   // The route has no body, but the CSRF check wants every cookie-authenticated POST to be JSON.
@@ -428,7 +417,7 @@ async function start(): Promise<void> {
   usage = month.body;
   projects = list.body.projects;
   projectId = projects[0]?.id ?? '';
-  renderHeader(me.body.user.email);
+  showWho(me.body.user.email, () => void signOut());
   renderPlan();
   renderProjects();
   for (const id of ['plan-panel', 'projects-panel', 'keys-panel']) el(id).hidden = false;

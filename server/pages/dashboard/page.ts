@@ -1,10 +1,11 @@
 // GET /dashboard: plan and usage, projects and API keys of the signed-in
-// account. Not signed in → /login?next=<this page>. The page is static
+// account. Not signed in → 303 to /login?next=<this page>. The page is static
 // markup; its script fills it through the dashboard API (the ts-rest client
 // of contract/account.ts).
 import type { RequestHandler } from 'express';
-import { SESSION_COOKIE, type AccountsService } from '../../accounts/service.js';
+import type { AccountsService } from '../../accounts/service.js';
 import { pageHtml } from '../html.js';
+import { signedInPage } from '../signedIn.js';
 
 const BODY = `<main class="wide">
 <h1>Dashboard</h1>
@@ -90,19 +91,5 @@ const BODY = `<main class="wide">
 </section>
 </main>`;
 
-export function dashboardPage(accounts: AccountsService): RequestHandler {
-  const html = pageHtml({ title: 'Dashboard · deviceid', script: 'dashboard.js', body: BODY });
-  return async (req, res, next) => {
-    try {
-      res.setHeader('Cache-Control', 'no-store');
-      if (!(await accounts.sessionFromCookie(req.cookies?.[SESSION_COOKIE]))) {
-        // originalUrl is this route's own path and query: always same-origin.
-        res.redirect(302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
-        return;
-      }
-      res.type('html').send(html);
-    } catch (err) {
-      next(err);
-    }
-  };
-}
+export const dashboardPage = (accounts: AccountsService): RequestHandler =>
+  signedInPage(accounts, pageHtml({ title: 'Dashboard · deviceid', script: 'dashboard.js', body: BODY }));
