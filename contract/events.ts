@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { initContract, commonErrorResponses, ErrorSchema, meta, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
 import { ServerSignalsSchema } from './edge.js';
-import { LinkedIdSchema, TagSchema } from './identify.js';
+import { JsonObjectSchema, LinkedIdSchema, TagSchema } from './identify.js';
 import { FullVerdictsSchema } from './risk.js';
 import { ClientSignalsSchema } from './signals.js';
 
@@ -18,7 +18,7 @@ export const FullEventSchema = z
     botProbability: z.number().min(0).max(1),
     suspectScore: z.number().int().min(0).max(100),
     linkedId: LinkedIdSchema.optional().describe('Present only if set'),
-    tag: z.record(z.string(), z.unknown()).optional().openapi({ type: 'object', description: 'Present only if set; exactly as sent' }),
+    tag: JsonObjectSchema.optional().openapi({ type: 'object', description: 'Present only if set; exactly as sent' }),
     suspect: z.boolean().describe('Manually flagged as suspect'),
     ip: z.string(),
     url: z.string(),

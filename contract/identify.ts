@@ -10,19 +10,46 @@ const c = initContract();
 export const LIMITS = {
   bodyBytes: 256 * 1024,
   tagBytes: 16 * 1024,
+  /** Nesting levels of `tag` (an object holding a scalar is 1 level). */
+  tagDepth: 32,
   linkedIdChars: 256,
   urlChars: 2048,
 } as const;
 
-export const TagSchema = z
-  .record(z.string(), z.unknown())
-  .refine((t) => new TextEncoder().encode(JSON.stringify(t)).length <= LIMITS.tagBytes, {
-    message: `must serialize to at most ${LIMITS.tagBytes} bytes of JSON`,
-  })
-  .openapi({
-    type: 'object',
-    description: 'Arbitrary JSON object (any keys, including ones with "." or "$"), at most 16 KB serialized; returned unchanged on the full event.',
-  });
+/**
+ * True when a JSON value nests deeper than `max` objects/arrays. Iterative:
+ * hostile input thousands of levels deep must not overflow the stack.
+ */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [v, depth] = item;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A JSON object passed through as it is. Not `z.record`, which rebuilds the
+ * object and drops a `__proto__` key; this keeps every own key (JSON.parse
+ * makes `__proto__` an own property, never a prototype).
+ */
+export const JsonObjectSchema = z.custom<Record<string, unknown>>(isJsonObject, { message: 'Expected object' });
+
+export const TagSchema = JsonObjectSchema.superRefine((t, ctx) => {
+  if (nestsDeeperThan(t, LIMITS.tagDepth)) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `must nest at most ${LIMITS.tagDepth} levels deep` });
+  } else if (new TextEncoder().encode(JSON.stringify(t)).length > LIMITS.tagBytes) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `must serialize to at most ${LIMITS.tagBytes} bytes of JSON` });
+  }
+}).openapi({
+  type: 'object',
+  description: `Arbitrary JSON object (any keys, including "__proto__" and ones with "." or "$"), at most 16 KB serialized and ${LIMITS.tagDepth} levels deep; returned unchanged on the full event.`,
+});
 
 export const LinkedIdSchema = z
   .string()

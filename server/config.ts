@@ -22,6 +22,8 @@ export const DEFAULT_PLANS: PlanTable = {
   scale: { rps: 1_000, monthly: 2_000_000 },
 };
 
+export const DEFAULT_DB_TIMEOUT_MS = 3_000;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** TRUST_PROXY: a hop count ("1") or a comma-separated list of CIDRs/addresses. */
@@ -82,6 +84,7 @@ const EnvSchema = z.object({
   TLS_HEADER_JA4: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('x-ja4'),
   TLS_HEADER_CIPHER: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('x-tls-cipher'),
   TLS_HEADER_VERSION: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('x-tls-version'),
+  DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_DB_TIMEOUT_MS),
   DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
   DEVDB_POSTGRESQL_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
 });
@@ -103,6 +106,8 @@ export interface Config {
   /** Headers a trusted TLS-terminating proxy uses to forward JA4, cipher and version. */
   tlsHeaders: { ja4: string; cipher: string; version: string };
   devdb: { backend: 'sqlite' | 'postgresql'; postgresqlUrl: string | undefined };
+  /** Time limit of each database round trip. */
+  dbTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -142,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tls: e.TLS_CERT && e.TLS_KEY ? { certFile: resolve(e.TLS_CERT), keyFile: resolve(e.TLS_KEY) } : null,
     tlsHeaders: { ja4: e.TLS_HEADER_JA4.toLowerCase(), cipher: e.TLS_HEADER_CIPHER.toLowerCase(), version: e.TLS_HEADER_VERSION.toLowerCase() },
     devdb: { backend: e.DEVDB_BACKEND, postgresqlUrl: e.DEVDB_POSTGRESQL_URL },
+    dbTimeoutMs: e.DB_TIMEOUT_MS,
   };
 }
 

@@ -14,8 +14,10 @@ export interface Database {
   uri: string;
   /** Where the URI came from, for the start-up banner. */
   source: string;
-  /** Process id of a server we started, if any. */
-  pid?: number;
+  /** Process id of a server we started, if any (changes when a supervisor restarts it). */
+  readonly pid?: number;
+  /** The launcher's state when this process supervises one. */
+  status?(): LauncherStatus;
   stop(): Promise<void>;
 }
 
@@ -27,7 +29,7 @@ export interface DatabaseOptions {
 
 export class DatabaseStartError extends Error {}
 
-export async function startDatabase(opts: DatabaseOptions): Promise<Database> {
+export async function startDatabase(opts: DatabaseOptions, log?: SupervisorLog): Promise<Database> {
   if (opts.mongodbUri) {
     return { uri: opts.mongodbUri, source: 'MONGODB_URI', stop: async () => {} };
   }
@@ -48,7 +50,7 @@ export async function startDatabase(opts: DatabaseOptions): Promise<Database> {
     );
   }
   try {
-    return await startDevdb(opts);
+    return await startDevdb(opts, log);
   } catch (err) {
     tried.push(`the FerretDB launcher failed: ${(err as Error).message}`);
     throw new DatabaseStartError(
@@ -61,30 +63,75 @@ function onPath(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 }
 
-/** Starts the FerretDB launcher and waits for its `MONGODB_URI=` line. */
-export async function startDevdb(opts: Pick<DatabaseOptions, 'dataDir' | 'devdb'>): Promise<Database> {
+/** What /readyz reports about a database launcher this process supervises. */
+export interface LauncherStatus {
+  state: 'running' | 'restarting' | 'stopped';
+  /** Restarts after unexpected exits since start-up. */
+  restarts: number;
+  lastExit: { at: string; code: number | null; signal: string | null } | null;
+}
+
+/** Where the supervisor reports exits and restarts (pino's methods fit). */
+export interface SupervisorLog {
+  error(fields: object, msg: string): void;
+  info(fields: object, msg: string): void;
+}
+
+/** Restart delays after unexpected exits: doubling from the first, capped. */
+export const RESTART_BACKOFF = { firstMs: 500, maxMs: 30_000, stableMs: 60_000 } as const;
+
+const silentLog: SupervisorLog = { error: () => {}, info: () => {} };
+
+/**
+ * Starts the FerretDB launcher, waits for its `MONGODB_URI=` line, and
+ * supervises it: an unexpected exit is logged and the launcher restarted on
+ * the same address with back-off, so the MongoDB driver reconnects by itself.
+ */
+export async function startDevdb(opts: Pick<DatabaseOptions, 'dataDir' | 'devdb'>, log: SupervisorLog = silentLog): Promise<Database> {
   const args =
     opts.devdb.backend === 'postgresql'
       ? ['-backend', 'postgresql', '-postgresql-url', opts.devdb.postgresqlUrl ?? '']
       : ['-backend', 'sqlite', '-sqlite-dir', join(opts.dataDir, 'ferretdb')];
+  const first = await spawnDevdb([...args, '-listen', '127.0.0.1:0']);
+  const address = new URL(first.uri).host;
+  const supervisor = new Supervisor(() => spawnDevdb([...args, '-listen', address]), first.child, log);
+  const source = opts.devdb.backend === 'postgresql' ? 'FerretDB launcher (PostgreSQL)' : `FerretDB launcher (SQLite in ${join(opts.dataDir, 'ferretdb')})`;
+  return {
+    uri: `${first.uri}?directConnection=true`,
+    source,
+    get pid() {
+      return supervisor.pid;
+    },
+    status: () => supervisor.status(),
+    stop: () => supervisor.stop(),
+  };
+}
+
+interface Spawned {
+  child: ChildProcess;
+  uri: string;
+}
+
+/** One launcher process, resolved once it prints the address it listens on. */
+function spawnDevdb(args: string[]): Promise<Spawned> {
   // -watch-stdin: the launcher exits by itself if this process dies without stopping it.
   const child = spawn(DEVDB_BIN, [...args, '-watch-stdin'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const uri = await new Promise<string>((resolve, reject) => {
+  return new Promise<Spawned>((resolve, reject) => {
     let out = '';
     let err = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error('did not report its address within 30 s'));
     }, 30_000);
-    child.stdout.on('data', (d: Buffer) => {
+    child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /^MONGODB_URI=(\S+)$/m.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve(m[1]!);
+        resolve({ child, uri: m[1]! });
       }
     });
-    child.stderr.on('data', (d: Buffer) => {
+    child.stderr!.on('data', (d: Buffer) => {
       err = (err + d.toString()).slice(-2000);
     });
     child.on('error', (e) => {
@@ -96,8 +143,79 @@ export async function startDevdb(opts: Pick<DatabaseOptions, 'dataDir' | 'devdb'
       reject(new Error(`exited with code ${code}: ${err.trim().split('\n').pop() ?? ''}`));
     });
   });
-  const source = opts.devdb.backend === 'postgresql' ? 'FerretDB launcher (PostgreSQL)' : `FerretDB launcher (SQLite in ${join(opts.dataDir, 'ferretdb')})`;
-  return { uri: `${uri}?directConnection=true`, source, pid: child.pid, stop: () => stopChild(child) };
+}
+
+/** Keeps one launcher running: restarts it after unexpected exits, with back-off. */
+class Supervisor {
+  private state: LauncherStatus['state'] = 'running';
+  private restarts = 0;
+  private lastExit: LauncherStatus['lastExit'] = null;
+  private failures = 0;
+  private startedAt = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+  private stopping = false;
+
+  constructor(
+    private readonly respawn: () => Promise<Spawned>,
+    private child: ChildProcess,
+    private readonly log: SupervisorLog,
+  ) {
+    this.watch(child);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  status(): LauncherStatus {
+    return { state: this.state, restarts: this.restarts, lastExit: this.lastExit };
+  }
+
+  private watch(child: ChildProcess): void {
+    child.once('exit', (code, signal) => {
+      if (this.stopping || child !== this.child) return;
+      this.lastExit = { at: new Date().toISOString(), code, signal };
+      // A launcher that ran for a while starts over at the shortest delay.
+      if (Date.now() - this.startedAt >= RESTART_BACKOFF.stableMs) this.failures = 0;
+      this.log.error({ code, signal, pid: child.pid }, 'database launcher exited; restarting');
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    this.state = 'restarting';
+    const delay = Math.min(RESTART_BACKOFF.firstMs * 2 ** this.failures, RESTART_BACKOFF.maxMs);
+    this.failures++;
+    this.timer = setTimeout(() => void this.restart(), delay);
+    this.timer.unref();
+  }
+
+  private async restart(): Promise<void> {
+    try {
+      const { child } = await this.respawn();
+      if (this.stopping) {
+        await stopChild(child);
+        return;
+      }
+      this.child = child;
+      this.startedAt = Date.now();
+      this.restarts++;
+      this.state = 'running';
+      this.watch(child);
+      this.log.info({ pid: child.pid, restarts: this.restarts }, 'database launcher restarted');
+    } catch (err) {
+      if (this.stopping) return;
+      this.log.error({ err: (err as Error).message }, 'database launcher failed to restart');
+      this.schedule();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.state = 'stopped';
+    clearTimeout(this.timer);
+    await stopChild(this.child);
+  }
 }
 
 async function startMongod(dataDir: string): Promise<Database> {

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
 
   let db;
   try {
-    db = await startDatabase(config);
+    db = await startDatabase(config, logger);
   } catch (err) {
     if (err instanceof DatabaseStartError) {
       process.stderr.write(`deviceid: ${err.message}\n`);
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
 
   let store: Store;
   try {
-    store = await Store.open({ uri: db.uri, dbName: config.mongodbDb });
+    store = await Store.open({ uri: db.uri, dbName: config.mongodbDb, operationTimeoutMs: config.dbTimeoutMs });
   } catch (err) {
     process.stderr.write(`deviceid: cannot connect to the database from ${db.source}: ${(err as Error).message}\n`);
     await db.stop();
@@ -53,7 +53,8 @@ async function main(): Promise<void> {
 
   // Loaded before listening so broken data fails start-up, not the first request.
   const [edge] = await Promise.all([loadEdge(config, logger), agentScript()]);
-  const app = createApp({ config, store, clock: systemClock, logger, edge });
+  const launcher = db.status ? { status: db.status } : undefined;
+  const app = createApp({ config, store, clock: systemClock, logger, edge, launcher });
   const server = config.tls
     ? trackTls(createHttpsServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, app))
     : createHttpServer(app);

@@ -30,7 +30,7 @@ describe('health', () => {
   it('GET /readyz answers 200 when the database answers', async () => {
     const res = await h.http().get('/readyz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ready' });
+    expect(res.body).toEqual({ status: 'ready', database: { reachable: true } });
   });
 
   it.skipIf(!existsSync(DEVDB_BIN))('GET /readyz answers 503 once the database is stopped', async () => {
@@ -40,13 +40,16 @@ describe('health', () => {
     const config = loadConfig({ DATA_DIR: dir });
     const logger = pino({ level: 'silent' });
     const edge = await loadEdge(config, logger);
-    const app = createApp({ config, store, clock: new ManualClock(), logger, edge });
+    const app = createApp({ config, store, clock: new ManualClock(), logger, edge, launcher: db as Required<typeof db> });
     try {
-      expect((await request(app).get('/readyz')).status).toBe(200);
+      expect((await request(app).get('/readyz')).body.database).toEqual({ reachable: true, launcher: { state: 'running', restarts: 0, lastExit: null } });
       await db.stop();
       const res = await request(app).get('/readyz');
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ error: 'Database not reachable' });
+      expect(res.body).toEqual({
+        error: 'Database not reachable',
+        database: { reachable: false, launcher: { state: 'stopped', restarts: 0, lastExit: null } },
+      });
       expect((await request(app).get('/healthz')).status).toBe(200);
     } finally {
       edge.close();

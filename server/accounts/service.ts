@@ -93,8 +93,12 @@ export class AccountsService {
     return token;
   }
 
-  async sessionFromCookie(token: string | undefined): Promise<Session | null> {
-    if (!token || token.length > 100) return null;
+  /**
+   * The session of a cookie value. cookie-parser turns `j:`-prefixed values
+   * into JSON (objects, arrays, numbers), so anything but a string is no session.
+   */
+  async sessionFromCookie(token: unknown): Promise<Session | null> {
+    if (typeof token !== 'string' || !token || token.length > 100) return null;
     const doc = await this.store.sessions.findLive(hashToken(token), new Date(this.clock.now()));
     return doc ? { id: doc._id, userId: doc.userId, accountId: doc.accountId } : null;
   }

@@ -4,7 +4,7 @@
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import cookieParser from 'cookie-parser';
 import cors from 'cors';
-import express, { type Express, type Request } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { ulid } from 'ulid';
@@ -13,6 +13,7 @@ import { LIMITS } from '../../contract/identify.js';
 import { AccountsService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { LauncherStatus } from '../database.js';
 import type { Edge } from '../edge/analyze.js';
 import { DeviceFlowService } from '../deviceflow/service.js';
 import { IdentificationService } from '../identification/service.js';
@@ -31,7 +32,7 @@ import { visitsRoutes } from '../routes/visits.js';
 import type { Store } from '../store/index.js';
 import { agentScript } from './agentScript.js';
 import { authMiddleware } from './auth.js';
-import { errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.js';
+import { databaseUnavailable, errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.js';
 
 export interface AppDeps {
   config: Config;
@@ -39,12 +40,36 @@ export interface AppDeps {
   clock: Clock;
   logger: Logger;
   edge: Edge;
+  /** The dev database launcher this process supervises, if any (shown by /readyz). */
+  launcher?: { status(): LauncherStatus };
 }
 
 /** The path without its query, and without user codes, which let a signed-in user approve a grant. */
 function loggedPath(url: string): string {
   return (url.split('?')[0] ?? '').replace(/^(\/api\/cli\/grants\/)[^/]+/, '$1:userCode');
 }
+
+/** Paths that never touch the database: they answer while it is away. */
+const WITHOUT_DATABASE = /^\/(healthz|readyz|openapi\.json|agent\.js|assets\/)/;
+
+/** While the database is known to be unreachable, requests that need it get 503 at once. */
+function databaseGate(store: Store): RequestHandler {
+  return (req, _res, next) => {
+    if (store.available() || WITHOUT_DATABASE.test(req.path)) next();
+    else next(databaseUnavailable());
+  };
+}
+
+/**
+ * No response is sniffed as another type, and nothing the API answers is
+ * cached: its answers are per account and some carry secrets (new keys,
+ * sessions, device-flow tokens, invitations).
+ */
+const responseHeaders: RequestHandler = (req, res, next) => {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  if (req.path.startsWith('/api/') || req.path.startsWith('/v1/')) res.setHeader('Cache-Control', 'no-store');
+  next();
+};
 
 export function createServices(deps: AppDeps): Services {
   const { store, config, clock } = deps;
@@ -82,10 +107,15 @@ export function createApp(deps: AppDeps): Express {
         req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: loggedPath(req.url) }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+      // One line per request. Only true 500s carry an error (and its stack);
+      // 503s while the database is away are expected and logged short.
+      customLogLevel: (_req, res, err) => (err || res.err ? 'error' : res.statusCode >= 500 ? 'warn' : 'info'),
+      customErrorObject: (_req, res, _err, val: Record<string, unknown>) => (res.err ? val : { ...val, err: undefined }),
     }),
   );
 
+  app.use(responseHeaders);
+  app.use(databaseGate(deps.store));
   app.use(express.json({ limit: LIMITS.bodyBytes, strict: true }));
   app.use(cookieParser());
   // HTML pages (sign-in, dashboard, CLI consent) with their security headers.

@@ -1,10 +1,16 @@
 // The one error middleware: every failure becomes `{error}` with the right
-// status. 5xx answers carry only an incident id (the request id), which is
-// also in the log next to the real error.
+// status. Client errors (4xx) come from ApiError or from any error that
+// carries a 4xx `status` (body-parser, Express's path decoding, http-errors);
+// their text is ours, never the error's own message, which may echo input.
+// A database that cannot be reached is 503 with Retry-After. Anything else is
+// a 500 whose body carries only an incident id (the request id); the request
+// logger writes it once, with the stack, next to that id.
+import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { RequestValidationError } from '@ts-rest/express';
 import type { ZodError } from 'zod';
 import { ApiError } from '../errors.js';
+import { isDatabaseUnavailable } from '../store/errors.js';
 
 /** `{error: "signals.canvas.value.hash: Required"}`: names the field, never echoes the value. */
 export function describeZodError(err: ZodError, where?: string): string {
@@ -30,42 +36,58 @@ export const notFoundHandler: RequestHandler = (_req, _res, next) => {
   next(new ApiError(404, 'Not found'));
 };
 
-interface BodyParserError extends Error {
-  type?: string;
-  status?: number;
-  limit?: number;
+/** Seconds a client should wait before retrying while the database is away. */
+export const DATABASE_RETRY_AFTER_S = 2;
+
+export const databaseUnavailable = () =>
+  new ApiError(503, 'Service temporarily unavailable; retry later', {}, { 'Retry-After': String(DATABASE_RETRY_AFTER_S) });
+
+interface StatusError {
+  status?: unknown;
+  statusCode?: unknown;
+  type?: unknown;
+  limit?: unknown;
+}
+
+/** body-parser's error types, by `type`. */
+const BODY_ERRORS: Record<string, (e: StatusError) => string> = {
+  'entity.too.large': (e) => `Request body too large (limit ${String(e.limit)} bytes)`,
+  'entity.parse.failed': () => 'Invalid JSON body',
+  'encoding.unsupported': () => 'Unsupported content encoding or charset',
+  'charset.unsupported': () => 'Unsupported content encoding or charset',
+  'request.aborted': () => 'Request aborted',
+  'entity.verify.failed': () => 'Invalid request body',
+};
+
+/** The client error an error stands for, or null when it is not one. */
+function clientError(err: unknown): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (typeof err !== 'object' || err === null) return null;
+  const e = err as StatusError;
+  const status = Number(e.status ?? e.statusCode);
+  if (!Number.isInteger(status) || status < 400 || status > 499) return null;
+  const known = typeof e.type === 'string' ? BODY_ERRORS[e.type] : undefined;
+  if (known) return new ApiError(status, known(e));
+  // Express's decode_param: a path parameter with a malformed %-escape.
+  if (err instanceof URIError) return new ApiError(status, 'Malformed percent-escape in the URL path');
+  // body-parser's inflate errors carry zlib's code (corrupt or truncated gzip/deflate).
+  if (typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('Z_')) {
+    return new ApiError(status, 'Malformed compressed body');
+  }
+  return new ApiError(status, STATUS_CODES[status] ?? 'Bad request');
 }
 
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
-  let status = 500;
-  let body: Record<string, unknown>;
-  let headers: Record<string, string> = {};
-  const bp = err as BodyParserError;
-  if (err instanceof ApiError) {
-    status = err.status;
-    body = err.body();
-    headers = err.headers;
-  } else if (bp?.type === 'entity.too.large') {
-    status = 413;
-    body = { error: `Request body too large (limit ${bp.limit} bytes)` };
-  } else if (bp?.type === 'entity.parse.failed') {
-    status = 400;
-    body = { error: 'Invalid JSON body' };
-  } else if (bp?.type === 'encoding.unsupported' || bp?.type === 'charset.unsupported') {
-    status = 415;
-    body = { error: 'Unsupported content encoding or charset' };
-  } else if (bp?.type === 'request.aborted') {
-    status = 400;
-    body = { error: 'Request aborted' };
-  } else {
-    body = { error: `Internal error (incident ${String(req.id)})` };
-  }
-  if (status >= 500) {
-    req.log?.error({ err, incident: req.id }, 'request failed');
+  let answer = clientError(err);
+  if (!answer && isDatabaseUnavailable(err)) answer = databaseUnavailable();
+  if (!answer) {
+    // pino-http logs the response once, at error level, with this error and the request id.
+    res.err = err as Error;
+    answer = new ApiError(500, `Internal error (incident ${String(req.id)})`);
   }
   if (res.headersSent) {
     res.end();
     return;
   }
-  res.set(headers).status(status).json(body);
+  res.set(answer.headers).status(answer.status).json(answer.body());
 };

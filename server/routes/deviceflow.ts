@@ -1,38 +1,31 @@
 // Device code flow handlers: thin adapters from ts-rest to DeviceFlowService.
-// Every answer carries Cache-Control: no-store (codes and keys must not be cached).
+// Like every API answer, these carry Cache-Control: no-store (see http/app.ts):
+// codes and keys must not be cached.
 import { initServer } from '@ts-rest/express';
-import type { Response } from 'express';
 import { contract } from '../../contract/index.js';
 import { sessionOf } from '../http/context.js';
 import type { RouteDeps } from './deps.js';
 
 const s = initServer();
 
-const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
-
 export const deviceFlowRoutes = ({ services }: RouteDeps) =>
   s.router(contract.deviceFlow, {
-    createDeviceCode: async ({ body, req, res }) => {
-      noStore(res);
+    createDeviceCode: async ({ body, req }) => {
       const userAgent = req.headers['user-agent'];
       const grant = await services.deviceFlow.start(body.client_name, { ip: services.clientIp(req), userAgent });
       return { status: 200, body: grant };
     },
-    pollToken: async ({ body, res }) => {
-      noStore(res);
-      return services.deviceFlow.poll(body.device_code);
-    },
-    getGrant: async ({ req, params, res }) => {
-      noStore(res);
-      return { status: 200, body: await services.deviceFlow.view(sessionOf(req), params.userCode, services.clientIp(req)) };
-    },
-    authorizeGrant: async ({ req, params, body, res }) => {
-      noStore(res);
+    pollToken: ({ body }) => services.deviceFlow.poll(body.device_code),
+    getGrant: async ({ req, params }) => ({
+      status: 200,
+      body: await services.deviceFlow.view(sessionOf(req), params.userCode, services.clientIp(req)),
+    }),
+    authorizeGrant: async ({ req, params, body }) => {
       const view = await services.deviceFlow.authorize(sessionOf(req), params.userCode, body.projectId, services.clientIp(req));
       return { status: 200, body: view };
     },
-    denyGrant: async ({ req, params, res }) => {
-      noStore(res);
-      return { status: 200, body: await services.deviceFlow.deny(sessionOf(req), params.userCode, services.clientIp(req)) };
-    },
+    denyGrant: async ({ req, params }) => ({
+      status: 200,
+      body: await services.deviceFlow.deny(sessionOf(req), params.userCode, services.clientIp(req)),
+    }),
   });

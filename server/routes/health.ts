@@ -4,11 +4,13 @@ import type { RouteDeps } from './deps.js';
 
 const s = initServer();
 
-export const healthRoutes = ({ store }: RouteDeps) =>
+export const healthRoutes = ({ store, launcher }: RouteDeps) =>
   s.router(contract.health, {
     healthz: async () => ({ status: 200, body: { status: 'ok' } }),
-    readyz: async () =>
-      (await store.ping())
-        ? { status: 200, body: { status: 'ready' } }
-        : { status: 503, body: { error: 'Database not reachable' } },
+    readyz: async () => {
+      const database = { reachable: await store.ping(), ...(launcher ? { launcher: launcher.status() } : {}) };
+      return database.reachable
+        ? { status: 200, body: { status: 'ready', database } }
+        : { status: 503, body: { error: 'Database not reachable', database } };
+    },
   });

@@ -1,4 +1,4 @@
-import { MongoServerError } from 'mongodb';
+import { MongoError, MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 
 /** E11000 on MongoDB and FerretDB alike (FerretDB omits keyPattern/keyValue). */
 export function isDuplicateKey(err: unknown): boolean {
@@ -18,4 +18,40 @@ export async function upsert<T>(op: () => Promise<T>): Promise<T> {
     if (!isDuplicateKey(err)) throw err;
     return op();
   }
+}
+
+/**
+ * Socket errors the driver sometimes lets through unwrapped (EPIPE when it
+ * writes to a connection the server just closed). The service opens no other
+ * outbound connections, so these always come from the database.
+ */
+const SOCKET_ERROR_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT']);
+
+/** True for a failure to reach the server at all (not a timeout, not a server's answer). */
+export function isConnectionFailure(err: unknown): boolean {
+  if (err instanceof MongoNetworkTimeoutError) return false;
+  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError) return true;
+  return err instanceof Error && SOCKET_ERROR_CODES.has(String((err as NodeJS.ErrnoException).code));
+}
+
+/** Server error codes of a server that is shutting down, stepping down or past its time limit. */
+const TRANSIENT_SERVER_CODES = new Set([50, 91, 189, 10107, 11600, 11602, 13435, 13436]);
+
+/** Thrown without a round trip while the database is known to be unreachable. */
+export class DatabaseUnavailableError extends Error {
+  constructor() {
+    super('database unreachable');
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/**
+ * True when an error means "the database cannot be reached right now" (gone,
+ * frozen past the operation time limit, shutting down), as opposed to a bug
+ * or a bad request: the client should retry later (503).
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (err instanceof DatabaseUnavailableError || err instanceof MongoNetworkError || isConnectionFailure(err)) return true;
+  if (err instanceof MongoServerError) return TRANSIENT_SERVER_CODES.has(Number(err.code));
+  return err instanceof MongoError && err.name === 'MongoWaitQueueTimeoutError';
 }

@@ -1,6 +1,9 @@
 // The only door to MongoDB. Modules call the typed repositories hanging off
 // Store; nothing outside server/store/ imports the driver.
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, MongoServerSelectionError, type Db } from 'mongodb';
+import { DEFAULT_DB_TIMEOUT_MS } from '../config.js';
+import { DatabaseUnavailableError } from './errors.js';
+import { Reachability } from './reachability.js';
 import { AccountsRepo } from './accounts.js';
 import { ApiKeysRepo } from './apiKeys.js';
 import { EventsRepo } from './events.js';
@@ -16,7 +19,16 @@ import { VisitsRepo } from './visits.js';
 export interface StoreOptions {
   uri: string;
   dbName: string;
+  /**
+   * Time limit of every database round trip (and of waiting for a connection
+   * or a server): a frozen database fails requests after this long instead
+   * of holding them.
+   */
+  operationTimeoutMs?: number;
 }
+
+const SERVER_SELECTION_TIMEOUT_MS = 250;
+const START_TIMEOUT_MS = 10_000;
 
 export class Store {
   readonly apiKeys: ApiKeysRepo;
@@ -31,10 +43,15 @@ export class Store {
   readonly visits: VisitsRepo;
   readonly grants: GrantsRepo;
 
+  readonly db: Db;
+  private readonly reachability: Reachability;
+
   private constructor(
     private readonly client: MongoClient,
-    readonly db: Db,
+    db: Db,
   ) {
+    this.reachability = new Reachability(client);
+    this.db = failFast(db, this.reachability);
     this.apiKeys = new ApiKeysRepo(db);
     this.accounts = new AccountsRepo(db);
     this.sessions = new SessionsRepo(db);
@@ -48,17 +65,35 @@ export class Store {
     this.grants = new GrantsRepo(db);
   }
 
-  /** Connects and creates indexes; fails fast when the server does not answer. */
-  static async open({ uri, dbName }: StoreOptions): Promise<Store> {
+  /**
+   * Connects and creates indexes. Start-up waits up to START_TIMEOUT_MS for
+   * the server (a replica set may take a moment to elect a primary).
+   */
+  static async open({ uri, dbName, operationTimeoutMs = DEFAULT_DB_TIMEOUT_MS }: StoreOptions): Promise<Store> {
     const client = new MongoClient(uri, {
-      serverSelectionTimeoutMS: 5_000,
-      connectTimeoutMS: 5_000,
+      // An operation that finds no usable server (it is gone, or a replica
+      // set is electing) gives up quickly: the client gets a 503 and retries.
+      serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
+      connectTimeoutMS: operationTimeoutMs,
+      socketTimeoutMS: operationTimeoutMs,
+      waitQueueTimeoutMS: operationTimeoutMs,
+      // Heartbeats find a dead or frozen server within about a second (plus
+      // connectTimeoutMS when it is frozen), also while no request runs.
+      heartbeatFrequencyMS: 1_000,
       // FerretDB v1 mishandles w:0 and retryable writes need a replica set anyway;
       // we never rely on either.
       retryWrites: false,
       appName: 'deviceid',
     });
-    await client.connect();
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (;;) {
+      try {
+        await client.connect();
+        break;
+      } catch (err) {
+        if (!(err instanceof MongoServerSelectionError) || Date.now() >= deadline) throw err;
+      }
+    }
     const store = new Store(client, client.db(dbName));
     await store.ensureIndexes();
     return store;
@@ -68,13 +103,20 @@ export class Store {
     await Promise.all([this.apiKeys.ensureIndexes(), this.projects.ensureIndexes()]);
   }
 
-  /** Readiness: true when the server answers a ping within `timeoutMs`. */
+  /** False while the database is known to be unreachable: callers answer 503 at once. */
+  available(): boolean {
+    return this.reachability.available;
+  }
+
+  /** Readiness: true when the server answers a ping within `timeoutMs` (never refused by the fail-fast check). */
   async ping(timeoutMs = 1_000): Promise<boolean> {
+    if (!this.reachability.available) return false;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), timeoutMs);
     });
-    const ping = this.db
+    const ping = this.client
+      .db('admin')
       .command({ ping: 1 })
       .then((r) => r.ok === 1)
       .catch(() => false);
@@ -93,4 +135,34 @@ export class Store {
   async dropDatabase(): Promise<void> {
     await this.db.dropDatabase();
   }
+}
+
+/**
+ * The database as repositories see it: while the server is known to be
+ * unreachable, every collection operation throws DatabaseUnavailableError at
+ * once instead of waiting for server selection (calls queued behind a keyed
+ * lock would otherwise each wait out the selection timeout in turn), and
+ * every failed operation tells `reachability` what it learnt.
+ */
+function failFast(db: Db, reachability: Reachability): Db {
+  const guard = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(t, prop, receiver) {
+        const value = Reflect.get(t, prop, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (!reachability.available) throw new DatabaseUnavailableError();
+          const result = (value as (...a: unknown[]) => unknown).apply(t, args);
+          if (prop === 'collection') return guard(result as object);
+          if (result instanceof Promise) {
+            return result.catch((err: unknown) => {
+              reachability.operationFailed(err);
+              throw err;
+            });
+          }
+          return result;
+        };
+      },
+    });
+  return guard(db);
 }

@@ -28,10 +28,17 @@ export function testDbName(file: string): string {
   return `t_${stem}_${randomBytes(4).toString('hex')}`;
 }
 
+/** LISTS_DIR defaults to an empty directory: no lists unless a test provides fixtures. */
+export const TEST_ENV = {
+  DATA_DIR: '.data/test',
+  LISTS_DIR: '.data/test/no-lists',
+  SERVER_SECRET: 'test-secret-'.padEnd(40, 'x'),
+  LOG_LEVEL: 'info',
+};
+
 export async function createHarness(file: string, env: Record<string, string> = {}): Promise<Harness> {
-  // LISTS_DIR defaults to an empty directory: no lists unless a test provides fixtures.
-  const config = loadConfig({ DATA_DIR: '.data/test', LISTS_DIR: '.data/test/no-lists', SERVER_SECRET: 'test-secret-'.padEnd(40, 'x'), LOG_LEVEL: 'info', ...env });
-  const store = await Store.open({ uri: inject('mongoUri'), dbName: testDbName(file) });
+  const config = loadConfig({ ...TEST_ENV, ...env });
+  const store = await Store.open({ uri: inject('mongoUri'), dbName: testDbName(file), operationTimeoutMs: config.dbTimeoutMs });
   const clock = new ManualClock();
   let logText = '';
   const sink = new Writable({
