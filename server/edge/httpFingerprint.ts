@@ -52,8 +52,9 @@ function sendsSecFetch(ua: string): boolean {
   if (chrome) return Number(chrome[1]) >= 76;
   const firefox = /Firefox\/(\d+)/.exec(ua);
   if (firefox) return Number(firefox[1]) >= 90;
-  const safari = /Version\/(\d+)\.(\d+).*Safari\//.exec(ua);
-  if (safari) return Number(safari[1]) > 16 || (Number(safari[1]) === 16 && Number(safari[2]) >= 4);
+  // Not /Version\/(\d+)\.(\d+).*Safari\//: `.*` after each "Version/" is quadratic on a hostile UA.
+  const safari = /Version\/(\d+)\.(\d+)/.exec(ua);
+  if (safari && ua.includes('Safari/', safari.index)) return Number(safari[1]) > 16 || (Number(safari[1]) === 16 && Number(safari[2]) >= 4);
   return false;
 }
 

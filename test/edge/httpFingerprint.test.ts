@@ -97,6 +97,29 @@ describe('classification of real clients (captured on this machine)', () => {
     expect(httpFingerprint(setHeader(noSecFetch, 'User-Agent', CHROME_UA.replace('156', '70')), { secureContext: true }).classification).toBe('browser');
   });
 
+  it('expects Sec-Fetch-* from Safari 16.4 on, read from "Version/x.y … Safari/"', () => {
+    const safari = (version: string) =>
+      `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/${version} Safari/605.1.15`;
+    const noSecFetch = (ua: string) => setHeader(dropHeaders(chromeFetch(), (n) => n.startsWith('sec-fetch-')), 'User-Agent', ua);
+    const classify = (ua: string) => httpFingerprint(noSecFetch(ua), { secureContext: true }).classification;
+    expect(classify(safari('16.4'))).toBe('headless');
+    expect(classify(safari('17.0'))).toBe('headless');
+    expect(classify(safari('16.3'))).toBe('browser');
+    expect(classify(safari('15.6'))).toBe('browser');
+    // "Version/" without a later "Safari/" is not Safari.
+    expect(classify('Mozilla/5.0 (X11; Linux x86_64) Safari/605.1.15 Version/17.0')).toBe('browser');
+  });
+
+  it('classifies a hostile 1 MB User-Agent in linear time (the Safari rule used to be quadratic)', () => {
+    // Looks like a browser (so the Sec-Fetch rules run), then "Version/" over and over with no "Safari/" after.
+    const hostile = 'Mozilla/5.0 (X11) Safari/1 ' + 'Version/1.1'.repeat(100_000);
+    const started = performance.now();
+    const req = setHeader(dropHeaders(chromeFetch(), (n) => n.startsWith('sec-fetch-')), 'User-Agent', hostile);
+    expect(httpFingerprint(req, { secureContext: true }).classification).toBe('browser');
+    // A safety bound, not a benchmark: the quadratic rule takes minutes here.
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
   it('knows a browser never sends all-lowercase names over HTTP/1.1, but always does over HTTP/2', () => {
     const lower = { ...chromeFetch(), rawHeaders: chromeFetch().rawHeaders.map((h, i) => (i % 2 === 0 ? h.toLowerCase() : h)) };
     expect(httpFingerprint(lower).classification).toBe('other_tool');
