@@ -7,6 +7,7 @@ import { ApiError } from '../errors.js';
 import { dayOf, daysInPeriod, periodOf } from '../metering/period.js';
 import type { AccountDoc, UserDoc } from '../store/accounts.js';
 import type { Store } from '../store/index.js';
+import { passwordWeakness } from './passwordPolicy.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js';
 import { accountView, userView } from './views.js';
 
@@ -34,6 +35,8 @@ export class AccountsService {
   ) {}
 
   async signup(email: string, password: string, name: string | undefined) {
+    const weakness = passwordWeakness(password, [email, name ?? '']);
+    if (weakness) throw new ApiError(400, `password: ${weakness}`);
     const now = new Date(this.clock.now());
     const account: AccountDoc = { _id: `acc_${ulid()}`, plan: 'free', createdAt: now };
     const user: UserDoc = {
