@@ -27,6 +27,8 @@ export const AccountSchema = z
       period: Period.describe('Calendar month in UTC, YYYY-MM; the quota resets at its end'),
       count: z.number().int().nonnegative().describe('Successful identify calls with live keys this period'),
     }),
+    admin: z.boolean().describe("This account administers the instance (invitations, everyone's plans)"),
+    canChangePlan: z.boolean().describe('PUT /api/account/plan is allowed: for the administrator, or for everyone with PLAN_SELF_SERVICE=true'),
   })
   .openapi({ title: 'Account' });
 
@@ -49,6 +51,8 @@ export const UsageSchema = z
   .openapi({ title: 'Usage' });
 
 export const SessionViewSchema = z.object({ user: UserSchema, account: AccountSchema }).openapi({ title: 'SessionView' });
+
+export const EmailSchema = z.string().trim().toLowerCase().max(254).email();
 
 export const DomainSchema = z
   .string()
@@ -86,13 +90,13 @@ export const ApiKeySchema = z
   })
   .openapi({ title: 'ApiKey' });
 
-const Email = z.string().trim().toLowerCase().max(254).email();
+const Email = EmailSchema;
 const ProjectName = z.string().trim().min(1, 'must not be empty').max(100);
 const KeyName = z.string().trim().min(1, 'must not be empty').max(100);
 
-const sessionRoutes = { ...commonErrorResponses, 401: ErrorSchema.describe('Not signed in') };
+export const sessionRoutes = { ...commonErrorResponses, 401: ErrorSchema.describe('Not signed in') };
 /** Answers of state-changing dashboard routes (CSRF protection). */
-const csrfResponses = {
+export const csrfResponses = {
   403: ErrorSchema.describe("'Cross-site request rejected': Origin (or Referer) is not this service"),
   415: ErrorSchema.describe('The body must be application/json'),
 };
@@ -103,18 +107,24 @@ export const accountContract = c.router(
       method: 'POST',
       path: '/api/auth/signup',
       summary: 'Create a user and its account (plan free, one "Default project"); signs in',
+      description:
+        'Who may sign up is set by the operator (SIGNUP): anyone, holders of an invitation, or nobody; the first account of an instance always may, and becomes its administrator. The password must be hard to guess (zxcvbn score 3).',
       body: z
         .object({
           email: Email,
           password: z.string().min(10, 'must be at least 10 characters').max(1024),
           name: z.string().trim().max(100).optional(),
+          invitation: z.string().max(100).optional().describe('The token of an invitation (from its link, /login?invite=…)'),
         })
         .openapi({ title: 'SignupRequest' }),
       responses: {
         201: SessionViewSchema,
         ...commonErrorResponses,
+        400: ErrorSchema.describe("A field fails validation, or 'password: too easy to guess. <why>'"),
         ...csrfResponses,
+        403: ErrorSchema.describe("Sign-up is not open to this request (closed, no invitation, or one that is not valid; the error says which), or 'Cross-site request rejected'"),
         409: ErrorSchema.describe('Email already registered'),
+        429: ErrorSchema.describe('Too many sign-ups from this address; retry after `Retry-After` seconds'),
       },
       metadata: meta({ auth: 'public', csrf: true }),
     },
@@ -128,7 +138,7 @@ export const accountContract = c.router(
         ...commonErrorResponses,
         401: ErrorSchema.describe("'Invalid email or password'"),
         ...csrfResponses,
-        429: ErrorSchema.describe('Too many failed sign-ins for this email or IP; retry after `Retry-After` seconds'),
+        429: ErrorSchema.describe('Too many failed sign-ins for this email from this address, from this address, or for this email; retry after `Retry-After` seconds'),
       },
       metadata: meta({ auth: 'public', csrf: true }),
     },
@@ -164,9 +174,14 @@ export const accountContract = c.router(
     setPlan: {
       method: 'PUT',
       path: '/api/account/plan',
-      summary: 'Switch plan (self-serve; no billing)',
+      summary: "Switch the account's own plan: the administrator, or anyone with PLAN_SELF_SERVICE=true (no billing)",
       body: z.object({ plan: z.enum(PLAN_NAMES) }).openapi({ title: 'SetPlanRequest' }),
-      responses: { 200: AccountSchema, ...sessionRoutes, ...csrfResponses },
+      responses: {
+        200: AccountSchema,
+        ...sessionRoutes,
+        ...csrfResponses,
+        403: ErrorSchema.describe("'Plans are assigned by the administrator' (or 'Cross-site request rejected')"),
+      },
       metadata: meta({ auth: 'session', csrf: true }),
     },
     listProjects: {

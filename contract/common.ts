@@ -17,8 +17,9 @@ export { initContract };
  * - `secretKey`: `X-API-Key` with an active secret key.
  * - `secretBearer`: `Authorization: Bearer svc_secret_...`.
  * - `session`: the dashboard session cookie.
+ * - `admin`: the session of the instance's administrator (403 for anyone else).
  */
-export type AuthKind = 'public' | 'browserKey' | 'secretKey' | 'secretBearer' | 'session';
+export type AuthKind = 'public' | 'browserKey' | 'secretKey' | 'secretBearer' | 'session' | 'admin';
 
 export interface RouteMeta {
   auth: AuthKind;

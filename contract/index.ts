@@ -1,6 +1,7 @@
 // The root router: every endpoint of the service. Server, clients and the
 // OpenAPI document are all derived from this object.
 import { accountContract } from './account.js';
+import { adminContract } from './admin.js';
 import { initContract } from './common.js';
 import { deviceFlowContract } from './deviceflow.js';
 import { eventsContract } from './events.js';
@@ -17,11 +18,13 @@ export const contract = c.router({
   visits: visitsContract,
   deviceFlow: deviceFlowContract,
   account: accountContract,
+  admin: adminContract,
 });
 
 export type Contract = typeof contract;
 
 export * from './account.js';
+export * from './admin.js';
 export * from './common.js';
 export * from './deviceflow.js';
 export * from './edge.js';

@@ -11,6 +11,7 @@ const SECURITY: Record<RouteMeta['auth'], Array<Record<string, string[]>>> = {
   secretKey: [{ SecretKeyHeader: [] }],
   secretBearer: [{ SecretKeyBearer: [] }],
   session: [{ Session: [] }],
+  admin: [{ Session: [] }],
 };
 
 export function buildOpenApi(serverUrl = 'http://localhost:8080') {

@@ -24,6 +24,10 @@ export const DEFAULT_PLANS: PlanTable = {
 
 export const DEFAULT_DB_TIMEOUT_MS = 3_000;
 
+/** Who may sign up; see server/accounts/signupPolicy.ts. */
+export const SIGNUP_MODES = ['open', 'invite', 'closed'] as const;
+export type SignupMode = (typeof SIGNUP_MODES)[number];
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** TRUST_PROXY: a hop count ("1") or a comma-separated list of CIDRs/addresses. */
@@ -84,6 +88,9 @@ const EnvSchema = z.object({
   TLS_HEADER_JA4: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('x-ja4'),
   TLS_HEADER_CIPHER: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('x-tls-cipher'),
   TLS_HEADER_VERSION: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('x-tls-version'),
+  SIGNUP: z.enum(SIGNUP_MODES).default('invite'),
+  SIGNUPS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(5),
+  PLAN_SELF_SERVICE: z.enum(['true', 'false']).default('false'),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_DB_TIMEOUT_MS),
   DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
   DEVDB_POSTGRESQL_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
@@ -106,6 +113,9 @@ export interface Config {
   /** Headers a trusted TLS-terminating proxy uses to forward JA4, cipher and version. */
   tlsHeaders: { ja4: string; cipher: string; version: string };
   devdb: { backend: 'sqlite' | 'postgresql'; postgresqlUrl: string | undefined };
+  signup: { mode: SignupMode; perIpPerHour: number };
+  /** Whether accounts may switch their own plan; otherwise the administrator assigns plans. */
+  planSelfService: boolean;
   /** Time limit of each database round trip. */
   dbTimeoutMs: number;
 }
@@ -147,6 +157,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tls: e.TLS_CERT && e.TLS_KEY ? { certFile: resolve(e.TLS_CERT), keyFile: resolve(e.TLS_KEY) } : null,
     tlsHeaders: { ja4: e.TLS_HEADER_JA4.toLowerCase(), cipher: e.TLS_HEADER_CIPHER.toLowerCase(), version: e.TLS_HEADER_VERSION.toLowerCase() },
     devdb: { backend: e.DEVDB_BACKEND, postgresqlUrl: e.DEVDB_POSTGRESQL_URL },
+    signup: { mode: e.SIGNUP, perIpPerHour: e.SIGNUPS_PER_IP_PER_HOUR },
+    planSelfService: e.PLAN_SELF_SERVICE === 'true',
     dbTimeoutMs: e.DB_TIMEOUT_MS,
   };
 }

@@ -1,8 +1,7 @@
 // Periodic clean-up of documents whose expiry is checked on read: FerretDB
-// has no TTL indexes, so expired sessions and stale sign-in counters are
+// has no TTL indexes, so expired sessions and attempt-limit slots are
 // deleted here. Other modules add their own sweeps to the list.
 import type { Logger } from 'pino';
-import { LOGIN_WINDOW_MS } from './accounts/service.js';
 import type { Clock } from './clock.js';
 import { grantSweep } from './deviceflow/service.js';
 import type { Store } from './store/index.js';
@@ -14,7 +13,7 @@ export type Sweep = (now: Date) => Promise<number>;
 export function defaultSweeps(store: Store): Record<string, Sweep> {
   return {
     sessions: (now) => store.sessions.deleteExpired(now),
-    loginFailures: (now) => store.loginThrottle.deleteOlderThan(new Date(now.getTime() - LOGIN_WINDOW_MS)),
+    attemptSlots: (now) => store.attempts.deleteExpired(now),
     deviceGrants: grantSweep(store),
   };
 }

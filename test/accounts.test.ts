@@ -1,7 +1,7 @@
 // The dashboard API: sign-up/in/out, sessions, CSRF, projects, keys, isolation.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOGIN_MAX_FAILURES_PER_EMAIL, LOGIN_WINDOW_MS } from '../server/accounts/service.js';
+import { SIGN_IN_LIMITS } from '../server/accounts/throttle.js';
 import { createHarness, type Harness } from './support/harness.js';
 import { signUp } from './support/dashboard.js';
 
@@ -18,7 +18,7 @@ afterAll(async () => {
 const KEY_RE = /^svc_(live|test|secret)_[0-9A-Za-z]{38}$/;
 
 describe('sign-up, sign-in, sign-out', () => {
-  it('signs up: 201 {user, account} on plan free with a session cookie and a Default project', async () => {
+  it('signs up: 201 {user, account} on plan free with a session cookie and a Default project; the first account administers the instance', async () => {
     const agent = request.agent(h.app);
     const res = await agent.post('/api/auth/signup').set('origin', origin).send({ email: 'Ada@Example.com', password: 'long enough pw', name: 'Ada' });
     expect(res.status).toBe(201);
@@ -29,6 +29,8 @@ describe('sign-up, sign-in, sign-out', () => {
       plan: 'free',
       limits: { rps: 10, monthly: 10_000 },
       usage: { period: '2026-01', count: 0 },
+      admin: true,
+      canChangePlan: true,
     });
     const cookie = res.headers['set-cookie']![0]!;
     expect(cookie).toMatch(/^deviceid_session=[\w-]{43};/);
@@ -83,9 +85,9 @@ describe('sign-up, sign-in, sign-out', () => {
     }
   });
 
-  it('answers 429 after repeated failures for one email, until the window passes', async () => {
+  it('answers 429 after repeated failures for one email from one address, until the window passes', async () => {
     await request(h.app).post('/api/auth/signup').set('origin', origin).send({ email: 'brute@example.com', password: 'the real password' });
-    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_EMAIL; i++) {
+    for (let i = 0; i < SIGN_IN_LIMITS.emailAndIp.max; i++) {
       const r = await request(h.app).post('/api/auth/login').set('origin', origin).send({ email: 'brute@example.com', password: `guess ${i}` });
       expect(r.status).toBe(401);
     }
@@ -93,7 +95,7 @@ describe('sign-up, sign-in, sign-out', () => {
     expect(blocked.status).toBe(429);
     expect(blocked.body.error).toMatch(/Too many failed sign-in attempts/);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
-    h.clock.advance(LOGIN_WINDOW_MS);
+    h.clock.advance(SIGN_IN_LIMITS.emailAndIp.windowMs);
     const later = await request(h.app).post('/api/auth/login').set('origin', origin).send({ email: 'brute@example.com', password: 'the real password' });
     expect(later.status).toBe(200);
   });
@@ -154,8 +156,19 @@ describe('session and CSRF protection', () => {
 });
 
 describe('account and plan', () => {
-  it('switches plan and reports the new limits', async () => {
+  it('leaves plans to the administrator: a member may not switch its own (403)', async () => {
     const c = await signUp(h);
+    const res = await c.agent.put('/api/account/plan').set('origin', c.origin).send({ plan: 'scale' });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: 'Plans are assigned by the administrator' });
+    expect((await c.agent.get('/api/account')).body.account).toMatchObject({ plan: 'free', admin: false, canChangePlan: false });
+  });
+
+  it('switches plan with PLAN_SELF_SERVICE=true and reports the new limits', async () => {
+    const selfService = await createHarness(import.meta.filename, { PLAN_SELF_SERVICE: 'true' });
+    await signUp(selfService); // the administrator
+    const c = await signUp(selfService);
+    expect((await c.agent.get('/api/account')).body.account).toMatchObject({ admin: false, canChangePlan: true });
     const res = await c.agent.put('/api/account/plan').set('origin', c.origin).send({ plan: 'growth' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: c.accountId, plan: 'growth', limits: { rps: 1000, monthly: 250_000 } });
@@ -163,6 +176,7 @@ describe('account and plan', () => {
     const bad = await c.agent.put('/api/account/plan').set('origin', c.origin).send({ plan: 'platinum' });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/^plan: /);
+    await selfService.close();
   });
 });
 

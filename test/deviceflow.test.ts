@@ -11,7 +11,8 @@ import {
   UNKNOWN_CODES_PER_IP,
   UNKNOWN_CODES_PER_USER,
 } from '../contract/deviceflow.js';
-import { GRANT_TOMBSTONE_MS, grantSweep, ipLimitKey } from '../server/deviceflow/service.js';
+import { GRANT_TOMBSTONE_MS, grantSweep } from '../server/deviceflow/service.js';
+import { ipLimitKey } from '../server/edge/ip.js';
 import { normalizeUserCode } from '../server/deviceflow/codes.js';
 import { safeNext } from '../server/pages/next.js';
 import { signUp, type Customer } from './support/dashboard.js';

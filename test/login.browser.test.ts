@@ -1,8 +1,10 @@
-// The audit's open redirect, replayed in real headless Chromium: a genuine
-// sign-in on `/login?next=/.//evil.example/phish` must stay on this origin.
-// Requests to other hosts are answered locally, so a redirect there would be
-// seen (and nothing leaves the machine).
+// The sign-in page in real headless Chromium. The audit's open redirect
+// replayed: a genuine sign-in on `/login?next=/.//evil.example/phish` must
+// stay on this origin (requests to other hosts are answered locally, so a
+// redirect there would be seen and nothing leaves the machine). And an
+// invitation link on an instance where sign-up needs one.
 import type { Browser } from 'playwright-core';
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium, servedHarness, watchProblems } from './support/browser.js';
 
@@ -48,4 +50,29 @@ describe.skipIf(!hasChromium)('sign-in redirect in headless Chromium', () => {
       await context.close();
     },
   );
+
+  it('an invitation link opens the sign-up form, and signing up through it works where sign-up needs one', async () => {
+    const invited = await servedHarness(import.meta.filename, { SIGNUP: 'invite' });
+    try {
+      const admin = request.agent(invited.h.app);
+      await admin.post('/api/auth/signup').set('origin', invited.origin).send({ email: 'admin@example.com', password: 'quiet-otter-lantern-47' });
+      const { url } = (await admin.post('/api/admin/invitations').set('origin', invited.origin).send({ email: 'guest@example.com' })).body;
+      const problems: string[] = [];
+      const context = await browser.newContext();
+      const page = watchProblems(await context.newPage(), problems);
+      await page.goto(url);
+      expect(await page.textContent('#title')).toBe('Create an account');
+      await page.fill('#email', 'guest@example.com');
+      await page.fill('#password', 'quiet-otter-lantern-47');
+      await page.click('#submit');
+      await page.waitForURL(`${invited.origin}/dashboard`);
+      // A member: the plan is the administrator's to assign.
+      await page.locator('#plan-assigned').waitFor({ state: 'visible' });
+      expect(await page.isVisible('#plan-form')).toBe(false);
+      expect(problems).toEqual([]);
+      await context.close();
+    } finally {
+      await invited.close();
+    }
+  });
 });

@@ -8,7 +8,8 @@ import { deviceValues, identifyBody } from './support/signals.js';
 let h: Harness;
 beforeAll(async () => {
   // Small limits so the edges are reachable: free 10/s and 3 a month, builder 50 a month.
-  h = await createHarness(import.meta.filename, { PLANS: '{"free":{"monthly":3},"builder":{"monthly":50,"rps":1000}}' });
+  // Plans switched by the accounts themselves (PLAN_SELF_SERVICE) keep these tests about metering.
+  h = await createHarness(import.meta.filename, { PLANS: '{"free":{"monthly":3},"builder":{"monthly":50,"rps":1000}}', PLAN_SELF_SERVICE: 'true' });
 });
 afterAll(async () => {
   await h.close();

@@ -8,7 +8,7 @@ import { deviceValues, identifyBody } from './support/signals.js';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await createHarness(import.meta.filename);
+  h = await createHarness(import.meta.filename, { PLAN_SELF_SERVICE: 'true' });
 });
 afterAll(async () => {
   await h.close();

@@ -7,17 +7,18 @@ import { ApiError } from '../errors.js';
 import { dayOf, daysInPeriod, periodOf } from '../metering/period.js';
 import type { AccountDoc, UserDoc } from '../store/accounts.js';
 import type { Store } from '../store/index.js';
+import { ipLimitKey } from '../edge/ip.js';
 import { passwordWeakness } from './passwordPolicy.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js';
+import { invitationState, signupRefusal } from './signupPolicy.js';
+import { knownDevice, knownDeviceCookie, signInLimits } from './throttle.js';
 import { accountView, userView } from './views.js';
 
 export const SESSION_COOKIE = 'deviceid_session';
 export const SESSION_TTL_MS = 30 * 24 * 3600_000;
 
-/** Sign-in throttling: failures per fixed window before 429. */
-export const LOGIN_WINDOW_MS = 15 * 60_000;
-export const LOGIN_MAX_FAILURES_PER_EMAIL = 5;
-export const LOGIN_MAX_FAILURES_PER_IP = 20;
+/** Sign-ups from one address (IPv6: one /64) per hour: SIGNUPS_PER_IP_PER_HOUR. */
+export const SIGNUP_WINDOW_MS = 3600_000;
 
 export interface Session {
   id: string; // hash of the cookie value
@@ -25,7 +26,17 @@ export interface Session {
   accountId: string;
 }
 
+export interface SignupRequest {
+  email: string;
+  password: string;
+  name?: string | undefined;
+  invitation?: string | undefined;
+}
+
 const hashToken = (t: string) => createHash('sha256').update(t).digest('hex');
+
+const tooMany = (message: string, retryAfterMs: number) =>
+  new ApiError(429, message, {}, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
 
 export class AccountsService {
   constructor(
@@ -34,10 +45,26 @@ export class AccountsService {
     private readonly clock: Clock,
   ) {}
 
-  async signup(email: string, password: string, name: string | undefined) {
+  /**
+   * Guard clauses in an order that reveals nothing: the password's strength
+   * (no lookups), the per-address limit, then whether sign-up is open to
+   * this request (mode, first account, invitation), and only then whether
+   * the email is taken.
+   */
+  async signup({ email, password, name, invitation }: SignupRequest, ip: string) {
     const weakness = passwordWeakness(password, [email, name ?? '']);
     if (weakness) throw new ApiError(400, `password: ${weakness}`);
     const now = new Date(this.clock.now());
+    const perIp = { key: `signup:ip:${ipLimitKey(ip)}`, max: this.config.signup.perIpPerHour, windowMs: SIGNUP_WINDOW_MS };
+    const limited = await this.store.attempts.takeAll([perIp], now);
+    if (!limited.ok) throw tooMany('Too many sign-ups from this address; try again later', limited.retryAfterMs);
+
+    const firstAccount = (await this.store.accounts.adminAccountId(now)) === null;
+    const invited = invitation ? await this.store.invitations.byHash(hashToken(invitation)) : null;
+    const used = invited ? (await this.store.invitations.use(invited.id)) !== null : false;
+    const refusal = signupRefusal(this.config.signup.mode, firstAccount, invitationState(Boolean(invitation), invited, used, email, now));
+    if (refusal) throw new ApiError(403, refusal);
+
     const account: AccountDoc = { _id: `acc_${ulid()}`, plan: 'free', createdAt: now };
     const user: UserDoc = {
       _id: `usr_${ulid()}`,
@@ -47,9 +74,19 @@ export class AccountsService {
       passwordHash: await hashPassword(password),
       createdAt: now,
     };
-    // The unique claim decides who gets the email, even under concurrent sign-ups.
+    // Unique claims decide under concurrency: who gets the invitation, the email, the administrator's role.
+    const claimsInvitation = invited !== null && !firstAccount && this.config.signup.mode === 'invite';
+    if (claimsInvitation && !(await this.store.invitations.claimUse({ _id: invited.id, accountId: account._id, usedAt: now }))) {
+      throw new ApiError(403, 'This invitation has already been used');
+    }
     if (!(await this.store.accounts.claimEmail(email, user._id))) {
+      if (claimsInvitation) await this.store.invitations.releaseUse(invited.id);
       throw new ApiError(409, 'Email already registered');
+    }
+    if (firstAccount && !(await this.store.accounts.claimAdmin(account._id, now)) && signupRefusal(this.config.signup.mode, false, 'none')) {
+      // Another first sign-up won the race, and without being first this one is not admitted.
+      await this.store.accounts.releaseEmail(email, user._id);
+      throw new ApiError(403, signupRefusal(this.config.signup.mode, false, 'none')!);
     }
     await this.store.accounts.insertAccountAndUser(account, user);
     await this.store.projects.insert({
@@ -59,28 +96,25 @@ export class AccountsService {
       allowedDomains: [],
       createdAt: now,
     });
-    return { user, account, token: await this.startSession(user) };
+    return { user, account, token: await this.startSession(user), knownDevice: knownDeviceCookie(this.config.serverSecret, email) };
   }
 
-  async login(email: string, password: string, ip: string) {
+  /**
+   * Each attempt first takes a slot of every limit it counts against
+   * (throttle.ts), so concurrent guesses never evaluate more passwords than
+   * the limits allow; a success gives its slots back.
+   */
+  async login(email: string, password: string, client: { ip: string; knownDevice: unknown }) {
     const now = new Date(this.clock.now());
-    const keys = [`email:${email}`, `ip:${ip}`] as const;
-    const [byEmail, byIp] = await Promise.all(keys.map((k) => this.store.loginThrottle.failures(k, now, LOGIN_WINDOW_MS)));
-    const blocked =
-      byEmail!.count >= LOGIN_MAX_FAILURES_PER_EMAIL ? byEmail! : byIp!.count >= LOGIN_MAX_FAILURES_PER_IP ? byIp! : null;
-    if (blocked) {
-      const retry = Math.ceil((blocked.windowStart.getTime() + LOGIN_WINDOW_MS - now.getTime()) / 1000);
-      throw new ApiError(429, 'Too many failed sign-in attempts; try again later', {}, { 'Retry-After': String(Math.max(1, retry)) });
-    }
+    const device = knownDevice(this.config.serverSecret, email, client.knownDevice);
+    const taken = await this.store.attempts.takeAll(signInLimits(email, ipLimitKey(client.ip), device), now);
+    if (!taken.ok) throw tooMany('Too many failed sign-in attempts; try again later', taken.retryAfterMs);
     const user = await this.store.accounts.userByEmail(email);
     const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-    if (!user || !ok) {
-      await Promise.all(keys.map((k) => this.store.loginThrottle.recordFailure(k, now, LOGIN_WINDOW_MS)));
-      throw new ApiError(401, 'Invalid email or password');
-    }
-    await this.store.loginThrottle.clear(keys[0]);
+    if (!user || !ok) throw new ApiError(401, 'Invalid email or password');
+    await this.store.attempts.release(taken.slots);
     const account = await this.mustAccount(user.accountId);
-    return { user, account, token: await this.startSession(user) };
+    return { user, account, token: await this.startSession(user), knownDevice: knownDeviceCookie(this.config.serverSecret, email) };
   }
 
   private async startSession(user: UserDoc): Promise<string> {
@@ -123,8 +157,8 @@ export class AccountsService {
 
   async accountView(account: AccountDoc) {
     const period = periodOf(this.clock.now());
-    const { count } = await this.store.usage.month(account._id, period);
-    return accountView(account, this.config.plans, { period, count });
+    const [{ count }, admin] = await Promise.all([this.store.usage.month(account._id, period), this.isAdmin(account._id)]);
+    return accountView(account, this.config.plans, { period, count }, { admin, canChangePlan: admin || this.config.planSelfService });
   }
 
   /**
@@ -151,7 +185,15 @@ export class AccountsService {
     };
   }
 
+  /** Whether the account administers the instance. */
+  async isAdmin(accountId: string): Promise<boolean> {
+    return (await this.store.accounts.adminAccountId(new Date(this.clock.now()))) === accountId;
+  }
+
   async setPlan(session: Session, plan: PlanName) {
+    if (!this.config.planSelfService && !(await this.isAdmin(session.accountId))) {
+      throw new ApiError(403, 'Plans are assigned by the administrator');
+    }
     const account = await this.store.accounts.setPlan(session.accountId, plan);
     if (!account) throw new ApiError(401, 'Not signed in');
     return this.accountView(account);

@@ -6,11 +6,17 @@ import type { ProjectDoc } from '../store/projects.js';
 
 export const userView = (u: UserDoc) => ({ id: u._id, email: u.email, name: u.name, createdAt: u.createdAt.toISOString() });
 
-export const accountView = (a: AccountDoc, plans: PlanTable, usage: { period: string; count: number }) => ({
+export const accountView = (
+  a: AccountDoc,
+  plans: PlanTable,
+  usage: { period: string; count: number },
+  rights: { admin: boolean; canChangePlan: boolean },
+) => ({
   id: a._id,
   plan: a.plan,
   limits: { ...plans[a.plan] },
   usage,
+  ...rights,
 });
 
 export const projectView = (p: ProjectDoc) => ({

@@ -12,10 +12,10 @@
 // unique insert, so each happens exactly once on FerretDB and MongoDB alike.
 // The key is created at the moment of consumption: its plaintext is never
 // stored, and an authorized grant that expires unpolled leaves no key behind.
-import ipaddr from 'ipaddr.js';
 import type { Session } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import { ipLimitKey } from '../edge/ip.js';
 import {
   DEFAULT_POLL_INTERVAL_SECONDS,
   DEVICE_CODE_TTL_SECONDS,
@@ -70,17 +70,6 @@ export type PollResult =
   | { status: 410; body: { status: 'expired' | 'consumed' | 'denied' } };
 
 export const cliKeyName = (clientName: string) => `${clientName} (CLI)`;
-
-/** Per-IP limits count an IPv6 client by its /64 (one host usually has a whole /64). */
-export function ipLimitKey(ip: string): string {
-  try {
-    const addr = ipaddr.process(ip);
-    if (addr.kind() === 'ipv4') return addr.toString();
-    return `${(addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
-  } catch {
-    return ip;
-  }
-}
 
 /**
  * The periodic sweep for `defaultSweeps` (FerretDB has no TTL indexes):

@@ -183,3 +183,14 @@ export function clientIp(req: RequestLike, trust: TrustProxy): Ip | null {
   }
   return current;
 }
+
+/** Per-IP limits count an IPv6 client by its /64 (one host usually has a whole /64). */
+export function ipLimitKey(ip: string): string {
+  try {
+    const addr = ipaddr.process(ip);
+    if (addr.kind() === 'ipv4') return addr.toString();
+    return `${(addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+  } catch {
+    return ip;
+  }
+}

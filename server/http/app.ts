@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { ulid } from 'ulid';
 import { contract } from '../../contract/index.js';
 import { LIMITS } from '../../contract/identify.js';
+import { AdminService } from '../accounts/admin.js';
 import { AccountsService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -22,6 +23,7 @@ import { Meter } from '../metering/meter.js';
 import { pageRoutes } from '../pages/index.js';
 import { ProjectsService } from '../projects/service.js';
 import { accountRoutes } from '../routes/account.js';
+import { adminRoutes } from '../routes/admin.js';
 import type { RouteDeps, Services } from '../routes/deps.js';
 import { deviceFlowRoutes } from '../routes/deviceflow.js';
 import { eventsRoutes } from '../routes/events.js';
@@ -77,6 +79,7 @@ export function createServices(deps: AppDeps): Services {
   const keys = new KeysService(store, clock);
   return {
     accounts: new AccountsService(store, config, clock),
+    admin: new AdminService(store, config, clock),
     keys,
     projects: new ProjectsService(store, clock),
     meter,
@@ -142,6 +145,7 @@ export function createApp(deps: AppDeps): Express {
     visits: visitsRoutes(rd),
     deviceFlow: deviceFlowRoutes(rd),
     account: accountRoutes(rd),
+    admin: adminRoutes(rd),
   });
 
   createExpressEndpoints(contract, router, app, {

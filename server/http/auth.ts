@@ -71,12 +71,13 @@ export function authMiddleware({ store, clock, accounts, ownOrigin }: AuthDeps) 
         case 'secretBearer':
           req.auth.apiKey = await mustKey(bearer(req), ['secret'], INVALID_SECRET);
           break;
-        case 'session': {
-          const session = await accounts.sessionFromCookie(req.cookies?.[SESSION_COOKIE]);
-          if (!session) throw new ApiError(401, 'Not signed in');
-          req.auth.session = session;
+        case 'session':
+          req.auth.session = await mustSession(req);
           break;
-        }
+        case 'admin':
+          req.auth.session = await mustSession(req);
+          if (!(await accounts.isAdmin(req.auth.session.accountId))) throw new ApiError(403, 'Administrators only');
+          break;
       }
       if (meta?.csrf) checkCsrf(req, ownOrigin);
       next();
@@ -85,6 +86,12 @@ export function authMiddleware({ store, clock, accounts, ownOrigin }: AuthDeps) 
       next(err);
     }
   };
+
+  async function mustSession(req: Request) {
+    const session = await accounts.sessionFromCookie(req.cookies?.[SESSION_COOKIE]);
+    if (!session) throw new ApiError(401, 'Not signed in');
+    return session;
+  }
 
   async function mustKey(presented: string | undefined, types: Parameters<typeof authenticateKey>[2], message: string) {
     const key = await authenticateKey(store, presented, types);

@@ -3,6 +3,7 @@ import { initServer } from '@ts-rest/express';
 import type { CookieOptions, Response } from 'express';
 import { contract } from '../../contract/index.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../accounts/service.js';
+import { KNOWN_DEVICE_COOKIE, KNOWN_DEVICE_TTL_MS } from '../accounts/throttle.js';
 import { sessionOf } from '../http/context.js';
 import type { RouteDeps } from './deps.js';
 
@@ -15,17 +16,22 @@ export const accountRoutes = ({ services, config }: RouteDeps) => {
     secure: config.baseUrl.startsWith('https://'),
     path: '/',
   };
-  const setSession = (res: Response, token: string) => res.cookie(SESSION_COOKIE, token, { ...cookie, maxAge: SESSION_TTL_MS });
+  /** The session, and the known-device cookie that exempts this browser from shared sign-in limits (accounts/throttle.ts). */
+  const signedIn = (res: Response, { token, knownDevice }: { token: string; knownDevice: string }) => {
+    res.cookie(SESSION_COOKIE, token, { ...cookie, maxAge: SESSION_TTL_MS });
+    res.cookie(KNOWN_DEVICE_COOKIE, knownDevice, { ...cookie, path: '/api/auth', maxAge: KNOWN_DEVICE_TTL_MS });
+  };
 
   return s.router(contract.account, {
-    signup: async ({ body, res }) => {
-      const { user, account, token } = await services.accounts.signup(body.email, body.password, body.name);
-      setSession(res, token);
+    signup: async ({ body, req, res }) => {
+      const { user, account, ...cookies } = await services.accounts.signup(body, services.clientIp(req));
+      signedIn(res, cookies);
       return { status: 201, body: await services.accounts.sessionView(user, account) };
     },
     login: async ({ body, req, res }) => {
-      const { user, account, token } = await services.accounts.login(body.email, body.password, services.clientIp(req));
-      setSession(res, token);
+      const client = { ip: services.clientIp(req), knownDevice: req.cookies?.[KNOWN_DEVICE_COOKIE] };
+      const { user, account, ...cookies } = await services.accounts.login(body.email, body.password, client);
+      signedIn(res, cookies);
       return { status: 200, body: await services.accounts.sessionView(user, account) };
     },
     logout: async ({ req, res }) => {

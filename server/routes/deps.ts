@@ -1,5 +1,6 @@
 // What every route module receives: the app's dependencies and its services.
 import type { Request } from 'express';
+import type { AdminService } from '../accounts/admin.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { DeviceFlowService } from '../deviceflow/service.js';
 import type { AppDeps } from '../http/app.js';
@@ -11,6 +12,7 @@ import type { EdgeFacts } from '../risk/edgeFacts.js';
 
 export interface Services {
   accounts: AccountsService;
+  admin: AdminService;
   keys: KeysService;
   projects: ProjectsService;
   meter: Meter;

@@ -25,15 +25,24 @@ interface EmailClaimDoc {
   userId: string;
 }
 
+/** The instance's administrator: the account of the first user (claimed by a unique insert). */
+interface AdminClaimDoc {
+  _id: 'admin';
+  accountId: string;
+  claimedAt: Date;
+}
+
 export class AccountsRepo {
   private readonly accounts: Collection<AccountDoc>;
   private readonly users: Collection<UserDoc>;
   private readonly emails: Collection<EmailClaimDoc>;
+  private readonly instance: Collection<AdminClaimDoc>;
 
   constructor(db: Db) {
     this.accounts = db.collection('accounts');
     this.users = db.collection('users');
     this.emails = db.collection('emails');
+    this.instance = db.collection('instance');
   }
 
   /** Claims the email; false when it is already taken. */
@@ -45,6 +54,42 @@ export class AccountsRepo {
       if (isDuplicateKey(err)) return false;
       throw err;
     }
+  }
+
+  /** Undoes `claimEmail` for a sign-up that did not go ahead. */
+  async releaseEmail(email: string, userId: string): Promise<void> {
+    await this.emails.deleteOne({ _id: email, userId });
+  }
+
+  /** Makes the account the instance's administrator if there is none yet; true when it did. */
+  async claimAdmin(accountId: string, now: Date): Promise<boolean> {
+    try {
+      await this.instance.insertOne({ _id: 'admin', accountId, claimedAt: now });
+      return true;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * The administrator's account, or null on an instance without users. An
+   * instance that had users before administrators existed gets its first
+   * user's account as administrator.
+   */
+  async adminAccountId(now: Date): Promise<string | null> {
+    const claim = await this.instance.findOne({ _id: 'admin' });
+    if (claim) return claim.accountId;
+    const [first] = await this.users.find({}).sort({ createdAt: 1, _id: 1 }).limit(1).toArray();
+    if (!first) return null;
+    await this.claimAdmin(first.accountId, now);
+    return (await this.instance.findOne({ _id: 'admin' }))?.accountId ?? null;
+  }
+
+  /** Every account with its users' emails, oldest first (administration; not a hot path). */
+  async listAccounts(): Promise<(AccountDoc & { emails: string[] })[]> {
+    const [accounts, users] = await Promise.all([this.accounts.find({}).sort({ createdAt: 1, _id: 1 }).toArray(), this.users.find({}).toArray()]);
+    return accounts.map((a) => ({ ...a, emails: users.filter((u) => u.accountId === a._id).map((u) => u.email) }));
   }
 
   async insertAccountAndUser(account: AccountDoc, user: UserDoc): Promise<void> {

@@ -28,12 +28,19 @@ export function testDbName(file: string): string {
   return `t_${stem}_${randomBytes(4).toString('hex')}`;
 }
 
-/** LISTS_DIR defaults to an empty directory: no lists unless a test provides fixtures. */
+/**
+ * LISTS_DIR defaults to an empty directory: no lists unless a test provides
+ * fixtures. Sign-up is open and not limited per address, so that tests can
+ * create many accounts from 127.0.0.1 (the first is the instance's
+ * administrator); test/signup.test.ts covers the modes and limits.
+ */
 export const TEST_ENV = {
   DATA_DIR: '.data/test',
   LISTS_DIR: '.data/test/no-lists',
   SERVER_SECRET: 'test-secret-'.padEnd(40, 'x'),
   LOG_LEVEL: 'info',
+  SIGNUP: 'open',
+  SIGNUPS_PER_IP_PER_HOUR: '100000',
 };
 
 export async function createHarness(file: string, env: Record<string, string> = {}): Promise<Harness> {

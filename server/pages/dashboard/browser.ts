@@ -119,6 +119,8 @@ function renderPlan(): void {
   meter.high = meter.max * 0.8;
   meter.value = usage.count;
   el<HTMLSelectElement>('plan-select').value = account.plan;
+  el('plan-form').hidden = !account.canChangePlan;
+  el('plan-assigned').hidden = account.canChangePlan;
   renderChart();
 }
 

@@ -38,6 +38,7 @@ const BODY = `<main class="wide">
     </select></label>
     <button type="submit" id="plan-submit" class="btn accent">Switch</button>
   </form>
+  <p id="plan-assigned" class="muted" hidden>Plans are assigned by the administrator of this instance.</p>
   <p id="plan-status" class="ok" role="status"></p>
   <p id="plan-error" class="error" role="alert" hidden></p>
 </section>

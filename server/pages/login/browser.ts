@@ -1,10 +1,14 @@
 // The login page script: sign in or create an account through the dashboard
 // API, then continue to `next` (same-origin paths only), else the dashboard.
+// An invitation link (`?invite=<token>`) opens the sign-up form and sends the
+// token with it.
 import { api, el, errorText, text } from '../browser/api.js';
 import { safeNext } from '../next.js';
 
-const next = safeNext(new URLSearchParams(location.search).get('next'), location.origin);
-let mode: 'login' | 'signup' = 'login';
+const params = new URLSearchParams(location.search);
+const next = safeNext(params.get('next'), location.origin);
+const invitation = params.get('invite');
+let mode: 'login' | 'signup' = invitation ? 'signup' : 'login';
 
 function render(): void {
   const signup = mode === 'signup';
@@ -34,7 +38,7 @@ async function submit(event: Event): Promise<void> {
     const name = el<HTMLInputElement>('name').value.trim();
     const res =
       mode === 'signup'
-        ? await api('POST', '/api/auth/signup', name ? { email, password, name } : { email, password })
+        ? await api('POST', '/api/auth/signup', { email, password, ...(name ? { name } : {}), ...(invitation ? { invitation } : {}) })
         : await api('POST', '/api/auth/login', { email, password });
     if (res.status === 200 || res.status === 201) {
       location.assign(next ?? '/dashboard');

@@ -1,0 +1,87 @@
+// Administration of the instance, for the administrator's account (the first
+// account created): invitations to sign up, and everyone's plans. Our design.
+import { z } from 'zod';
+import { csrfResponses, EmailSchema, PLAN_NAMES, sessionRoutes } from './account.js';
+import { ErrorSchema, initContract, meta } from './common.js';
+
+const c = initContract();
+
+const isoDate = z.string().datetime();
+const adminRoutes = { ...sessionRoutes, 403: ErrorSchema.describe("'Administrators only' (or 'Cross-site request rejected')") };
+
+export const InvitationSchema = z
+  .object({
+    id: z.string(),
+    email: z.string().nullable().describe('Only this address may use it; null: anyone with the link'),
+    status: z.enum(['pending', 'used', 'expired', 'revoked']),
+    createdAt: isoDate,
+    expiresAt: isoDate,
+    usedAt: isoDate.nullable(),
+  })
+  .openapi({ title: 'Invitation' });
+
+export const AdminAccountSchema = z
+  .object({
+    id: z.string(),
+    plan: z.enum(PLAN_NAMES),
+    emails: z.array(z.string()).describe("The account's users"),
+    admin: z.boolean(),
+    createdAt: isoDate,
+  })
+  .openapi({ title: 'AdminAccount' });
+
+export const adminContract = c.router(
+  {
+    createInvitation: {
+      method: 'POST',
+      path: '/api/admin/invitations',
+      summary: 'Invite someone to sign up (valid 7 days, for one account); the link is returned only in this response',
+      body: z.object({ email: EmailSchema.optional().describe('Restrict the invitation to this address') }).openapi({ title: 'CreateInvitationRequest' }),
+      responses: {
+        201: z.object({
+          invitation: InvitationSchema,
+          url: z.string().describe('BASE_URL/login?invite=<token>: send it to the person. Shown once.'),
+        }),
+        ...adminRoutes,
+        415: csrfResponses[415],
+      },
+      metadata: meta({ auth: 'admin', csrf: true }),
+    },
+    listInvitations: {
+      method: 'GET',
+      path: '/api/admin/invitations',
+      summary: 'Every invitation, newest first (never their links)',
+      responses: { 200: z.object({ invitations: z.array(InvitationSchema) }), ...adminRoutes },
+      metadata: meta({ auth: 'admin' }),
+    },
+    revokeInvitation: {
+      method: 'DELETE',
+      path: '/api/admin/invitations/:invitationId',
+      summary: 'Withdraw an invitation (an account it already created stays)',
+      body: c.noBody(),
+      responses: { 200: z.object({ invitation: InvitationSchema }), ...adminRoutes, 404: ErrorSchema.describe("'Invitation not found'") },
+      metadata: meta({ auth: 'admin', csrf: true }),
+    },
+    listAccounts: {
+      method: 'GET',
+      path: '/api/admin/accounts',
+      summary: 'Every account of the instance with its plan and users',
+      responses: { 200: z.object({ accounts: z.array(AdminAccountSchema) }), ...adminRoutes },
+      metadata: meta({ auth: 'admin' }),
+    },
+    setAccountPlan: {
+      method: 'PUT',
+      path: '/api/admin/accounts/:accountId/plan',
+      summary: "Assign an account's plan",
+      body: z.object({ plan: z.enum(PLAN_NAMES) }).openapi({ title: 'AssignPlanRequest' }),
+      responses: {
+        200: AdminAccountSchema,
+        ...adminRoutes,
+        415: csrfResponses[415],
+        404: ErrorSchema.describe("'Account not found'"),
+      },
+      metadata: meta({ auth: 'admin', csrf: true }),
+    },
+  },
+  { strictStatusCodes: true },
+);

@@ -1,0 +1,75 @@
+// Sign-up invitations created by the administrator. `_id` = SHA-256 of the
+// token (the token itself is never stored), so accepting one is a point
+// read. Using one is claimed by a unique insert in `invitationUses`
+// (`_id` = the invitation id), so an invitation admits exactly one account
+// even when it is used twice at the same moment.
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKey } from './errors.js';
+
+export interface InvitationDoc {
+  _id: string; // sha256 hex of the token
+  id: string; // inv_<ulid>
+  /** Only this address may use it; null: any. */
+  email: string | null;
+  createdBy: string; // user id
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface InvitationUseDoc {
+  _id: string; // the invitation id
+  accountId: string;
+  usedAt: Date;
+}
+
+export class InvitationsRepo {
+  private readonly col: Collection<InvitationDoc>;
+  private readonly uses: Collection<InvitationUseDoc>;
+
+  constructor(db: Db) {
+    this.col = db.collection('invitations');
+    this.uses = db.collection('invitationUses');
+  }
+
+  async insert(doc: InvitationDoc): Promise<void> {
+    await this.col.insertOne(doc);
+  }
+
+  byHash(hash: string): Promise<InvitationDoc | null> {
+    return this.col.findOne({ _id: hash });
+  }
+
+  use(invitationId: string): Promise<InvitationUseDoc | null> {
+    return this.uses.findOne({ _id: invitationId });
+  }
+
+  /** Claims the invitation for an account: true for the one caller whose insert won. */
+  async claimUse(doc: InvitationUseDoc): Promise<boolean> {
+    try {
+      await this.uses.insertOne(doc);
+      return true;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Undoes `claimUse` for a sign-up that did not go ahead. */
+  async releaseUse(invitationId: string): Promise<void> {
+    await this.uses.deleteOne({ _id: invitationId });
+  }
+
+  /** Every invitation with its use, newest first (administration; not a hot path). */
+  async list(): Promise<{ invitation: InvitationDoc; use: InvitationUseDoc | null }[]> {
+    const [invitations, uses] = await Promise.all([this.col.find({}).sort({ createdAt: -1, id: -1 }).toArray(), this.uses.find({}).toArray()]);
+    return invitations.map((invitation) => ({ invitation, use: uses.find((u) => u._id === invitation.id) ?? null }));
+  }
+
+  async revoke(invitationId: string, now: Date): Promise<InvitationDoc | null> {
+    const doc = await this.col.findOne({ id: invitationId });
+    if (!doc) return null;
+    if (doc.revokedAt) return doc;
+    return this.col.findOneAndUpdate({ _id: doc._id }, { $set: { revokedAt: now } }, { returnDocument: 'after' });
+  }
+}
