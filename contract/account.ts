@@ -6,6 +6,16 @@ import { commonErrorResponses, ErrorSchema, initContract, meta } from './common.
 const c = initContract();
 
 export const PLAN_NAMES = ['free', 'builder', 'growth', 'scale'] as const;
+
+/** What one account can create. */
+export const ACCOUNT_LIMITS = {
+  projects: 20,
+  activeKeysPerProject: 25,
+  /** Keys created per account per UTC day (dashboard and device flow): creating and revoking cannot pile up keys. */
+  keysPerDay: 100,
+  /** Sessions per user; signing in beyond that ends the oldest. */
+  sessionsPerUser: 10,
+} as const;
 export const KEY_TYPES = ['live', 'test', 'secret'] as const;
 
 const isoDate = z.string().datetime();
@@ -194,9 +204,14 @@ export const accountContract = c.router(
     createProject: {
       method: 'POST',
       path: '/api/projects',
-      summary: 'Create a project',
+      summary: `Create a project (at most ${ACCOUNT_LIMITS.projects} per account)`,
       body: z.object({ name: ProjectName, allowedDomains: z.array(DomainSchema).max(100).optional() }).openapi({ title: 'CreateProjectRequest' }),
-      responses: { 201: ProjectSchema, ...sessionRoutes, ...csrfResponses },
+      responses: {
+        201: ProjectSchema,
+        ...sessionRoutes,
+        ...csrfResponses,
+        409: ErrorSchema.describe(`The account already has ${ACCOUNT_LIMITS.projects} projects`),
+      },
       metadata: meta({ auth: 'session', csrf: true }),
     },
     updateProject: {
@@ -217,13 +232,15 @@ export const accountContract = c.router(
     createKey: {
       method: 'POST',
       path: '/api/projects/:projectId/keys',
-      summary: 'Create an API key; its value is returned only in this response',
+      summary: `Create an API key; its value is returned only in this response (at most ${ACCOUNT_LIMITS.activeKeysPerProject} active per project, ${ACCOUNT_LIMITS.keysPerDay} created per account a day)`,
       body: z.object({ name: KeyName, type: z.enum(KEY_TYPES) }).openapi({ title: 'CreateKeyRequest' }),
       responses: {
         201: z.object({ apiKey: ApiKeySchema, key: z.string().describe('The plaintext key. Shown once; store it now.') }),
         ...sessionRoutes,
         ...csrfResponses,
         404: ErrorSchema.describe("'Project not found'"),
+        409: ErrorSchema.describe(`The project already has ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`),
+        429: ErrorSchema.describe(`${ACCOUNT_LIMITS.keysPerDay} keys were created today; retry after \`Retry-After\` seconds`),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },

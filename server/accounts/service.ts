@@ -1,6 +1,7 @@
 // Sign-up, sign-in, sessions and the account view.
 import { createHash, randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
+import { ACCOUNT_LIMITS } from '../../contract/account.js';
 import type { Clock } from '../clock.js';
 import type { Config, PlanName } from '../config.js';
 import { ApiError } from '../errors.js';
@@ -127,6 +128,7 @@ export class AccountsService {
       createdAt: new Date(now),
       expiresAt: new Date(now + SESSION_TTL_MS),
     });
+    await this.store.sessions.keepNewest(user._id, ACCOUNT_LIMITS.sessionsPerUser);
     return token;
   }
 

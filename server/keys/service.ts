@@ -1,12 +1,15 @@
 // Creating, listing and revoking API keys of a project. The plaintext is
 // returned once by `create` and never stored.
 import { ulid } from 'ulid';
+import { ACCOUNT_LIMITS } from '../../contract/account.js';
 import type { Clock } from '../clock.js';
 import { apiKeyView } from '../accounts/views.js';
 import { ApiError } from '../errors.js';
 import type { ApiKeyDoc, ApiKeyType } from '../store/apiKeys.js';
 import type { Store } from '../store/index.js';
 import { generateKey, hashKey, keyHint } from './format.js';
+
+const DAY_MS = 24 * 3600_000;
 
 export class KeysService {
   constructor(
@@ -25,8 +28,14 @@ export class KeysService {
     return this.issue(accountId, projectId, name, type, source);
   }
 
-  /** Issues a key for a project already known to belong to the account. */
+  /** Issues a key for a project already known to belong to the account, within the account's limits. */
   async issue(accountId: string, projectId: string, name: string, type: ApiKeyType, source: ApiKeyDoc['source']) {
+    const now = new Date(this.clock.now());
+    const today = await this.store.attempts.takeAll([{ key: `keys:${accountId}`, max: ACCOUNT_LIMITS.keysPerDay, windowMs: DAY_MS }], now);
+    if (!today.ok) {
+      const retryAfter = String(Math.ceil(today.retryAfterMs / 1000));
+      throw new ApiError(429, `At most ${ACCOUNT_LIMITS.keysPerDay} keys can be created a day; try again tomorrow`, {}, { 'Retry-After': retryAfter });
+    }
     const key = generateKey(type);
     const doc: ApiKeyDoc = {
       _id: hashKey(key),
@@ -38,11 +47,14 @@ export class KeysService {
       status: 'active',
       hint: keyHint(key),
       source,
-      createdAt: new Date(this.clock.now()),
+      createdAt: now,
       lastUsedAt: null,
       revokedAt: null,
     };
-    await this.store.apiKeys.insert(doc);
+    if (!(await this.store.apiKeys.insertBounded(doc, ACCOUNT_LIMITS.activeKeysPerProject))) {
+      await this.store.attempts.release(today.slots);
+      throw new ApiError(409, `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`);
+    }
     return { apiKey: apiKeyView(doc), key };
   }
 

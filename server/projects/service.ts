@@ -1,4 +1,5 @@
 import { ulid } from 'ulid';
+import { ACCOUNT_LIMITS } from '../../contract/account.js';
 import { projectView } from '../accounts/views.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
@@ -18,7 +19,9 @@ export class ProjectsService {
 
   async create(accountId: string, name: string, allowedDomains: string[] = []) {
     const doc = { _id: `prj_${ulid()}`, accountId, name, allowedDomains: dedupe(allowedDomains), createdAt: new Date(this.clock.now()) };
-    await this.store.projects.insert(doc);
+    if (!(await this.store.projects.insertBounded(doc, ACCOUNT_LIMITS.projects))) {
+      throw new ApiError(409, `An account can have at most ${ACCOUNT_LIMITS.projects} projects`);
+    }
     return projectView(doc);
   }
 

@@ -1,6 +1,7 @@
 // API keys are stored under `_id` = SHA-256 of the plaintext, so authentication
 // is a point read; the plaintext itself is never stored.
 import type { Collection, Db } from 'mongodb';
+import { KeyedLock } from './keyedLock.js';
 
 export type ApiKeyType = 'live' | 'test' | 'secret';
 
@@ -21,13 +22,14 @@ export interface ApiKeyDoc {
 
 export class ApiKeysRepo {
   private readonly col: Collection<ApiKeyDoc>;
+  private readonly lock = new KeyedLock();
 
   constructor(db: Db) {
     this.col = db.collection<ApiKeyDoc>('apiKeys');
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.col.createIndex({ id: 1 }, { unique: true });
+    await Promise.all([this.col.createIndex({ id: 1 }, { unique: true }), this.col.createIndex({ projectId: 1 })]);
   }
 
   findByHash(hash: string): Promise<ApiKeyDoc | null> {
@@ -36,6 +38,18 @@ export class ApiKeysRepo {
 
   async insert(doc: ApiKeyDoc): Promise<void> {
     await this.col.insertOne(doc);
+  }
+
+  /**
+   * Inserts unless the project already has `maxActive` active keys; false
+   * then. Exact within this process (a lock per project), like projects.
+   */
+  insertBounded(doc: ApiKeyDoc, maxActive: number): Promise<boolean> {
+    return this.lock.run(doc.projectId, async () => {
+      if ((await this.col.countDocuments({ projectId: doc.projectId, status: 'active' })) >= maxActive) return false;
+      await this.col.insertOne(doc);
+      return true;
+    });
   }
 
   listForProject(projectId: string): Promise<ApiKeyDoc[]> {

@@ -103,7 +103,7 @@ export class Store {
   }
 
   private async ensureIndexes(): Promise<void> {
-    await Promise.all([this.apiKeys.ensureIndexes(), this.projects.ensureIndexes()]);
+    await Promise.all([this.apiKeys.ensureIndexes(), this.projects.ensureIndexes(), this.sessions.ensureIndexes()]);
   }
 
   /** False while the database is known to be unreachable: callers answer 503 at once. */

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { KeyedLock } from './keyedLock.js';
 
 export interface ProjectDoc {
   _id: string; // prj_<ulid>
@@ -10,6 +11,7 @@ export interface ProjectDoc {
 
 export class ProjectsRepo {
   private readonly col: Collection<ProjectDoc>;
+  private readonly lock = new KeyedLock();
 
   constructor(db: Db) {
     this.col = db.collection('projects');
@@ -21,6 +23,19 @@ export class ProjectsRepo {
 
   async insert(doc: ProjectDoc): Promise<void> {
     await this.col.insertOne(doc);
+  }
+
+  /**
+   * Inserts unless the account already has `max` projects; false then. Exact
+   * within this process (counted under a lock per account); several
+   * processes creating at the same moment may each add one more.
+   */
+  insertBounded(doc: ProjectDoc, max: number): Promise<boolean> {
+    return this.lock.run(doc.accountId, async () => {
+      if ((await this.col.countDocuments({ accountId: doc.accountId })) >= max) return false;
+      await this.col.insertOne(doc);
+      return true;
+    });
   }
 
   /** The project if it belongs to the account; another account's is null. */

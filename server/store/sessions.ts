@@ -26,6 +26,16 @@ export class SessionsRepo {
     return doc && doc.expiresAt > now ? doc : null;
   }
 
+  async ensureIndexes(): Promise<void> {
+    await this.col.createIndex({ userId: 1 });
+  }
+
+  /** Deletes all but the user's `keep` newest sessions. */
+  async keepNewest(userId: string, keep: number): Promise<void> {
+    const older = await this.col.find({ userId }).sort({ createdAt: -1, _id: 1 }).skip(keep).project<{ _id: string }>({ _id: 1 }).toArray();
+    await Promise.all(older.map((s) => this.col.deleteOne({ _id: s._id })));
+  }
+
   async delete(id: string): Promise<void> {
     await this.col.deleteOne({ _id: id });
   }
