@@ -23,6 +23,7 @@ export const DEFAULT_PLANS: PlanTable = {
 };
 
 export const DEFAULT_DB_TIMEOUT_MS = 3_000;
+export const DEFAULT_RETENTION_DAYS = 90;
 
 /** Who may sign up; see server/accounts/signupPolicy.ts. */
 export const SIGNUP_MODES = ['open', 'invite', 'closed'] as const;
@@ -91,6 +92,7 @@ const EnvSchema = z.object({
   SIGNUP: z.enum(SIGNUP_MODES).default('invite'),
   SIGNUPS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(5),
   PLAN_SELF_SERVICE: z.enum(['true', 'false']).default('false'),
+  RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(DEFAULT_RETENTION_DAYS),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_DB_TIMEOUT_MS),
   DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
   DEVDB_POSTGRESQL_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
@@ -116,6 +118,8 @@ export interface Config {
   signup: { mode: SignupMode; perIpPerHour: number };
   /** Whether accounts may switch their own plan; otherwise the administrator assigns plans. */
   planSelfService: boolean;
+  /** Events (and their visits) older than this many days are deleted by the periodic sweep. */
+  retentionDays: number;
   /** Time limit of each database round trip. */
   dbTimeoutMs: number;
 }
@@ -159,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     devdb: { backend: e.DEVDB_BACKEND, postgresqlUrl: e.DEVDB_POSTGRESQL_URL },
     signup: { mode: e.SIGNUP, perIpPerHour: e.SIGNUPS_PER_IP_PER_HOUR },
     planSelfService: e.PLAN_SELF_SERVICE === 'true',
+    retentionDays: e.RETENTION_DAYS,
     dbTimeoutMs: e.DB_TIMEOUT_MS,
   };
 }

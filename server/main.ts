@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   process.stdout.write(`deviceid listening on ${url}  (database: ${db.source})\n`);
   process.stdout.write(`  health: ${url}/healthz   API document: ${url}/openapi.json\n`);
 
-  const stopSweeps = startSweeps(defaultSweeps(store), systemClock, logger);
+  const stopSweeps = startSweeps(defaultSweeps(store, config.retentionDays), systemClock, logger);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -1,17 +1,20 @@
 // Periodic clean-up of documents whose expiry is checked on read: FerretDB
 // has no TTL indexes, so expired sessions and attempt-limit slots are
-// deleted here. Other modules add their own sweeps to the list.
+// deleted here, as are events past their retention. Other modules add their
+// own sweeps to the list.
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import { grantSweep } from './deviceflow/service.js';
+import { retentionSweep } from './retention.js';
 import type { Store } from './store/index.js';
 
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 export type Sweep = (now: Date) => Promise<number>;
 
-export function defaultSweeps(store: Store): Record<string, Sweep> {
+export function defaultSweeps(store: Store, retentionDays: number): Record<string, Sweep> {
   return {
+    retention: retentionSweep(store, retentionDays),
     sessions: (now) => store.sessions.deleteExpired(now),
     attemptSlots: (now) => store.attempts.deleteExpired(now),
     deviceGrants: grantSweep(store),

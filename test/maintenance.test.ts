@@ -29,7 +29,7 @@ describe('sweeps', () => {
     // The failed sign-in's three slots, from 30 days ago.
     expect(await signInSlots()).toBe(3);
     await h.http().post('/api/auth/login').set('origin', old.origin).send({ email: 'nobody@example.com', password: 'wrong password' });
-    await runSweeps(defaultSweeps(h.store), h.clock, pino({ level: 'silent' }));
+    await runSweeps(defaultSweeps(h.store, h.config.retentionDays), h.clock, pino({ level: 'silent' }));
     expect(await sessions.countDocuments()).toBe(1);
     expect(await signInSlots()).toBe(3);
     expect((await fresh.agent.get('/api/account')).status).toBe(200);

@@ -239,7 +239,8 @@ export class IdentificationService {
       const mid = (lo + hi) >> 1;
       const visits = await this.store.visits.page(visitor._id, mid);
       const earliest = Math.min(...visits.map((v) => v.timestamp));
-      if (visits.length && earliest < t) {
+      // An empty page was emptied by retention: all its visits were older than any kept.
+      if (!visits.length || earliest < t) {
         best = mid;
         lo = mid + 1;
       } else hi = mid - 1;

@@ -35,6 +35,9 @@ export interface EventDoc {
 
 export const LINKED_CAP = 100;
 
+/** What the retention sweep needs of an event to delete it and its visit. */
+export type ExpiringEvent = Pick<EventDoc, '_id' | 'accountId' | 'visitorId' | 'visitSeq' | 'linkedId'>;
+
 interface LinkedDoc {
   _id: string;
   requestIds: string[];
@@ -69,6 +72,25 @@ export class EventsRepo {
     return { ...before, ...set };
   }
 
+  /**
+   * Up to `limit` events whose requestId sorts before `beforeId`: requestIds
+   * are `req_<ulid>` and ULIDs sort by time, so this is a range on `_id`
+   * (an index range on MongoDB; FerretDB scans, which suits a background sweep).
+   */
+  olderThan(beforeId: string, limit: number): Promise<ExpiringEvent[]> {
+    return this.col
+      .find({ _id: { $gte: 'req_', $lt: beforeId } })
+      .project<ExpiringEvent>({ _id: 1, accountId: 1, visitorId: 1, visitSeq: 1, linkedId: 1 })
+      .limit(limit)
+      .toArray();
+  }
+
+  /** Deletes events, and their entries in the linkedId index. */
+  async delete(events: readonly ExpiringEvent[]): Promise<void> {
+    for (const e of events) if (e.linkedId !== null) await this.unlink(e.accountId, e.linkedId, e._id);
+    if (events.length) await this.col.bulkWrite(events.map((e) => ({ deleteOne: { filter: { _id: e._id } } })));
+  }
+
   /** Newest first. */
   async byLinkedId(accountId: string, linkedId: string, limit: number): Promise<EventDoc[]> {
     const ids = (await this.linked.findOne({ _id: linkedKey(accountId, linkedId) }))?.requestIds ?? [];
@@ -90,7 +112,9 @@ export class EventsRepo {
     const _id = linkedKey(accountId, linkedId);
     return this.lock.run(_id, async () => {
       const ids = (await this.linked.findOne({ _id }))?.requestIds ?? [];
-      await this.linked.updateOne({ _id }, { $set: { requestIds: ids.filter((id) => id !== requestId) } });
+      const rest = ids.filter((id) => id !== requestId);
+      if (rest.length) await this.linked.updateOne({ _id }, { $set: { requestIds: rest } });
+      else await this.linked.deleteOne({ _id });
     });
   }
 }

@@ -48,6 +48,23 @@ export class VisitsRepo {
     });
   }
 
+  /**
+   * Removes the page's visits older than `cutoff` (ms), and the page once
+   * it is empty. `$pullAll` of the exact entries read: atomic on MongoDB
+   * against a concurrent append; on FerretDB serialised with appends by the
+   * same lock in this process.
+   */
+  dropOlderThan(visitorId: string, page: number, cutoff: number): Promise<void> {
+    const _id = `${visitorId}:${page}`;
+    return this.lock.run(_id, async () => {
+      const visits = (await this.col.findOne({ _id }))?.visits ?? [];
+      const old = visits.filter((v) => v.timestamp < cutoff);
+      if (!old.length) return;
+      await this.col.updateOne({ _id }, { $pullAll: { visits: old } });
+      if (old.length === visits.length) await this.col.deleteOne({ _id, visits: { $size: 0 } });
+    });
+  }
+
   async page(visitorId: string, page: number): Promise<StoredVisit[]> {
     if (page < 0) return [];
     return (await this.col.findOne({ _id: `${visitorId}:${page}` }))?.visits ?? [];
