@@ -30,8 +30,18 @@ describe('passwordWeakness', () => {
     expect(passwordWeakness('deviceid123', [])).toMatch(/personal or page related data/);
   });
 
-  it.each(['correct horse battery', 'quiet-otter-lantern-47', 'Xy7#pL9!qR2$', 'long enough pw'])('accepts %j', (password) => {
+  it.each(['correct horse battery', 'quiet-otter-lantern-47', 'Xy7#pL9!qR2$', 'long enough pw', 'another password'])('accepts %j', (password) => {
     expect(passwordWeakness(password, ['someone@example.com'])).toBeNull();
+  });
+
+  it('gives zxcvbn’s warning and every suggestion', () => {
+    expect(passwordWeakness('password12', [])).toBe('too easy to guess. This is a commonly used password. Add more words that are less common.');
+    expect(passwordWeakness('Summer2024!', [])).toBe('too easy to guess. Add more words that are less common. Capitalize more than the first letter.');
+  });
+
+  it('ignores personal data that is not there', () => {
+    expect(passwordWeakness('quiet-otter-lantern-47', [undefined, 'someone@example.com'])).toBeNull();
+    expect(passwordWeakness('quintavion2024', [undefined, 'Zorblax Quintavion'])).toMatch(/personal/);
   });
 
   it('takes the score threshold from zxcvbn (3: about 10^8 guesses)', () => {
@@ -65,6 +75,17 @@ describe('POST /api/auth/signup with a weak password', () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/^password: too easy to guess\. \S/);
     expect(await h.store.db.collection('emails').countDocuments()).toBe(0);
+  });
+
+  it('refuses a password made of the email or the name', async () => {
+    for (const body of [
+      { email: 'zorblax.quintavion@example.com', password: 'quintavion2024' },
+      { email: 'someone@example.com', name: 'Zorblax Quintavion', password: 'Quintavion!1843' },
+    ]) {
+      const res = await request(h.app).post('/api/auth/signup').set('origin', origin).send(body);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/^password: too easy to guess\. There should not be any personal or page related data\./);
+    }
   });
 
   it('accepts a passphrase', async () => {

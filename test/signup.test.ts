@@ -101,7 +101,13 @@ describe('SIGNUP=invite', () => {
     const created = await admin.post('/api/admin/invitations').set('origin', origin).send({ email: 'Invitee@Example.com' });
     expect(created.status).toBe(201);
     expect(created.headers['cache-control']).toBe('no-store');
-    expect(created.body.invitation).toMatchObject({ email: 'invitee@example.com', status: 'pending', usedAt: null });
+    expect(created.body.invitation).toMatchObject({
+      email: 'invitee@example.com',
+      status: 'pending',
+      usedAt: null,
+      createdAt: new Date(h.clock.now()).toISOString(),
+      expiresAt: new Date(h.clock.now() + 7 * 24 * 3600_000).toISOString(),
+    });
     expect(created.body.url).toMatch(new RegExp(`^${h.config.baseUrl}/login\\?invite=[\\w-]{32}$`));
     const token = tokenOf(created.body.url);
     expect(JSON.stringify(await h.store.db.collection('invitations').find().toArray())).not.toContain(token);
@@ -124,6 +130,7 @@ describe('SIGNUP=invite', () => {
     const token = tokenOf((await admin.post('/api/admin/invitations').set('origin', origin).send({})).body.url);
     const taken = await signup(origin, { email: 'admin@example.com', invitation: token });
     expect(taken.status).toBe(409);
+    expect(taken.body).toEqual({ error: 'Email already registered' });
     const race = await Promise.all([1, 2, 3, 4].map((i) => signup(origin, { email: `racer${i}@example.com`, invitation: token })));
     expect(race.map((r) => r.status).sort()).toEqual([201, 403, 403, 403]);
     expect(race.filter((r) => r.status === 403).map((r) => r.body.error)).toEqual(Array(3).fill('This invitation has already been used'));
@@ -139,7 +146,9 @@ describe('SIGNUP=invite', () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body.invitation.status).toBe('revoked');
     expect((await signup(origin, { email: 'a@example.com', invitation: tokenOf(withdrawn.url) })).body).toEqual({ error: 'This invitation has been withdrawn' });
-    expect((await admin.delete('/api/admin/invitations/inv_nope').set('origin', origin)).status).toBe(404);
+    const missing = await admin.delete('/api/admin/invitations/inv_nope').set('origin', origin);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ error: 'Invitation not found' });
 
     const stale = await invite();
     h.clock.advance(INVITATION_TTL_MS);
@@ -151,6 +160,7 @@ describe('SIGNUP=invite', () => {
     const origin = await start({ SIGNUP: 'invite' });
     const results = await Promise.all([1, 2, 3, 4, 5].map((i) => signup(origin, { email: `first${i}@example.com` })));
     expect(results.map((r) => r.status).sort()).toEqual([201, 403, 403, 403, 403]);
+    for (const r of results.filter((x) => x.status === 403)) expect(r.body).toEqual({ error: 'Sign-up needs an invitation from the administrator' });
     // The losers' emails are free again.
     const loser = results.findIndex((r) => r.status === 403) + 1;
     expect(await h.store.db.collection('emails').findOne({ _id: `first${loser}@example.com` as never })).toBeNull();
@@ -186,6 +196,24 @@ describe('SIGNUP=open', () => {
     expect((await signup(origin, { email: 'c@example.com', password: 'password12' })).status).toBe(400);
     h.clock.advance(3600_000);
     expect((await signup(origin, { email: 'c@example.com' })).status).toBe(201);
+  });
+
+  it('counts per address: another address still signs up', async () => {
+    const origin = await start({ SIGNUP: 'open', SIGNUPS_PER_IP_PER_HOUR: '1', TRUST_PROXY: '1' });
+    const from = (ip: string, email: string) => request(h.app).post('/api/auth/signup').set('origin', origin).set('x-forwarded-for', ip).send({ email, password: PASSWORD });
+    expect((await from('192.0.2.1', 'a@example.com')).status).toBe(201);
+    expect((await from('192.0.2.1', 'b@example.com')).status).toBe(429);
+    expect((await from('192.0.2.2', 'b@example.com')).status).toBe(201);
+  });
+
+  it('does not need an invitation, and does not mind a spent one', async () => {
+    const origin = await start({ SIGNUP: 'open' });
+    const admin = request.agent(h.app);
+    await signup(origin, { email: 'admin@example.com' }, admin);
+    const token = tokenOf((await admin.post('/api/admin/invitations').set('origin', origin).send({})).body.url);
+    expect((await signup(origin, { email: 'a@example.com', invitation: token })).status).toBe(201);
+    expect((await signup(origin, { email: 'b@example.com', invitation: token })).status).toBe(201);
+    expect((await signup(origin, { email: 'c@example.com', invitation: 'made-up' })).status).toBe(201);
   });
 
   it('counts sign-ups per address: 200 from one address in bursts of 40 get 3 accounts', async () => {
@@ -234,9 +262,13 @@ describe('administration', () => {
     ]);
     const assigned = await admin.put(`/api/admin/accounts/${memberAccount}/plan`).set('origin', origin).send({ plan: 'growth' });
     expect(assigned.status).toBe(200);
-    expect(assigned.body).toMatchObject({ id: memberAccount, plan: 'growth' });
+    expect(assigned.body).toEqual({ id: memberAccount, plan: 'growth', emails: ['member@example.com'], admin: false, createdAt: expect.any(String) });
+    const own = await admin.put(`/api/admin/accounts/${adminAccount}/plan`).set('origin', origin).send({ plan: 'builder' });
+    expect(own.body).toMatchObject({ id: adminAccount, plan: 'builder', admin: true });
     expect((await member.get('/api/account')).body.account).toMatchObject({ plan: 'growth', limits: { monthly: 250_000 } });
-    expect((await admin.put('/api/admin/accounts/acc_missing/plan').set('origin', origin).send({ plan: 'growth' })).status).toBe(404);
+    const missing = await admin.put('/api/admin/accounts/acc_missing/plan').set('origin', origin).send({ plan: 'growth' });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ error: 'Account not found' });
     expect((await admin.put('/api/account/plan').set('origin', origin).send({ plan: 'scale' })).status).toBe(200);
   });
 

@@ -77,7 +77,11 @@ describe('attempt slots', () => {
     const now = new Date(Date.UTC(2026, 0, 15, 12, 10, 0));
     const full = { key: 'test:full', max: 1, windowMs: 15 * 60_000 };
     const other = { key: 'test:other', max: 1, windowMs: 15 * 60_000 };
-    expect((await h.store.attempts.takeAll([full], now)).ok).toBe(true);
+    const window = Math.floor(now.getTime() / full.windowMs);
+    expect(await h.store.attempts.takeAll([full], now)).toEqual({
+      ok: true,
+      slots: [{ _id: `test:full|${window}|0`, expiresAt: new Date((window + 1) * full.windowMs) }],
+    });
     const refused = await h.store.attempts.takeAll([other, full], now);
     expect(refused).toEqual({ ok: false, limit: full, retryAfterMs: 5 * 60_000 });
     // `other` was given back.
@@ -151,7 +155,11 @@ describe('POST /api/auth/login throttling', () => {
   it('blocks a guesser at their address for the rest of the window (Retry-After), while the owner signs in from elsewhere', async () => {
     nextWindow();
     const email = await newUser();
-    for (let i = 0; i < SIGN_IN_LIMITS.emailAndIp.max; i++) expect((await login(email, `wrong ${i}`, '203.0.113.66')).status).toBe(401);
+    for (let i = 0; i < SIGN_IN_LIMITS.emailAndIp.max; i++) {
+      const wrong = await login(email, `wrong ${i}`, '203.0.113.66');
+      expect(wrong.status).toBe(401);
+      expect(wrong.body).toEqual({ error: 'Invalid email or password' });
+    }
     h.clock.advance(60_000);
     const blocked = await login(email, PASSWORD, '203.0.113.66');
     expect(blocked.status).toBe(429);

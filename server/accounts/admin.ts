@@ -72,9 +72,9 @@ export class AdminService {
   }
 
   async setPlan(accountId: string, plan: PlanName) {
-    if (!(await this.store.accounts.setPlan(accountId, plan))) throw new ApiError(404, 'Account not found');
-    const view = (await this.accounts()).find((a) => a.id === accountId);
-    if (!view) throw new ApiError(404, 'Account not found');
-    return view;
+    const account = await this.store.accounts.setPlan(accountId, plan);
+    if (!account) throw new ApiError(404, 'Account not found');
+    const [emails, adminId] = await Promise.all([this.store.accounts.emailsOf(accountId), this.store.accounts.adminAccountId(this.now())]);
+    return adminAccountView({ ...account, emails }, adminId);
   }
 }

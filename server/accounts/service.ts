@@ -53,7 +53,7 @@ export class AccountsService {
    * the email is taken.
    */
   async signup({ email, password, name, invitation }: SignupRequest, ip: string) {
-    const weakness = passwordWeakness(password, [email, name ?? '']);
+    const weakness = passwordWeakness(password, [email, name]);
     if (weakness) throw new ApiError(400, `password: ${weakness}`);
     const now = new Date(this.clock.now());
     const perIp = { key: `signup:ip:${ipLimitKey(ip)}`, max: this.config.signup.perIpPerHour, windowMs: SIGNUP_WINDOW_MS };
@@ -62,8 +62,9 @@ export class AccountsService {
 
     const firstAccount = (await this.store.accounts.adminAccountId(now)) === null;
     const invited = invitation ? await this.store.invitations.byHash(hashToken(invitation)) : null;
-    const used = invited ? (await this.store.invitations.use(invited.id)) !== null : false;
-    const refusal = signupRefusal(this.config.signup.mode, firstAccount, invitationState(Boolean(invitation), invited, used, email, now));
+    const used = invited !== null && (await this.store.invitations.use(invited.id)) !== null;
+    const state = invitationState(Boolean(invitation), invited, used, email, now);
+    const refusal = signupRefusal(this.config.signup.mode, firstAccount, state);
     if (refusal) throw new ApiError(403, refusal);
 
     const account: AccountDoc = { _id: `acc_${ulid()}`, plan: 'free', createdAt: now };
@@ -75,19 +76,22 @@ export class AccountsService {
       passwordHash: await hashPassword(password),
       createdAt: now,
     };
-    // Unique claims decide under concurrency: who gets the invitation, the email, the administrator's role.
-    const claimsInvitation = invited !== null && !firstAccount && this.config.signup.mode === 'invite';
-    if (claimsInvitation && !(await this.store.invitations.claimUse({ _id: invited.id, accountId: account._id, usedAt: now }))) {
+    // Unique claims decide under concurrency: who uses the invitation, who gets the email, who administers.
+    const usedInvitation = state === 'valid' ? invited : null;
+    if (usedInvitation && !(await this.store.invitations.claimUse({ _id: usedInvitation.id, accountId: account._id, usedAt: now }))) {
       throw new ApiError(403, 'This invitation has already been used');
     }
     if (!(await this.store.accounts.claimEmail(email, user._id))) {
-      if (claimsInvitation) await this.store.invitations.releaseUse(invited.id);
+      if (usedInvitation) await this.store.invitations.releaseUse(usedInvitation.id);
       throw new ApiError(409, 'Email already registered');
     }
-    if (firstAccount && !(await this.store.accounts.claimAdmin(account._id, now)) && signupRefusal(this.config.signup.mode, false, 'none')) {
-      // Another first sign-up won the race, and without being first this one is not admitted.
-      await this.store.accounts.releaseEmail(email, user._id);
-      throw new ApiError(403, signupRefusal(this.config.signup.mode, false, 'none')!);
+    if (firstAccount && !(await this.store.accounts.claimAdmin(account._id, now))) {
+      // Another first sign-up won the race: this one goes ahead only if it would without being first.
+      const late = signupRefusal(this.config.signup.mode, false, state);
+      if (late) {
+        await this.store.accounts.releaseEmail(email, user._id);
+        throw new ApiError(403, late);
+      }
     }
     await this.store.accounts.insertAccountAndUser(account, user);
     await this.store.projects.insert({

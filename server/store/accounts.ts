@@ -92,6 +92,10 @@ export class AccountsRepo {
     return accounts.map((a) => ({ ...a, emails: users.filter((u) => u.accountId === a._id).map((u) => u.email) }));
   }
 
+  async emailsOf(accountId: string): Promise<string[]> {
+    return (await this.users.find({ accountId }).toArray()).map((u) => u.email);
+  }
+
   async insertAccountAndUser(account: AccountDoc, user: UserDoc): Promise<void> {
     await this.accounts.insertOne(account);
     await this.users.insertOne(user);
