@@ -1,0 +1,51 @@
+// Mutation testing of the security decision code (StrykerJS 9, vitest
+// runner). One group per run, so that each mutant runs only the tests meant
+// to pin it down:
+//
+//   MUTATION_GROUP=next npx stryker run      (also: throttle, signup, passwords)
+//
+// The group's test files reach vitest through MUTATION_TESTS (read by
+// vitest.mutation.config.ts), not through Stryker's own testFiles option,
+// which activates module-level mutants too late (they always "survive").
+// Reports go to reports/mutation/ and Stryker's scratch files to .stryker-tmp/
+// (both git-ignored).
+import { readFileSync } from 'node:fs';
+
+/** The lines of `file` from the line containing `from` up to the one before `to`: one method. */
+function lines(file, from, to) {
+  const text = readFileSync(file, 'utf8').split('\n');
+  const start = text.findIndex((l) => l.includes(from)) + 1;
+  const end = text.findIndex((l, i) => i >= start && l.includes(to));
+  if (start === 0 || end === -1) throw new Error(`stryker.config.mjs: markers not found in ${file}`);
+  return `${file}:${start}-${end}`;
+}
+
+const GROUPS = {
+  next: { mutate: ['server/pages/next.ts'], tests: ['test/next.test.ts'] },
+  throttle: {
+    mutate: ['server/accounts/throttle.ts', 'server/store/attempts.ts', lines('server/accounts/service.ts', 'async login(', 'private async startSession(')],
+    tests: ['test/throttle.test.ts', 'test/maintenance.test.ts'],
+  },
+  signup: {
+    mutate: ['server/accounts/signupPolicy.ts', 'server/accounts/admin.ts', lines('server/accounts/service.ts', 'async signup(', 'async login(')],
+    tests: ['test/signup.test.ts', 'test/passwords.test.ts'],
+  },
+  passwords: { mutate: ['server/accounts/passwordPolicy.ts'], tests: ['test/passwords.test.ts'] },
+};
+
+const group = GROUPS[process.env.MUTATION_GROUP ?? ''];
+if (!group) throw new Error(`Set MUTATION_GROUP to one of: ${Object.keys(GROUPS).join(', ')}`);
+process.env.MUTATION_TESTS = group.tests.join(',');
+
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts', related: false },
+  mutate: group.mutate,
+  coverageAnalysis: 'perTest',
+  concurrency: 2,
+  timeoutMS: 10_000,
+  timeoutFactor: 2,
+  reporters: ['clear-text', 'html', 'json'],
+  htmlReporter: { fileName: `reports/mutation/${process.env.MUTATION_GROUP}.html` },
+  jsonReporter: { fileName: `reports/mutation/${process.env.MUTATION_GROUP}.json` },
+};
