@@ -3,7 +3,7 @@
 // (atomic on FerretDB and MongoDB) and sign-in is a point read.
 import type { Collection, Db } from 'mongodb';
 import type { PlanName } from '../config.js';
-import { isDuplicateKey } from './errors.js';
+import { insertUnique } from './errors.js';
 
 export interface AccountDoc {
   _id: string; // acc_<ulid>
@@ -46,14 +46,8 @@ export class AccountsRepo {
   }
 
   /** Claims the email; false when it is already taken. */
-  async claimEmail(email: string, userId: string): Promise<boolean> {
-    try {
-      await this.emails.insertOne({ _id: email, userId });
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+  claimEmail(email: string, userId: string): Promise<boolean> {
+    return insertUnique(this.emails, { _id: email, userId });
   }
 
   /** Undoes `claimEmail` for a sign-up that did not go ahead. */
@@ -62,14 +56,8 @@ export class AccountsRepo {
   }
 
   /** Makes the account the instance's administrator if there is none yet; true when it did. */
-  async claimAdmin(accountId: string, now: Date): Promise<boolean> {
-    try {
-      await this.instance.insertOne({ _id: 'admin', accountId, claimedAt: now });
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+  claimAdmin(accountId: string, now: Date): Promise<boolean> {
+    return insertUnique<AdminClaimDoc>(this.instance, { _id: 'admin', accountId, claimedAt: now });
   }
 
   /**

@@ -1,8 +1,23 @@
-import { MongoError, MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
+import { MongoError, MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
 
 /** E11000 on MongoDB and FerretDB alike (FerretDB omits keyPattern/keyValue). */
 export function isDuplicateKey(err: unknown): boolean {
   return err instanceof MongoServerError && err.code === 11000;
+}
+
+/**
+ * Inserts `doc` unless a document with its `_id` exists: true when this call
+ * inserted it. A unique insert is atomic on FerretDB and MongoDB alike, so of
+ * concurrent callers exactly one gets true (the claims of this store).
+ */
+export async function insertUnique<T extends Document>(col: Collection<T>, doc: OptionalUnlessRequiredId<T>): Promise<boolean> {
+  try {
+    await col.insertOne(doc);
+    return true;
+  } catch (err) {
+    if (isDuplicateKey(err)) return false;
+    throw err;
+  }
 }
 
 /**

@@ -18,7 +18,7 @@
 // No TTL indexes: expiry is checked in code on every read and `deleteExpired`
 // is the periodic sweep.
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKey } from './errors.js';
+import { insertUnique, isDuplicateKey } from './errors.js';
 import { KeyedLock } from './keyedLock.js';
 
 export interface GrantDoc {
@@ -145,14 +145,8 @@ export class GrantsRepo {
     await this.claims.updateOne({ _id: consumptionId(grantId) }, { $set: { keyId } });
   }
 
-  private async claim(doc: ClaimDoc): Promise<boolean> {
-    try {
-      await this.claims.insertOne(doc);
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+  private claim(doc: ClaimDoc): Promise<boolean> {
+    return insertUnique(this.claims, doc);
   }
 
   /**

@@ -4,7 +4,7 @@
 // (`_id` = the invitation id), so an invitation admits exactly one account
 // even when it is used twice at the same moment.
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKey } from './errors.js';
+import { insertUnique } from './errors.js';
 
 export interface InvitationDoc {
   _id: string; // sha256 hex of the token
@@ -45,14 +45,8 @@ export class InvitationsRepo {
   }
 
   /** Claims the invitation for an account: true for the one caller whose insert won. */
-  async claimUse(doc: InvitationUseDoc): Promise<boolean> {
-    try {
-      await this.uses.insertOne(doc);
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+  claimUse(doc: InvitationUseDoc): Promise<boolean> {
+    return insertUnique(this.uses, doc);
   }
 
   /** Undoes `claimUse` for a sign-up that did not go ahead. */
