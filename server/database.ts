@@ -1,6 +1,7 @@
 // Chooses and starts the database for `npm start` and the tests:
 // MONGODB_URI if set; else a `mongod` on PATH; else our FerretDB launcher
-// (devdb/, built by `npm run setup`). A failure names what was tried.
+// (devdb/, built by `npm run setup`), which is supervised and restarted if it
+// dies. A failure names what was tried.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';

@@ -1,6 +1,7 @@
 // Builds the Express app (no listening): the request pipeline, in order,
-// request id → logging → JSON body (size limit) → auth from route metadata →
-// ts-rest validation → handler; then 404 and the one error handler.
+// request id → logging → response headers → database gate (503 while it is
+// away) → JSON body (size limit) → auth from route metadata → ts-rest
+// validation → handler; then 404 and the one error handler.
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import cookieParser from 'cookie-parser';
 import cors from 'cors';

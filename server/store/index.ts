@@ -50,10 +50,11 @@ export class Store {
 
   private constructor(
     private readonly client: MongoClient,
-    db: Db,
+    rawDb: Db,
   ) {
     this.reachability = new Reachability(client);
-    this.db = failFast(db, this.reachability);
+    const db = failFast(rawDb, this.reachability);
+    this.db = db;
     this.apiKeys = new ApiKeysRepo(db);
     this.accounts = new AccountsRepo(db);
     this.sessions = new SessionsRepo(db);
@@ -111,15 +112,14 @@ export class Store {
     return this.reachability.available;
   }
 
-  /** Readiness: true when the server answers a ping within `timeoutMs` (never refused by the fail-fast check). */
+  /** Readiness: false at once while the database is known to be unreachable, else whether it answers a ping within `timeoutMs`. */
   async ping(timeoutMs = 1_000): Promise<boolean> {
     if (!this.reachability.available) return false;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), timeoutMs);
     });
-    const ping = this.client
-      .db('admin')
+    const ping = this.db
       .command({ ping: 1 })
       .then((r) => r.ok === 1)
       .catch(() => false);
