@@ -13,7 +13,8 @@ export const SEARCH_MAX = 100;
 export const FullEventSchema = z
   .object({
     requestId: RequestIdSchema,
-    visitorId: VisitorIdSchema,
+    visitorId: VisitorIdSchema.describe('The device as known now: when the visitor this event was identified as has since been merged into another, the survivor'),
+    originalVisitorId: VisitorIdSchema.optional().describe('Present only when it differs from visitorId: the id identify returned for this event, now an alias of visitorId'),
     confidence: z.number().min(0).max(1),
     botProbability: z.number().min(0).max(1),
     suspectScore: z.number().int().min(0).max(100),

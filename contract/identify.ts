@@ -70,8 +70,14 @@ export const IdentifyRequestSchema = z
 export const IdentifyResultSchema = z
   .object({
     requestId: RequestIdSchema,
-    visitorId: VisitorIdSchema,
-    confidence: z.number().min(0).max(1).describe('Estimated 1 − P(this match is wrong). Below 0.7 warrants extra scrutiny.'),
+    visitorId: VisitorIdSchema.describe(
+      'The device. A visitor later found to be a continuation of an older one (the device lost its storage) is merged into it: from then on identify returns the older id, and the merged id stays a working alias in every read.',
+    ),
+    confidence: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe('P(visitorId is this device\'s own), calibrated: of identifications returned with confidence c, about c are right. Low when few signals were collected or the device looks like others; below 0.7 warrants extra scrutiny.'),
     botProbability: z.number().min(0).max(1),
     suspectScore: z.number().int().min(0).max(100),
     visitCount: z.number().int().min(1).describe('Times this device has been identified, this one included'),

@@ -1,6 +1,6 @@
 // GET /v1/demo/visits/:visitorId (spec 4.5): a visitor's recent visits, secret key only.
 import { z } from 'zod';
-import { initContract, commonErrorResponses, ErrorSchema, meta, TimestampMs } from './common.js';
+import { initContract, commonErrorResponses, ErrorSchema, meta, TimestampMs, VisitorIdSchema } from './common.js';
 import { ASN_CATEGORIES, ServerSignalsSchema } from './edge.js';
 import { RiskFactorSchema } from './risk.js';
 import { ClientSignalsSchema } from './signals.js';
@@ -23,13 +23,16 @@ export const VisitSchema = z
     confidence: z.number().min(0).max(1),
     riskFactors: z.array(RiskFactorSchema),
     signals: z.object({ client: ClientSignalsSchema, server: ServerSignalsSchema }),
+    originalVisitorId: VisitorIdSchema.optional().describe('Present only for a visit identified as a visitor since merged into this one: the id identify returned then'),
   })
   .openapi({ title: 'Visit' });
 
 export const VisitHistorySchema = z
   .object({
+    visitorId: VisitorIdSchema.describe('The visitor the history belongs to: the one asked for, or the visitor it has been merged into'),
+    mergedFrom: z.array(VisitorIdSchema).describe('Visitors merged into this one (earlier ids of the same device); their visits are part of this history'),
     visits: z.array(VisitSchema).max(VISITS_PAGE_SIZE).describe('At most 20 visits, newest first'),
-    totalVisits: z.number().int().nonnegative().describe('All visits ever recorded for the visitor'),
+    totalVisits: z.number().int().nonnegative().describe('All visits ever recorded for the visitor, those of merged visitors included'),
     firstSeenAt: TimestampMs,
   })
   .openapi({ title: 'VisitHistory' });
@@ -40,7 +43,8 @@ export const visitsContract = c.router(
       method: 'GET',
       path: '/v1/demo/visits/:visitorId',
       summary: "Get a visitor's recent visits",
-      description: 'Server-side only: a secret key in `X-API-Key`. Visitors of other accounts are 404.',
+      description:
+        'Server-side only: a secret key in `X-API-Key`. Visitors of other accounts are 404. A visitor merged into another (the same device seen again after losing its storage) answers with the survivor\'s history, which includes the merged visitors\' visits.',
       pathParams: z.object({ visitorId: z.string().describe('iq_<ulid> as returned by identify') }),
       query: z.object({
         before: z

@@ -22,6 +22,7 @@ import {
   type Device,
   type Rng,
 } from './population.js';
+import type { Rates, World } from './world.js';
 
 export const DRIFTS = [
   'browserUpdate', // UA major +1 (or more after a long gap)
@@ -50,19 +51,12 @@ const FLAKY: readonly SignalName[][] = [['audio', 'audioBaseLatency'], ['fonts']
 /** What still arrives when collection mostly failed (script blocked half-way, very old browser). */
 const SURVIVORS: readonly SignalName[] = ['navigator', 'userAgent', 'timezone', 'screenResolution', 'storage', 'cookiesEnabled', 'deviceToken', 'incognito', 'automation', 'tampering'];
 
+/** Rates the worlds do not vary (the rest come from World.rates). */
 const P = {
   oneTimeVisitor: 0.3,
-  storageCleared: 0.025,
-  itpLoss: 0.8,
-  frameChange: 0.03,
-  languageAdded: 0.008,
-  tripStart: 0.006,
   extensionInstall: 0.0015,
-  incognitoDesktop: 0.04,
-  incognitoMobile: 0.06,
   incognitoNoStorage: 0.05,
   incognitoDetected: 0.9,
-  failed: 0.04,
   severeFailure: 0.005,
   braveNewSession: 0.6,
 } as const;
@@ -75,16 +69,20 @@ export class Revisits {
   private tripLeft = 0;
   private braveSession = 0;
 
+  private readonly rates: Rates;
+
   constructor(
     readonly device: Device,
     firstDay: number,
     seed: number,
+    world: World,
   ) {
     this.r = rng((seed * 1_000_003) ^ Math.imul(device.id + 1, 0x9e3779b1));
+    this.rates = world.rates;
     this.days = [firstDay];
     if (this.r() < P.oneTimeVisitor) return;
-    // Visits per day: log-uniform from one in 70 days to one every two days, median one in 12.
-    const rate = Math.exp((this.r() - 0.5) * 3.6) / 12;
+    // Visits per day: log-uniform from one in 70 days to one every two days, median one in 12 (times the world's factor).
+    const rate = (world.visitRate * Math.exp((this.r() - 0.5) * 3.6)) / 12;
     for (let d = firstDay + expo(this.r, 1 / rate); d < WINDOW_DAYS && this.days.length <= 30; d += expo(this.r, 1 / rate)) this.days.push(d);
   }
 
@@ -118,13 +116,13 @@ export class Revisits {
         drift.add('screenChange');
       }
     }
-    if (!p.mobile && r() < P.frameChange) {
+    if (!p.mobile && r() < this.rates.frameChange) {
       const hidden = s.frame.bottom === 0 && s.frame.right === 0;
       s.frame = hidden ? { ...p.frame, bottom: p.frame.bottom || p.frame.right ? p.frame.bottom : 40 } : { ...s.frame, bottom: 0, right: 0 };
       drift.add('resize');
     }
     const singleLanguage = p.brave || (p.os === 'iOS' && p.family === 'Safari');
-    if (!singleLanguage && r() < P.languageAdded) {
+    if (!singleLanguage && r() < this.rates.languageAdded) {
       const extra = pick(r, EXTRA_LANGUAGES.filter((l) => !s.languages.includes(l)));
       s.languages = [...s.languages, extra];
       drift.add('languageAdded');
@@ -132,16 +130,16 @@ export class Revisits {
     if (this.tripLeft > 0) {
       if (--this.tripLeft === 0) s.zone = s.homeZone;
       drift.add('travel');
-    } else if (p.portable && r() < P.tripStart) {
+    } else if (p.portable && r() < this.rates.travel) {
       s.zone = foreignZone(r, p.country);
       this.tripLeft = 1 + Math.floor(r() * 3);
       drift.add('travel');
     }
     const webkit = p.os === 'iOS' || p.family === 'Safari';
-    if (r() < P.storageCleared) {
+    if (r() < this.rates.storageCleared) {
       this.renewToken(day);
       drift.add('storageCleared');
-    } else if (webkit && day - this.lastDay > 7 && r() < P.itpLoss) {
+    } else if (webkit && day - this.lastDay > 7 && r() < this.rates.itpLoss) {
       this.renewToken(day);
       drift.add('itpExpired');
     }
@@ -162,7 +160,7 @@ export class Revisits {
     const noise = () => 1 + Math.floor(r() * 500);
     const random = () => digest(r(), r());
 
-    if (r() < (p.mobile ? P.incognitoMobile : P.incognitoDesktop)) {
+    if (r() < (p.mobile ? this.rates.incognitoMobile : this.rates.incognitoDesktop)) {
       drift.add('incognito');
       v.deviceToken = r() < P.incognitoNoStorage ? { token: null, storage: null, createdAt: null } : { token: newToken(r), storage: 'localStorage', createdAt: v.deviceToken!.createdAt };
       v.incognito = { likely: r() < P.incognitoDetected, quotaMb: webkit ? 1000 : Math.round((p.memory ?? 4) * 100), heapLimitMb: v.incognito!.heapLimitMb, opfsError: p.family === 'Firefox' ? 'SecurityError' : webkit ? 'UnknownError' : null };
@@ -209,7 +207,7 @@ export class Revisits {
       drift.add('signalsFailed');
       return Object.fromEntries(SURVIVORS.map((n) => [n, v[n]])) as Partial<SignalValues>;
     }
-    if (r() < P.failed) {
+    if (r() < this.rates.failed) {
       drift.add('signalsFailed');
       for (let k = 1 + Math.floor(r() * 3); k > 0; k--) for (const n of pick(r, FLAKY)) delete v[n];
     }

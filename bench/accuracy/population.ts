@@ -7,6 +7,7 @@
 // corporate laptops and phones are included on purpose: only the device token
 // tells their members apart.
 import type { SignalValues } from '../../contract/signals.js';
+import type { World } from './world.js';
 
 export type Rng = () => number;
 
@@ -155,11 +156,12 @@ const COUNTRIES: readonly Country[] = [
 export interface Zone {
   name: string;
   offset: number;
+  country: string;
 }
 
 const zoneOf = (r: Rng, c: Country): Zone => {
   const [name, offset] = weighted(r, c.zones.map((z) => [z, z[2]] as const));
-  return { name, offset };
+  return { name, offset, country: c.code };
 };
 
 /** A zone in another country, for travel. */
@@ -347,6 +349,10 @@ export interface Device {
   cohort: Cohort;
   /** Fleet members share an office network; null outside fleets. */
   fleet: number | null;
+  /** Devices of one household share its home line. */
+  household: number;
+  /** The office network the device is also used at (fleets: their company's); null for none. */
+  office: number | null;
   profile: Profile;
   state: DeviceState;
 }
@@ -394,18 +400,16 @@ interface Place {
   languages: string[];
 }
 
-function placeOf(r: Rng): Place {
-  const country = weighted(r, COUNTRIES.map((c) => [c, c.weight] as const));
+function placeOf(r: Rng, world: World): Place {
+  const weights = world.countries;
+  const country = weighted(r, COUNTRIES.filter((c) => !weights || weights[c.code]).map((c) => [c, weights?.[c.code] ?? c.weight] as const));
   return { country, zone: zoneOf(r, country), languages: [...weighted(r, country.langs)] };
 }
 
-function generalDevice(r: Rng): { profile: Profile; place: Place } {
-  const place = placeOf(r);
+function generalDevice(r: Rng, place: Place, mobile: boolean): Profile {
   const c = place.country;
-  const mobile = r() < 0.45;
   const os: Os = mobile ? (r() < c.ios ? 'iOS' : 'Android') : weighted(r, [['macOS', c.mac], ['Linux', 0.05], ['Windows', 0.95 - c.mac]] as const);
-  const profile = os === 'iOS' ? iphone(r, c) : os === 'Android' ? android(r, c) : os === 'macOS' ? mac(r, c) : os === 'Linux' ? linux(r, c) : windows(r, c);
-  return { profile, place };
+  return os === 'iOS' ? iphone(r, c) : os === 'Android' ? android(r, c) : os === 'macOS' ? mac(r, c) : os === 'Linux' ? linux(r, c) : windows(r, c);
 }
 
 const common = (r: Rng, os: Os, family: Family, country: Country) => ({
@@ -622,7 +626,7 @@ function initialState(r: Rng, p: Profile, place: Place, day: number): DeviceStat
     major,
     osMajor,
     token: newToken(r),
-    tokenCreatedAt: START + day * DAY,
+    tokenCreatedAt: START + Math.round(day * DAY),
     languages,
     zone: place.zone,
     homeZone: place.zone,
@@ -645,40 +649,63 @@ export const WINDOW_DAYS = 120;
 const UNIFORM = { reducedMotion: false, contrastMore: false, minFont: 0, defaultFontScale: 1, cookies: true, canvasSalt: '' } as const;
 
 /**
- * `n` devices: ~5 % in fleets of identical corporate laptops (same model,
- * image, browser channel and update ring, country) and ~1 % in fleets of
- * identical managed iPhones; the rest drawn independently.
+ * `n` devices: fleets of identical corporate laptops (same model, image,
+ * browser channel and update ring, country, office) and of identical managed
+ * iPhones, then households of independently drawn devices sharing a home
+ * line, where a later phone may be a copy of the first (same model, settings
+ * and language: a family's identical phones). Laptops and some desktops are
+ * also used at offices shared with coworkers.
  */
-export function generatePopulation(n: number, seed: number): Born[] {
+export function generatePopulation(n: number, seed: number, world: World): Born[] {
   const r = rng(seed);
   const out: Born[] = [];
   let fleets = 0;
-  const add = (cohort: Cohort, profile: Profile, place: Place, fleet: number | null = null) => {
-    const firstDay = r() * WINDOW_DAYS;
-    out.push({ device: { id: out.length, cohort, fleet, profile, state: initialState(r, profile, place, firstDay) }, firstDay });
+  let households = 0;
+  let offices = 0;
+  const openOffice = new Map<string, { id: number; left: number }>();
+  const officeIn = (country: string) => {
+    let o = openOffice.get(country);
+    if (!o || o.left <= 0) openOffice.set(country, (o = { id: offices++, left: Math.max(2, Math.round(expo(r, world.officeSize))) }));
+    o.left--;
+    return o.id;
   };
-  const fleetTarget = Math.round(n * 0.05);
+  const add = (cohort: Cohort, profile: Profile, place: Place, household: number, office: number | null, fleet: number | null = null) => {
+    const firstDay = r() * WINDOW_DAYS;
+    out.push({ device: { id: out.length, cohort, fleet, household, office, profile, state: initialState(r, profile, place, firstDay) }, firstDay });
+  };
+  const fleetTarget = Math.round(n * world.fleetLaptops);
   while (out.length < fleetTarget) {
     const size = Math.min(fleetTarget - out.length, Math.round(Math.exp(Math.log(20) + r() * Math.log(20))));
-    const place = placeOf(r);
+    const place = placeOf(r, world);
     const gpu = weighted(r, WIN_GPUS.filter((g) => g[4]).map((g) => [g, g[3]] as const));
     const fixed = { family: r() < 0.5 ? ('Edge' as const) : ('Chrome' as const), gpu, screen: pick(r, [[1536, 864], [1920, 1080]] as const), external: [1920, 1080] as const };
     const lag = expo(r, 6);
     const fleet = fleets++;
-    for (let i = 0; i < size; i++) add('fleet-laptop', { ...windows(r, place.country, fixed), ...UNIFORM, updateLag: lag, quotaMb: 150_000 }, place, fleet);
+    const office = offices++;
+    for (let i = 0; i < size; i++) add('fleet-laptop', { ...windows(r, place.country, fixed), ...UNIFORM, updateLag: lag, quotaMb: 150_000 }, place, households++, office, fleet);
   }
-  const phoneTarget = fleetTarget + Math.round(n * 0.01);
+  const phoneTarget = fleetTarget + Math.round(n * world.fleetPhones);
   while (out.length < phoneTarget) {
     const size = Math.min(phoneTarget - out.length, Math.round(Math.exp(Math.log(10) + r() * Math.log(20))));
-    const place = placeOf(r);
+    const place = placeOf(r, world);
     const model = pick(r, IPHONES.filter((m) => ['A15', 'A16'].includes(m[3])));
     const lag = expo(r, 20);
     const fleet = fleets++;
-    for (let i = 0; i < size; i++) add('fleet-iphone', { ...iphone(r, place.country, model), ...UNIFORM, applePay: 'enabled', updateLag: lag, quotaMb: 60_000 }, place, fleet);
+    const office = offices++;
+    for (let i = 0; i < size; i++) add('fleet-iphone', { ...iphone(r, place.country, model), ...UNIFORM, applePay: 'enabled', updateLag: lag, quotaMb: 60_000 }, place, households++, office, fleet);
   }
   while (out.length < n) {
-    const { profile, place } = generalDevice(r);
-    add('general', profile, place);
+    const household = households++;
+    const place = placeOf(r, world);
+    let firstPhone: Profile | null = null;
+    for (let k = Math.min(6, 1 + Math.round(expo(r, world.householdSize - 1 + 1e-9))); k > 0 && out.length < n; k--) {
+      const mobile = r() < world.mobileShare;
+      const copy: boolean = mobile && firstPhone !== null && r() < world.identicalPhones;
+      const profile: Profile = copy ? { ...firstPhone! } : generalDevice(r, place, mobile);
+      if (mobile && !firstPhone) firstPhone = profile;
+      const office = profile.mobile ? null : profile.portable ? (r() < world.officeWorkers ? officeIn(place.country.code) : null) : r() < world.officeWorkers * 0.25 ? officeIn(place.country.code) : null;
+      add('general', profile, place, household, office);
+    }
   }
   return out;
 }

@@ -10,7 +10,8 @@ import { loadAsn, type AsnDb } from './asn.js';
 import { classifyNetwork } from './asnCategory.js';
 import { loadGeo, UNKNOWN_LOCATION, type Geo } from './geo.js';
 import { httpFingerprint } from './httpFingerprint.js';
-import { clientIp, isPrivateOrReserved, isTrustedPeer, networkOf, normalizeIp, type Ip } from './ip.js';
+import { clientIp, isPrivateOrReserved, isTrustedPeer, normalizeIp, type Ip } from './ip.js';
+import { visitNetwork } from './network.js';
 import { loadLists, type IpLists } from './lists.js';
 import { tlsFacts } from './tls.js';
 
@@ -68,7 +69,7 @@ export async function loadEdge(config: Pick<Config, 'listsDir' | 'trustProxy' | 
         ipVersion: ip.version,
         isPrivate,
         prefix: asnInfo?.prefix ?? null,
-        network: parsed && networkOf(parsed, network.category === 'MOBILE_CARRIER' ? (asnInfo?.asn ?? null) : null),
+        network: visitNetwork(parsed, asnInfo, network),
         location,
         asn: { asn: asnInfo?.asn ?? null, org: asnInfo?.org ?? '', category: network.category, isDatacenter: network.isDatacenter },
         lists: {

@@ -1,9 +1,11 @@
 // Spec 2.7 network categories. No package ships an ASN → type map, so this is
 // a curated table of well-known networks (each number checked against the
-// names in @ip-location-db/asn) backed by rules over the organisation name.
+// names in @ip-location-db/asn; mobile operators come from mobileCarriers.ts)
+// backed by rules over the organisation name.
 // Both are heuristics: a category says what kind of network an address
 // belongs to, never what the person behind it is doing.
 import { ASN_CATEGORIES } from '../../contract/edge.js';
+import { MOBILE_CARRIERS } from './mobileCarriers.js';
 
 export type AsnCategory = (typeof ASN_CATEGORIES)[number];
 
@@ -132,26 +134,8 @@ export const KNOWN_NETWORKS: readonly KnownNetworkGroup[] = [
   },
   {
     category: 'MOBILE_CARRIER',
-    why: 'Mobile operators: addresses are shared by many phones through carrier NAT and change often.',
-    asns: {
-      21928: 'T-Mobile USA',
-      22394: 'Verizon Wireless (Cellco)',
-      6167: 'Verizon Wireless (Cellco)',
-      20057: 'AT&T Mobility',
-      9808: 'China Mobile',
-      56040: 'China Mobile Guangdong',
-      55836: 'Reliance Jio',
-      45609: 'Bharti Airtel mobile',
-      25135: 'Vodafone UK',
-      206067: 'Three UK',
-      35228: 'O2 UK',
-      6805: 'Telefonica Germany (O2)',
-      51207: 'Free Mobile',
-      16135: 'Turkcell',
-      45143: 'Singtel Mobile',
-      9605: 'NTT DOCOMO',
-      24608: 'Wind Tre (3 Italia)',
-    },
+    why: "Mobile operators' own radio networks (mobileCarriers.ts, the ASes carrying mostly mobile subscribers): addresses are shared by many phones through carrier NAT and change often.",
+    asns: Object.fromEntries(MOBILE_CARRIERS.filter((c) => c.mobileOnly).map((c) => [c.asn, `${c.operator} (${c.country})`])),
   },
   {
     category: 'RESIDENTIAL_ISP',

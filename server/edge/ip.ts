@@ -46,17 +46,16 @@ export function normalizeIp(raw: string): Ip | null {
 }
 
 /**
- * The network a client address belongs to, as identification compares it:
- * the /24 of an IPv4 address (a household or office behind one router) and
- * the /48 of an IPv6 one (what ISPs delegate to a site). A mobile carrier's
- * address says only which carrier: carrier-grade NAT hands a phone a new one
- * per session, from pools of hundreds of /24s, so the carrier's AS stands in.
+ * The prefix identification compares a client address by: the /24 of an
+ * IPv4 address (a household or office behind one router) and the /56 of an
+ * IPv6 one (what ISPs delegate to a home; a /48 holds 256 of them). Which AS
+ * and what kind of network it is are judged separately (server/edge/network.ts).
  */
-export function networkOf(ip: Ip, mobileCarrierAsn: number | null = null): string {
-  if (mobileCarrierAsn !== null) return `AS${mobileCarrierAsn}`;
+export function prefixOf(ip: Ip): string {
   if (ip.version === 4) return `${ip.address.slice(0, ip.address.lastIndexOf('.'))}.0/24`;
-  const parts = ipaddr.IPv6.parse(ip.address).parts.slice(0, 3);
-  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0, 0]).toString()}/48`;
+  const parts = ipaddr.IPv6.parse(ip.address).parts.slice(0, 4);
+  parts[3] = parts[3]! & 0xff00;
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/56`;
 }
 
 // IANA special-purpose space that no geolocation or ASN data describes

@@ -24,8 +24,8 @@ export interface ComponentSpec {
  * change with browser updates, so they weigh little; the user's environment
  * (time zone, screen, fonts, settings) differs between look-alikes and
  * rarely changes, so one such difference alone keeps a fuzzy match below
- * LINK_THRESHOLD. bench/accuracy (50k devices), with LINK_THRESHOLD 0.95:
- * fuzzy links to another device fell from 87 % to 51 %, recall rose 91→96 %.
+ * a link (bench/accuracy: fuzzy links to another device fell from 87 % to
+ * 51 %, recall rose 91→96 % when they were introduced).
  */
 export const COMPONENTS = {
   canvas: { weight: 1, stable: true },
@@ -133,13 +133,48 @@ export function coverage(c: Components): number {
   return w / STABLE_WEIGHT_TOTAL;
 }
 
-/** Exact key over the stable components present; null when too little was collected to be meaningful. */
+/**
+ * Exact key over the stable components present (absent ones count as
+ * absent, so a sparse payload has a key of its own); null when nothing
+ * stable was collected.
+ */
 export function exactKey(c: Components): string | null {
-  if (coverage(c) < 0.5) return null;
+  if (coverage(c) === 0) return null;
   const parts = (Object.keys(COMPONENTS) as ComponentName[])
     .filter((n) => COMPONENTS[n].stable)
     .map((n) => `${n}=${c[n] ?? '∅'}`);
   return sha(parts.join('\n'));
+}
+
+/**
+ * The device group whose exact keys the rarity estimate counts together:
+ * model-level facts (platform, browser and OS, GPU, screen, cores and
+ * memory) that look-alikes share and that say nothing of the user.
+ */
+export function groupKey(c: Components): string {
+  return sha(['platform', 'browser', 'webgl', 'screen', 'hardware'].map((n) => c[n as ComponentName] ?? '∅').join('\n'));
+}
+
+/**
+ * The device model as far as a network index needs it (platform, browser
+ * and OS, GPU, cores and memory): what identical devices share, stable
+ * through docking, travel and browser updates. Indexed per network prefix
+ * and AS, it finds the visitors of this kind that used this network, even
+ * among hundreds of look-alikes.
+ */
+export function modelKey(c: Components): string {
+  return sha(['platform', 'browser', 'webgl', 'hardware'].map((n) => c[n as ComponentName] ?? '∅').join('\n'));
+}
+
+/** A phone or tablet: touch-first (the agent's touch signal), whose fingerprints are far less diverse than desktops'. */
+export function isMobile(c: Components): boolean {
+  return /"maxTouchPoints":[1-9]/.test(c.touch ?? '') && /"touchEvent":true/.test(c.touch ?? '') && !/"maxTouchPoints":10/.test(c.touch ?? '');
+}
+
+/** WebKit (Safari, or any browser on iOS): its ITP deletes script-written storage after 7 days without a visit. */
+export function isWebkit(c: Components): boolean {
+  const b = c.browser ?? '';
+  return b.startsWith('Safari|') || b.endsWith('|iOS');
 }
 
 /**

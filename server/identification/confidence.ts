@@ -1,64 +1,47 @@
-// confidence = 1 − P(this identification is wrong), estimated per path and
-// calibrated on bench/accuracy (50k synthetic devices, 319k visits; see
-// bench/README.md), where "wrong" means the visitor is not this device's own:
-//
-// - token: the visitor's own token since its first visit, checked against the
-//   fingerprint: P(wrong) 0.005 (a token copied to a look-alike). A token that
-//   joined the visitor later came through a fingerprint link and keeps that
-//   link's uncertainty: 0.25 (observed 0.21).
-// - exact: every stable component collected is identical and the network is
-//   one the visitor used; look-alikes on a shared network (offices, carriers)
-//   remain: 0.3 at full coverage (observed 0.31), up to 0.45 at the least
-//   coverage an exact key needs.
-// - fuzzy: linked by similarity (and network). A thin lead over the runner-up
-//   predicts errors best, then the score: P(wrong) = 0.36 + 0.15 × (1 − score
-//   position above the threshold) + 0.3 × thinness of the lead (observed
-//   0.33–0.69 across the buckets).
-// - new: P(wrong) is the chance the device was seen before but not
-//   recognised: 0.18 with every stable signal collected (observed 0.18);
-//   when any is missing (failed, or farbled in a private window or privacy
-//   browser) 0.2 + 0.3 × the missing share (spec: "low values mean many
-//   signals failed to collect").
-//
-// Evidence of tampering or of a privacy browser (which randomise signals)
-// squares the chance of being right: a small P(wrong) roughly doubles, a
-// large one does not exceed 1. The result is rounded to two decimals and
-// capped at 0.99: no identification is certain (0.995 would round to 1).
-import { LINK_MARGIN, LINK_THRESHOLD } from './matcher.js';
-
-const TOKEN_JOINED_P_WRONG = 0.25;
-
-export type MatchKind = 'token' | 'exact' | 'fuzzy' | 'new';
+// confidence = P(the visitor returned is this device's own), from the
+// decision's own probability (linker.ts Match.p) through a monotone map per
+// decision path fitted on bench/accuracy (isotonic regression on seeds and
+// worlds other than those it is checked on; bench/accuracy/calibrate.ts
+// writes calibration.ts). "Right" means the visitor is the one the device
+// got on its first visit and no other device's. Tampering and privacy
+// browsers need no term of their own: their farbled signals already lower
+// the decision's probability, and the calibration sees them.
+import { CALIBRATION } from './calibration.js';
+import type { MatchKind } from './linker.js';
 
 export interface ConfidenceInput {
   kind: MatchKind;
+  /** The decision's probability (Match.p). */
+  p: number;
+  /** Share of the stable signals collected. */
   coverage: number;
-  score?: number;
-  margin?: number;
-  distorted: boolean;
-  /** Token matches: the token joined the visitor through a fingerprint link. */
-  joinedByFingerprint?: boolean;
 }
 
-export function confidenceOf({ kind, coverage, score = 1, margin = 1, distorted, joinedByFingerprint = false }: ConfidenceInput): number {
-  let pWrong: number;
-  switch (kind) {
-    case 'token':
-      pWrong = joinedByFingerprint ? TOKEN_JOINED_P_WRONG : 0.005;
-      break;
-    case 'exact':
-      pWrong = 0.3 + 0.15 * Math.max(0, 1 - coverage);
-      break;
-    case 'fuzzy': {
-      const t = Math.min(1, Math.max(0, (score - LINK_THRESHOLD) / (1 - LINK_THRESHOLD)));
-      const thin = Math.min(1, Math.max(0, (0.2 - margin) / (0.2 - LINK_MARGIN)));
-      pWrong = 0.36 + 0.15 * (1 - t) + 0.3 * thin;
-      break;
+/** Piecewise-linear through the fitted (p, confidence) knots. */
+function interpolate(knots: readonly (readonly [number, number])[], p: number): number {
+  if (p <= knots[0]![0]) return knots[0]![1];
+  for (let i = 1; i < knots.length; i++) {
+    const [x1, y1] = knots[i]!;
+    if (p <= x1) {
+      const [x0, y0] = knots[i - 1]!;
+      return x1 === x0 ? y1 : y0 + ((y1 - y0) * (p - x0)) / (x1 - x0);
     }
-    case 'new':
-      pWrong = coverage >= 0.999 ? 0.18 : 0.2 + 0.3 * Math.max(0, 1 - coverage);
-      break;
   }
-  const pRight = Math.min(1, Math.max(0, 1 - pWrong));
-  return Math.min(0.99, Math.round((distorted ? pRight * pRight : pRight) * 100) / 100);
+  return knots[knots.length - 1]![1];
+}
+
+/**
+ * Below this share of the stable signals, the benchmark has too few
+ * decisions to calibrate on, and what is left of the fingerprint cannot
+ * confirm a match: confidence is then held under SPARSE_CEILING (the spec:
+ * low values mean many signals failed to collect).
+ */
+export const SPARSE_COVERAGE = 0.6;
+export const SPARSE_CEILING = 0.6;
+
+/** Rounded to two decimals and capped at 0.99: no identification is certain. */
+export function confidenceOf({ kind, p, coverage }: ConfidenceInput): number {
+  let c = interpolate(CALIBRATION[kind], Math.min(1, Math.max(0, p)));
+  if (coverage < SPARSE_COVERAGE) c = Math.min(c, SPARSE_CEILING * (0.5 + coverage / SPARSE_COVERAGE / 2));
+  return Math.min(0.99, Math.max(0, Math.round(c * 100) / 100));
 }

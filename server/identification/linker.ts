@@ -1,158 +1,437 @@
-// Deciding which visitor a device is, in order (issue 4, FP-STALKER style):
-// 1. the stored device token, when the fingerprint agrees with that visitor;
-// 2. an exact match of all stable components;
-// 3. a fuzzy match among candidates found through partial keys;
-// 4. a new visitor, claimed by a unique insert so that concurrent first
-//    visits of one device end up as one visitor.
-// Steps 2 and 3 link by fingerprint alone, and many devices share theirs
-// (same model, OS image and locale: bench/accuracy found 38 %). A device
-// that lost its storage usually comes back from a network it used before
-// (home, office), a look-alike usually does not, so those links also need
-// the visit's network among the visitor's recent ones. The accuracy
-// benchmark measured the trade (bench/README.md).
-// Look-alikes that got through anyway (an office of identical laptops)
-// show themselves later: their tokens keep taking turns on one visitor, which
-// one device never does (cleared storage retires the old token, a private
-// window's token does not come back). The later token is then moved to a
-// visitor of its own.
+// Deciding which visitor a device is.
+//
+// 1. A device token the agent stored names its visitor, when the fingerprint
+//    agrees with that visitor (a copied token is not believed) and the token
+//    does not take turns with an older token of the same visitor (two devices
+//    merged by fingerprint do; one device's tokens follow each other): then
+//    the later token moves to a visitor of its own, or, when it came with a
+//    visitor merged into this one, that merge is undone.
+// 2. Otherwise (no token, a new one, or one not believed) every visitor that
+//    looks like the device is scored against "a device never seen" with the
+//    evidence model of evidence.ts (how often it visits, how many devices
+//    share the fingerprint, storage, drift, network), and the visit goes to
+//    the best one when its probability clears LINK_P.
+// 3. Else a new visitor, claimed by a unique insert of its token so that
+//    concurrent first visits of one device end up as one visitor. The
+//    visitors that nearly won are kept as its suspects: while it is young,
+//    each of its later visits adds to their evidence (its networks against
+//    theirs, their silence since it appeared), and once one of them clears
+//    MERGE_P the new visitor is merged into it (split healing): its id
+//    becomes an alias of the older one.
+//
 // The index is abstract so the accuracy benchmark runs this same code.
-import { exactKey, partialKeys, type Components } from './components.js';
-import type { MatchKind } from './confidence.js';
-import type { TokenUse } from '../store/visitors.js';
-import { decide, tokenConsistent } from './matcher.js';
+import { exactKey, groupKey, isMobile, isWebkit, modelKey, partialKeys, type Components } from './components.js';
+import {
+  features,
+  logOddsOf,
+  MODEL,
+  networkParts,
+  networkScore,
+  posterior,
+  type AccountCounts,
+  type AsnUse,
+  type CandidateFacts,
+  type GroupCounts,
+  type PrefixUse,
+  type Scored,
+  type VisitFacts,
+  type VisitNetwork,
+} from './evidence.js';
+import { similarity, tokenConsistent, type Similarity } from './matcher.js';
+
+/** Probability a fingerprint link needs (against every other candidate and a new device). */
+export const LINK_P = 0.85;
+/** Probability a suspect needs before a young visitor is merged into it. */
+export const MERGE_P = 0.9;
+/** Smallest similarity scored at all; below it a candidate is a different device. */
+export const MIN_SCORE = 0.75;
+/** Suspects kept per new visitor, and the smallest probability worth keeping. */
+export const SUSPECTS_CAP = 8;
+const SUSPECT_MIN_P = 0.003;
+/** A visitor stops looking for its predecessor after this many visits or days. */
+export const YOUNG_VISITS = 20;
+const YOUNG_DAYS = 60;
+/** Candidates scored per visit (the best by similarity). */
+const CANDIDATES_CAP = 24;
+/** Other candidates within this much similarity of one count as its look-alikes. */
+const LOOKALIKE_SLACK = 0.02;
+
+const DAY = 86_400_000;
+
+export interface TokenUse {
+  hash: string;
+  first: number;
+  last: number;
+  /** The visitor the token came with when that visitor was merged into this one. */
+  via?: string;
+}
+
+/** A young visitor's possible predecessor and the evidence for it so far. */
+export interface Suspect {
+  id: string;
+  /** The log-odds the decision gave it when the young visitor was created. */
+  logOdds: number;
+  /** The network evidence of the young visitor's later visits for it, summed (log-odds). */
+  net: number;
+  /** When the young visitor appeared: the suspect must not be seen with its own tokens after it. */
+  since: number;
+}
+
+export interface VisitorRecord extends CandidateFacts {
+  id: string;
+  /** The last component sets, newest first. */
+  components: Components[];
+  tokens: TokenUse[];
+  /** Set when merged into another visitor: its id is then an alias. */
+  mergedInto: string | null;
+  suspects: Suspect[];
+  /** Log-odds mass of the look-alikes not kept as suspects (null: none), their share of the healing posterior. */
+  residual: number | null;
+}
+
+export interface Lookup {
+  /** Visitors holding the exact key (the newest few) and how many ever did. */
+  holders: string[];
+  holderCount: number;
+  /** Visitors found through the partial keys. */
+  partials: string[];
+  /** Visitors of the visit's device model seen on its prefix, and on its AS (the newest few). */
+  onPrefix: string[];
+  onAsn: string[];
+  prefixCrowd: number;
+  asnCrowd: number;
+  group: GroupCounts;
+  account: AccountCounts;
+}
+
+export interface LookupQuery {
+  now: number;
+  exact: string | null;
+  partials: string[];
+  group: string;
+  model: string;
+  prefix: string | null;
+  asn: number | null;
+}
 
 export interface LinkIndex {
   tokenOwner(tokenHash: string): Promise<string | null>;
-  exactOwner(key: string): Promise<string | null>;
-  candidates(partialKeys: string[]): Promise<string[]>;
-  /** What the visitor was last seen as; null when not a visitor of this account. */
-  history(visitorId: string): Promise<VisitorHistory | null>;
-  createVisitor(components: Components): Promise<string>;
-  dropVisitor(visitorId: string): Promise<void>;
-  /** Unique-insert claims; return the owner after the attempt. */
-  claimExact(key: string, visitorId: string): Promise<string>;
+  lookup(q: LookupQuery): Promise<Lookup>;
+  /** A visitor of this account as stored (aliases not followed); null when unknown. */
+  visitor(id: string): Promise<VisitorRecord | null>;
+  createVisitor(components: Components, suspects: Suspect[], residual: number | null): Promise<string>;
+  /** Removes a visitor that lost the race for its token (it has no visits). */
+  dropVisitor(id: string): Promise<void>;
+  /** Unique-insert claim of an unmapped token; returns its owner afterwards. */
   claimToken(tokenHash: string, visitorId: string): Promise<string>;
-  setToken(tokenHash: string, visitorId: string): Promise<void>;
   /** Re-points a token from `from` to `to` unless it changed meanwhile; returns its owner afterwards. */
   moveToken(tokenHash: string, from: string, to: string): Promise<string>;
-  addPartials(partialKeys: string[], visitorId: string): Promise<void>;
+  /** Makes `from` an alias of `into` (idempotent); `from`'s tokens then name `into`. */
+  merge(from: string, into: string, now: number): Promise<void>;
+  /** Undoes merge(from, into): `from` and its tokens stand alone again. */
+  unmerge(from: string, into: string): Promise<void>;
+  /** Indexes what `remember` learnt from a visit. */
+  remember(r: Remembered): Promise<void>;
 }
 
-export interface VisitorHistory {
-  /** The last component sets, newest first. */
-  components: Components[];
-  /** Networks of recent visits (empty when none was recorded). */
-  networks: string[];
-  /** Device tokens of recent visits with when each was first and last presented. */
-  tokens: TokenUse[];
-  firstSeenAt: number;
+export interface Visit {
+  components: Components;
+  tokenHash: string | null;
+  network: VisitNetwork;
+  incognito: boolean;
+  now: number;
 }
 
-/**
- * Whether the token in `use` and an older token of the visitor take turns:
- * the older one was presented again after this one's last visit. One
- * device's tokens follow each other instead; two devices merged by
- * fingerprint alternate.
- */
-function interleaved(tokens: TokenUse[], use: TokenUse): boolean {
-  return tokens.some((t) => t.first < use.first && t.last > use.last);
-}
-
-/**
- * A fingerprint-only link needs the visit's network among the visitor's
- * recent ones. Without either side's network (unknown address, visitors
- * stored before networks were kept) there is no evidence against it.
- */
-function networkAgrees(h: VisitorHistory, network: string | null): boolean {
-  return network === null || h.networks.length === 0 || h.networks.includes(network);
-}
+export type MatchKind = 'token' | 'exact' | 'fuzzy' | 'new';
 
 export interface Match {
   visitorId: string;
   kind: MatchKind;
-  score?: number;
-  margin?: number;
+  /**
+   * The decision's own probability that the visitor is this device's:
+   * the posterior of a fingerprint link, P(new device) for a new visitor,
+   * and for a token 1 − P(the visitor is a split of a suspect).
+   */
+  p: number;
   /** The token named a different device and was not believed. */
   tokenRejected: boolean;
-  /**
-   * The device's stable components equal the visitor's last ones and its
-   * token already names it: the index already holds everything `remember`
-   * would write.
-   */
-  indexed?: boolean;
-  /** Token matches: the token was first linked to this visitor by fingerprint, with that link's uncertainty. */
-  joinedByFingerprint?: boolean;
+  /** A young visitor was merged into `visitorId` on this visit. */
+  mergedFrom?: string;
+  /** The token was told apart from the visitor it named (a merge undone, or look-alikes separated). */
+  separated?: boolean;
+  /** A young visitor's suspects after this visit's evidence (to store with the visit). */
+  suspects?: Suspect[];
+  /** The scored candidates (best first), for diagnostics and the benchmark. */
+  scored?: Scored[];
 }
 
-export async function link(index: LinkIndex, components: Components, tokenHash: string | null, network: string | null): Promise<Match> {
+const logSumExp = (xs: number[]) => {
+  const m = Math.max(...xs);
+  return m + Math.log(xs.reduce((t, x) => t + Math.exp(x - m), 0));
+};
+
+/** Follows an alias to the visitor that survives (merges are flattened, so one hop; a few for safety). */
+async function resolve(index: LinkIndex, id: string): Promise<VisitorRecord | null> {
+  let v = await index.visitor(id);
+  for (let hops = 0; v?.mergedInto && hops < 4; hops++) v = await index.visitor(v.mergedInto);
+  return v && !v.mergedInto ? v : null;
+}
+
+/** Whether a token and an older one take turns: the older one was presented again after this one's last visit. */
+function interleaved(tokens: TokenUse[], use: TokenUse): TokenUse | undefined {
+  return tokens.find((t) => t.first < use.first && t.last > use.last);
+}
+
+export async function link(index: LinkIndex, visit: Visit): Promise<Match> {
+  const { components, tokenHash } = visit;
   let tokenRejected = false;
   if (tokenHash) {
-    const vid = await index.tokenOwner(tokenHash);
-    const hist = vid ? await index.history(vid) : null;
-    if (vid && hist) {
-      if (tokenConsistent(hist.components, components)) {
-        const use = hist.tokens.find((t) => t.hash === tokenHash);
-        if (use && interleaved(hist.tokens, use)) {
-          // Told apart from the look-alike it was merged with: its first visit as itself.
-          const own = await index.createVisitor(components);
-          const owner = await index.moveToken(tokenHash, vid, own);
-          if (owner === own) return { visitorId: own, kind: 'new', tokenRejected };
-          // A concurrent visit of this device moved it first: join that visitor.
-          await index.dropVisitor(own);
-          return { visitorId: owner, kind: 'token', tokenRejected };
-        }
-        const indexed = exactKey(components) !== null && exactKey(components) === exactKey(hist.components[0]!);
-        // A token that joined the visitor after its first visit got there by fingerprint.
-        return { visitorId: vid, kind: 'token', tokenRejected, indexed, joinedByFingerprint: !!use && use.first > hist.firstSeenAt };
-      }
+    const owner = await index.tokenOwner(tokenHash);
+    const v = owner ? await resolve(index, owner) : null;
+    if (v) {
+      if (tokenConsistent(v.components, components)) return byToken(index, v, tokenHash, visit);
       tokenRejected = true;
     }
   }
-  const exact = exactKey(components);
-  // A look-alike on another network owns this exact key: it must not be claimed for the new visitor.
-  let exactTaken = false;
-  if (exact) {
-    const vid = await index.exactOwner(exact);
-    const hist = vid ? await index.history(vid) : null;
-    if (vid && hist) {
-      if (networkAgrees(hist, network)) {
-        // Same stable components as last time: the partial keys are indexed already.
-        const indexed = exact === exactKey(hist.components[0]!) && !tokenHash;
-        return { visitorId: vid, kind: 'exact', tokenRejected, indexed };
-      }
-      exactTaken = true;
-    }
+  const scoring = await scoreCandidates(index, visit, visit.now, [], null);
+  const { scored, candidates, exact, pBest, pNew, best } = scoring;
+  if (best >= 0 && pBest >= LINK_P) {
+    const chosen = scored[best]!.visitorId;
+    const isExact = exact !== null && candidates.some((c) => c.v.id === chosen && exactKey(c.v.components[0]!) === exact);
+    return { visitorId: chosen, kind: isExact ? 'exact' : 'fuzzy', p: pBest, tokenRejected, scored };
   }
-  const ids = await index.candidates(partialKeys(components));
-  if (ids.length) {
-    const candidates = [];
-    for (const id of ids) {
-      const hist = await index.history(id);
-      if (hist && networkAgrees(hist, network)) candidates.push({ visitorId: id, history: hist.components });
-    }
-    const d = decide(candidates, components);
-    if (d.visitorId) return { visitorId: d.visitorId, kind: 'fuzzy', score: d.score, margin: d.margin, tokenRejected };
-  }
+  const kept = scored.filter((s) => Math.exp(s.logOdds) * pNew >= SUSPECT_MIN_P).slice(0, SUSPECTS_CAP);
+  const suspects = kept.map((s) => ({ id: s.visitorId, logOdds: s.logOdds, net: 0, since: visit.now }));
+  const dropped = scored.filter((s) => !kept.includes(s));
+  const residual = dropped.length ? logSumExp(dropped.map((s) => s.logOdds)) : null;
   // Create first, then claim: the winner's visitor always exists when a loser joins it.
-  const visitorId = await index.createVisitor(components);
-  const claimToken = tokenHash && !tokenRejected ? tokenHash : null;
-  const claimExact = exact && !exactTaken ? exact : null;
-  const owner = claimExact ? await index.claimExact(claimExact, visitorId) : claimToken ? await index.claimToken(claimToken, visitorId) : visitorId;
-  if (owner !== visitorId) {
-    await index.dropVisitor(visitorId);
-    return { visitorId: owner, kind: claimExact ? 'exact' : 'token', tokenRejected };
+  const created = await index.createVisitor(components, suspects, residual);
+  if (tokenHash && !tokenRejected) {
+    const owner = await index.claimToken(tokenHash, created);
+    if (owner !== created) {
+      await index.dropVisitor(created);
+      return { visitorId: owner, kind: 'token', p: pNew, tokenRejected, scored };
+    }
   }
-  return { visitorId, kind: 'new', tokenRejected };
+  return { visitorId: created, kind: 'new', p: pNew, tokenRejected, scored };
 }
 
-/** After the visit is recorded: make this device findable next time. */
-export async function remember(index: LinkIndex, match: Match, components: Components, tokenHash: string | null): Promise<void> {
-  if (match.indexed) return;
+/**
+ * Every visitor that looks like the visit's device, scored against a new
+ * device. `at` is the moment the device's storage state is judged at (the
+ * visit; for healing, when the young visitor appeared); `extra` are more
+ * visitors to consider and `exclude` one not to.
+ */
+async function scoreCandidates(index: LinkIndex, visit: Visit, at: number, extra: string[], exclude: string | null) {
+  const { components } = visit;
   const exact = exactKey(components);
-  await Promise.all([
-    exact && match.kind !== 'new' ? index.claimExact(exact, match.visitorId) : null,
-    index.addPartials(partialKeys(components), match.visitorId),
-    // A token that named another device stays with that device.
-    tokenHash && !match.tokenRejected ? index.setToken(tokenHash, match.visitorId) : null,
-  ]);
+  const partials = partialKeys(components);
+  const found = await index.lookup({ now: visit.now, exact, partials, group: groupKey(components), model: modelKey(components), prefix: visit.network.prefix, asn: visit.network.asn });
+  const ids = [...new Set([...found.onPrefix, ...found.holders, ...found.partials, ...found.onAsn, ...extra])];
+  const visitors = (await Promise.all(ids.map((id) => resolve(index, id)))).filter((v): v is VisitorRecord => v !== null && v.id !== exclude);
+  const facts: VisitFacts = {
+    now: at,
+    network: visit.network,
+    incognito: visit.incognito,
+    hasToken: visit.tokenHash !== null,
+    prefixCrowd: found.prefixCrowd,
+    asnCrowd: found.asnCrowd,
+    account: found.account,
+    group: found.group,
+    holders: found.holderCount,
+  };
+  const mobile = isMobile(components);
+  const seen = new Set<string>();
+  const candidates = visitors
+    .filter((v) => !seen.has(v.id) && seen.add(v.id))
+    .map((v) => ({ v, sim: bestSimilarity(v, components) }))
+    .filter((c): c is { v: VisitorRecord; sim: Similarity } => c.sim !== null && c.sim.score >= MIN_SCORE)
+    .sort((a, b) => b.sim.score - a.sim.score)
+    .slice(0, CANDIDATES_CAP);
+  const scored: Scored[] = candidates
+    .map(({ v, sim }) => {
+      // The visit's look-alikes from v's point of view: the other candidates at least about as similar.
+      const lookalikes = candidates.filter((c) => c.v !== v && c.sim.score >= sim.score - LOOKALIKE_SLACK).map((c) => c.v);
+      const f = features(v, facts, { ...sim, exact: exact !== null && exactKey(v.components[0]!) === exact, mobile }, lookalikes);
+      return { visitorId: v.id, logOdds: logOddsOf(f), features: f };
+    })
+    .sort((a, b) => b.logOdds - a.logOdds);
+  return { exact, candidates, scored, facts, ...posterior(scored) };
 }
+
+function bestSimilarity(v: VisitorRecord, components: Components): Similarity | null {
+  let best: Similarity | null = null;
+  for (const h of v.components) {
+    const s = similarity(h, components);
+    if (s.forbidden || s.overlap === 0) continue;
+    if (!best || s.score > best.score) best = s;
+  }
+  return best;
+}
+
+async function byToken(index: LinkIndex, v: VisitorRecord, tokenHash: string, visit: Visit): Promise<Match> {
+  const use = v.tokens.find((t) => t.hash === tokenHash);
+  const other = use && interleaved(v.tokens, use);
+  if (use && other) {
+    if (use.via) {
+      // It came with a merged visitor and takes turns with this visitor's own: the merge was wrong.
+      await index.unmerge(use.via, v.id);
+      return { visitorId: use.via, kind: 'token', p: 0.5, tokenRejected: false, separated: true };
+    }
+    // Told apart from the look-alike it was merged with: its first visit as itself.
+    const own = await index.createVisitor(visit.components, [], null);
+    const owner = await index.moveToken(tokenHash, v.id, own);
+    if (owner === own) return { visitorId: own, kind: 'new', p: 0.5, tokenRejected: false, separated: true };
+    // A concurrent visit of this device moved it first: join that visitor.
+    await index.dropVisitor(own);
+    return { visitorId: owner, kind: 'token', p: 0.5, tokenRejected: false, separated: true };
+  }
+  if (!v.suspects.length) return { visitorId: v.id, kind: 'token', p: 1, tokenRejected: false };
+  return heal(index, v, visit);
+}
+
+/**
+ * A young visitor's later visit: adds evidence for each of its suspects and
+ * merges it into the one whose probability clears MERGE_P. The evidence of a
+ * visit is which history explains its network better: the suspect's and the
+ * young visitor's together (they are one device) or the young visitor's
+ * alone (a device of its own). Coming back to the suspect's home counts for
+ * the suspect, settling somewhere the suspect never was counts against it,
+ * and a network both use is neutral. A suspect that keeps silent while the
+ * young visitor keeps visiting gains the odds of that silence, e^(its visit
+ * rate × the time), capped because the rate is a rough estimate. A suspect
+ * seen with a token of its own after the young visitor appeared is another
+ * device and drops out.
+ */
+async function heal(index: LinkIndex, young: VisitorRecord, visit: Visit): Promise<Match> {
+  const aged = young.visitCount >= YOUNG_VISITS || visit.now - young.firstSeenAt > YOUNG_DAYS * DAY;
+  if (aged) return { visitorId: young.id, kind: 'token', p: 1, tokenRejected: false, suspects: [] };
+  const resolved = await Promise.all(young.suspects.map(async (s) => ({ s, u: await resolve(index, s.id) })));
+  const live = resolved.filter((x): x is { s: Suspect; u: VisitorRecord } => !!x.u && x.u.id !== young.id && !x.u.tokens.some((t) => t.via !== young.id && t.last > x.s.since));
+  const { prefix, kind } = visit.network;
+  let evidence = (_u: VisitorRecord) => 0;
+  if (prefix !== null && kind !== 'anonymizer' && live.length) {
+    // The devices like this one, as the decision sees them: how expected this network is of a device like it.
+    const { facts, candidates } = await scoreCandidates(index, visit, visit.now, live.map((x) => x.u.id), young.id);
+    // Both sides against the same look-alikes: the other candidates.
+    const others = (u: VisitorRecord) => candidates.filter((c) => c.v.id !== u.id).map((c) => c.v);
+    evidence = (u) => networkScore({ ...together(u, young), tokens: u.tokens }, facts, others(u)) - networkScore(young, facts, others(u));
+  }
+  const suspects = live.map(({ s, u }) => ({ ...s, id: u.id, net: (s.net ?? 0) + evidence(u) }));
+  const totals = suspects.map((s, i) => ({ logOdds: s.logOdds + s.net + silence(live[i]!.u, s.since, visit.now) }));
+  const { best, pBest, pNew } = posterior(totals, young.residual);
+  if (best >= 0 && pBest >= MERGE_P) {
+    await index.merge(young.id, suspects[best]!.id, visit.now);
+    return { visitorId: suspects[best]!.id, kind: 'token', p: pBest, tokenRejected: false, mergedFrom: young.id };
+  }
+  return { visitorId: young.id, kind: 'token', p: suspects.length ? pNew : 1, tokenRejected: false, suspects };
+}
+
+/** The network history of two visitors as one device's. */
+function together(u: VisitorRecord, young: VisitorRecord): CandidateFacts {
+  const add = <T extends { n: number }>(a: T[], b: T[], same: (x: T, y: T) => boolean) => [...a.map((x) => ({ ...x, n: x.n + (b.find((y) => same(x, y))?.n ?? 0) })), ...b.filter((y) => !a.some((x) => same(x, y)))];
+  return {
+    ...u,
+    visitCount: u.visitCount + young.visitCount,
+    prefixes: add(u.prefixes, young.prefixes, (x, y) => x.p === y.p),
+    asns: add(u.asns, young.asns, (x, y) => x.a === y.a),
+    // A network both used was new to the device only once.
+    novelPrefixes: u.novelPrefixes + young.novelPrefixes - young.prefixes.filter((y) => u.prefixes.some((x) => x.p === y.p)).length,
+    novelAsns: u.novelAsns + young.novelAsns - young.asns.filter((y) => u.asns.some((x) => x.a === y.a)).length,
+  };
+}
+
+/**
+ * log of how much more likely u's silence since the young visitor appeared
+ * is if u lives on as it than if u is another device. Another device shows
+ * u's token at its next visit unless it lost its storage by then (cleared,
+ * or WebKit's ITP after a week away): P(no u token by t) = q + (1 − q)·e^(−r·(t − u's last visit)),
+ * with r u's visit rate. The increment from the young visitor's first visit
+ * to now is bounded by 1/q, so a WebKit visitor away for long gains little.
+ */
+function silence(u: VisitorRecord, since: number, now: number): number {
+  const rate = Math.max(0, u.visitCount - 1) / ((u.lastSeenAt - u.firstSeenAt) / DAY + MODEL.rateDays);
+  const quiet = (t: number) => {
+    const days = Math.max(0, t - u.lastSeenAt) / DAY;
+    const q = Math.min(0.95, MODEL.clearRate + MODEL.clearPerDay * days + (u.webkit && days > MODEL.itpDays ? MODEL.itpLoss : 0));
+    return q + (1 - q) * Math.exp(-rate * days);
+  };
+  return Math.max(0, Math.log(quiet(since) / quiet(now)));
+}
+
+export interface Remembered {
+  visitorId: string;
+  /** A visitor created on this visit. */
+  created: boolean;
+  /** The token to point at the visitor (its own, or a new one it came with); null for none. */
+  tokenHash: string | null;
+  exact: string | null;
+  /** Whether the visitor held the exact key before this visit. */
+  heldExact: boolean;
+  group: string;
+  /** The device model (components.ts modelKey), indexed with the networks below. */
+  model: string;
+  partials: string[];
+  /** The visit's prefix and AS when the visitor had not used them before (they then count it as one more visitor). */
+  newPrefix: string | null;
+  newAsn: number | null;
+}
+
+/** What the visit changes in the visitor: its networks, tokens and last component sets. */
+export function withVisit(v: VisitorRecord, visit: Visit, tokenHash: string | null): Pick<VisitorRecord, 'prefixes' | 'asns' | 'novelPrefixes' | 'novelAsns' | 'tokens'> {
+  const { prefix, asn } = visit.network;
+  const now = visit.now;
+  const prior = tokenHash ? v.tokens.find((t) => t.hash === tokenHash) : undefined;
+  const prefixUse = prefix ? v.prefixes.find((p) => p.p === prefix) : undefined;
+  const asnUse = asn !== null ? v.asns.find((a) => a.a === asn) : undefined;
+  return {
+    prefixes: prefix ? bump(v.prefixes, (p) => p.p === prefix, { p: prefix, n: (prefixUse?.n ?? 0) + 1, last: now }, PREFIXES_CAP) : v.prefixes,
+    asns: asn !== null ? bump(v.asns, (a) => a.a === asn, { a: asn, n: (asnUse?.n ?? 0) + 1, last: now }, ASNS_CAP) : v.asns,
+    novelPrefixes: v.novelPrefixes + (prefix && !prefixUse ? 1 : 0),
+    novelAsns: v.novelAsns + (asn !== null && !asnUse ? 1 : 0),
+    tokens: tokenHash ? bump(v.tokens, (t) => t.hash === tokenHash, { ...prior, hash: tokenHash, first: prior?.first ?? now, last: now }, TOKENS_CAP) : v.tokens,
+  };
+}
+
+/** Networks remembered per visitor: home, work, a phone's usual carriers and their pools. */
+export const PREFIXES_CAP = 8;
+export const ASNS_CAP = 6;
+/** Tokens remembered per visitor: enough to see two alternate, few enough to stay small. */
+export const TOKENS_CAP = 8;
+
+/** Puts `item` first, drops the entry it replaces, keeps the `cap` most recent. */
+function bump<T>(list: T[], same: (x: T) => boolean, item: T, cap: number): T[] {
+  return [item, ...list.filter((x) => !same(x))].slice(0, cap);
+}
+
+/**
+ * What to index after the visit is recorded. A visit by a token the visitor
+ * already holds, with the same stable components and known networks, adds
+ * nothing: the index already holds it all, and a returning device costs no
+ * index write.
+ */
+export function remembered(v: VisitorRecord, match: Match, visit: Visit, created: boolean): Remembered {
+  const exact = exactKey(visit.components);
+  const { prefix, asn } = visit.network;
+  const tokenHash = visit.tokenHash && !match.tokenRejected ? visit.tokenHash : null;
+  const newPrefix = prefix && !v.prefixes.some((p) => p.p === prefix) ? prefix : null;
+  const newAsn = asn !== null && !v.asns.some((a) => a.a === asn) ? asn : null;
+  const sameComponents = !created && exact !== null && v.components[0] !== undefined && exactKey(v.components[0]) === exact;
+  const knownToken = tokenHash !== null && v.tokens.some((t) => t.hash === tokenHash);
+  const settled = sameComponents && (tokenHash === null || knownToken) && !match.mergedFrom;
+  return {
+    visitorId: match.visitorId,
+    created,
+    tokenHash: knownToken && !match.mergedFrom ? null : tokenHash,
+    exact: settled ? null : exact,
+    heldExact: !created && exact !== null && v.components.some((c) => exactKey(c) === exact),
+    group: groupKey(visit.components),
+    model: modelKey(visit.components),
+    partials: settled ? [] : partialKeys(visit.components),
+    newPrefix,
+    newAsn,
+  };
+}
+
+export { isWebkit };
+export type { AsnUse, PrefixUse, VisitNetwork };

@@ -1,19 +1,10 @@
-// Linking a device to a visitor, after FP-STALKER (Vastel et al., S&P 2018):
-// rules that forbid impossible changes, then a weighted component-by-
-// component similarity; a link needs a high score and a clear margin over
-// the runner-up, otherwise the device is treated as new. Pure functions, so
-// the accuracy benchmark runs the same code.
+// Comparing two component sets, after FP-STALKER (Vastel et al., S&P 2018):
+// rules that forbid impossible changes, a weighted component-by-component
+// similarity, and which kinds of component changed (the evidence model,
+// evidence.ts, weighs each kind). Pure functions, so the accuracy benchmark
+// runs the same code.
 import { COMPONENTS, STABLE_WEIGHT_TOTAL, type ComponentName, type Components } from './components.js';
 
-/**
- * Minimum weighted similarity to link a fuzzy candidate: high, so only drift
- * in low-weight components (updates, an added language, failed signals) is
- * tolerated. bench/accuracy: 0.8 linked look-alikes (87 % of fuzzy links were
- * another device); 0.93/0.95/0.97 traded recall for false merges, 0.95 best.
- */
-export const LINK_THRESHOLD = 0.95;
-/** Minimum lead of the best candidate over the runner-up. */
-export const LINK_MARGIN = 0.05;
 /** Share of the stable weight both sides must have collected to compare at all. */
 export const MIN_OVERLAP = 0.4;
 /**
@@ -51,22 +42,61 @@ function forbidden(stored: Components, current: Components): boolean {
   return false;
 }
 
+/**
+ * What changed between two component sets, by the kind of change one device
+ * makes: a browser update re-renders, a laptop docks to another screen, a
+ * traveller's clock moves, fonts and languages are added now and then, a
+ * taskbar moves and an extension hides other elements. A language list that
+ * keeps the old one and adds to it counts as `languageAdded` (what a user
+ * does), any other change of it as `language` (what tells two users apart).
+ */
+export const CHANGE_GROUPS = {
+  render: ['canvas', 'webgl', 'webglCaps', 'audio', 'math', 'audioLatency'],
+  screen: ['screen'],
+  volatile: ['screenFrame', 'domBlockers'],
+  timezone: ['timezone'],
+  fonts: ['fonts', 'fontPreferences', 'plugins'],
+  language: ['languages', 'locale'],
+  hardware: ['hardware'],
+  version: ['uaVersion'],
+  other: ['vendor', 'touch', 'color', 'osCpu', 'mediaPrefs', 'storageFlags', 'safari'],
+} as const satisfies Record<string, readonly ComponentName[]>;
+
+export type ChangeGroup = keyof typeof CHANGE_GROUPS | 'languageAdded';
+const GROUP_OF = new Map<ComponentName, ChangeGroup>(
+  (Object.entries(CHANGE_GROUPS) as [ChangeGroup, readonly ComponentName[]][]).flatMap(([g, names]) => names.map((n) => [n, g] as const)),
+);
+
 export interface Similarity {
   score: number;
   /** Share of the stable weight present on both sides. */
   overlap: number;
   forbidden: boolean;
+  /** Components present on both sides that differ, by group. */
+  changed: Record<ChangeGroup, number>;
+}
+
+/** The comma-separated list `b` keeps every entry of `a`, in order, and adds to it. */
+function extends_(a: string, b: string): boolean {
+  const old = a.split(',');
+  const now = b.split(',');
+  let i = 0;
+  for (const x of now) if (x === old[i]) i++;
+  return i === old.length && now.length > old.length;
 }
 
 export function similarity(stored: Components, current: Components): Similarity {
   let weight = 0;
   let matched = 0;
   let stableBoth = 0;
+  const changed: Record<ChangeGroup, number> = { render: 0, screen: 0, volatile: 0, timezone: 0, fonts: 0, language: 0, languageAdded: 0, hardware: 0, version: 0, other: 0 };
   for (const name of Object.keys(COMPONENTS) as ComponentName[]) {
     const spec = COMPONENTS[name];
     const a = stored[name];
     const b = current[name];
     if (a === undefined || b === undefined) continue;
+    const group = GROUP_OF.get(name);
+    if (a !== b && group) changed[name === 'languages' && extends_(a, b) ? 'languageAdded' : group]++;
     const s = a === b ? 1 : 'fuzzy' in spec && spec.fuzzy ? jaccard(a, b) : 0;
     weight += spec.weight;
     matched += spec.weight * s;
@@ -76,40 +106,8 @@ export function similarity(stored: Components, current: Components): Similarity 
     score: weight === 0 ? 0 : matched / weight,
     overlap: stableBoth / STABLE_WEIGHT_TOTAL,
     forbidden: forbidden(stored, current),
+    changed,
   };
-}
-
-export interface Candidate {
-  visitorId: string;
-  /** The visitor's last component sets (newest first). */
-  history: Components[];
-}
-
-export interface FuzzyDecision {
-  visitorId: string | null;
-  score: number;
-  margin: number;
-}
-
-/** Best fuzzy candidate if it clears the threshold by a margin; else no link. */
-export function decide(candidates: Candidate[], current: Components): FuzzyDecision {
-  const scored = candidates
-    .map((c) => {
-      const best = Math.max(
-        0,
-        ...c.history.map((h) => {
-          const s = similarity(h, current);
-          return s.forbidden || s.overlap < MIN_OVERLAP ? 0 : s.score;
-        }),
-      );
-      return { visitorId: c.visitorId, score: best };
-    })
-    .sort((a, b) => b.score - a.score);
-  const [first, second] = scored;
-  if (!first) return { visitorId: null, score: 0, margin: 0 };
-  const margin = first.score - (second?.score ?? 0);
-  const linked = first.score >= LINK_THRESHOLD && margin >= LINK_MARGIN;
-  return { visitorId: linked ? first.visitorId : null, score: first.score, margin };
 }
 
 /** Whether a visitor named by a device token plausibly is this device (a copied token is not). */

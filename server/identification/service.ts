@@ -1,6 +1,6 @@
 // POST /v1/identify end to end: allowlist → metering → matching → risk →
 // event and visit stored → compact result. Also the full-event and
-// visit-history reads.
+// visit-history reads, which follow merged visitors to their survivor.
 import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
 import type { z } from 'zod';
@@ -19,15 +19,19 @@ import type { EventDoc } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { VisitorDoc } from '../store/visitors.js';
 import { pageOf, type StoredVisit } from '../store/visits.js';
-import { coverage, extractComponents, type Components, type Signals } from './components.js';
+import { coverage, extractComponents, type Signals } from './components.js';
 import { confidenceOf } from './confidence.js';
-import { link, remember, type LinkIndex, type VisitorHistory } from './linker.js';
+import { link, remembered, type Visit } from './linker.js';
+import { StoreIndex } from './storeIndex.js';
 import { makeVisitId, seqOfVisitId } from './visitId.js';
 
 type IdentifyRequest = z.infer<typeof IdentifyRequestSchema>;
 type IdentifyResult = z.infer<typeof IdentifyResultSchema>;
 type FullEvent = z.infer<typeof FullEventSchema>;
 type VisitHistory = z.infer<typeof VisitHistorySchema>;
+
+/** Visitors followed through merges at most: a bound on the reads of one history. */
+const ALIASES_CAP = 64;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 
@@ -55,25 +59,17 @@ export class IdentificationService {
     const accountId = key.accountId;
     const signals = unwrap(body.signals);
     const components = extractComponents(signals);
-    const cov = coverage(components);
-    const tokenHash = signals.deviceToken?.token ? sha(signals.deviceToken.token) : null;
+    const token = signals.deviceToken?.token;
+    const visit: Visit = { components, tokenHash: token ? sha(token) : null, network: edge.network, incognito: signals.incognito?.likely ?? false, now };
 
-    const index = this.index(accountId, now);
-    const match = await link(index, components, tokenHash, edge.network);
-    const rec = await this.store.visitors.recordVisit(
-      match.visitorId,
-      now,
-      components as Record<string, string>,
-      { t: now, ip: edge.ip, country: edge.location.country },
-      VELOCITY_WINDOWS['24h'],
-      { network: edge.network, tokenHash: match.tokenRejected ? null : tokenHash },
-    );
-    await remember(index, match, components, tokenHash);
+    const match = await link(new StoreIndex(this.store, accountId, now), visit);
+    const rec = await this.store.visitors.recordVisit(match, visit, { t: now, ip: edge.ip, country: edge.location.country }, VELOCITY_WINDOWS['24h']);
+    await this.store.identity.remember(accountId, remembered(rec.before, match, visit, match.kind === 'new'), now);
 
     const risk = assessRisk(signals, edge, rec.recent, now);
-    const confidence = confidenceOf({ kind: match.kind, coverage: cov, score: match.score, margin: match.margin, distorted: risk.distorted, joinedByFingerprint: match.joinedByFingerprint });
+    const confidence = confidenceOf({ kind: match.kind, p: match.p, coverage: coverage(components) });
     const requestId = `req_${ulid(now)}`;
-    const visitId = makeVisitId(now, rec.visitCount);
+    const visitId = makeVisitId(now, rec.seq);
     const signalsJson = JSON.stringify({ client: signals, server: risk.server });
     const ipLocation = {
       country: edge.location.country,
@@ -89,7 +85,7 @@ export class IdentificationService {
       projectId: key.projectId,
       visitorId: match.visitorId,
       visitId,
-      visitSeq: rec.visitCount,
+      visitSeq: rec.seq,
       keyType: key.type === 'test' ? 'test' : 'live',
       confidence,
       botProbability: risk.botProbability,
@@ -110,7 +106,7 @@ export class IdentificationService {
     };
     await this.store.events.insert(event);
     await this.store.visits.append(match.visitorId, {
-      seq: rec.visitCount,
+      seq: rec.seq,
       requestId,
       id: visitId,
       timestamp: now,
@@ -142,51 +138,24 @@ export class IdentificationService {
     };
   }
 
-  /** The matching index of one account, backed by the store. */
-  private index(accountId: string, now: number): LinkIndex {
-    const { fingerprints, visitors } = this.store;
-    return {
-      tokenOwner: (t) => fingerprints.token(accountId, t),
-      exactOwner: (k) => fingerprints.exact(accountId, k),
-      candidates: (keys) => fingerprints.candidates(accountId, keys),
-      history: async (id) => {
-        const v = await this.ownVisitor(accountId, id);
-        return v ? history(v) : null;
-      },
-      createVisitor: async (components) => {
-        const id = `iq_${ulid(now)}`;
-        await visitors.create({
-          _id: id,
-          accountId,
-          firstSeenAt: now,
-          lastSeenAt: now,
-          visitCount: 0,
-          components: components as Record<string, string>,
-          previousComponents: null,
-          recent: [],
-          networks: [],
-          tokens: [],
-        });
-        return id;
-      },
-      dropVisitor: (id) => visitors.delete(id),
-      claimExact: (k, id) => fingerprints.claimExact(accountId, k, id),
-      claimToken: (t, id) => fingerprints.claimToken(accountId, t, id),
-      setToken: (t, id) => fingerprints.setToken(accountId, t, id),
-      moveToken: (t, from, to) => fingerprints.moveToken(accountId, t, from, to),
-      addPartials: (keys, id) => fingerprints.addPartials(accountId, keys, id),
-    };
+  /** The account's visitor `visitorId` resolves to (itself, or the visitor it was merged into); null when none. */
+  private async survivor(accountId: string, visitorId: string): Promise<VisitorDoc | null> {
+    let v = await this.store.visitors.get(visitorId);
+    for (let hops = 0; v?.mergedInto && hops < 4; hops++) v = await this.store.visitors.get(v.mergedInto);
+    return v && v.accountId === accountId && !v.mergedInto ? v : null;
   }
 
-  private async ownVisitor(accountId: string, visitorId: string): Promise<VisitorDoc | null> {
-    const v = await this.store.visitors.get(visitorId);
-    return v && v.accountId === accountId ? v : null;
+  /** Full events with their visitor ids resolved through merges (one read per distinct visitor). */
+  private async fullEvents(accountId: string, events: EventDoc[]): Promise<FullEvent[]> {
+    const ids = [...new Set(events.map((e) => e.visitorId))];
+    const survivors = new Map(await Promise.all(ids.map(async (id) => [id, (await this.survivor(accountId, id))?._id ?? id] as const)));
+    return events.map((e) => fullEvent(e, survivors.get(e.visitorId) ?? e.visitorId));
   }
 
   async getEvent(accountId: string, requestId: string): Promise<FullEvent> {
     const e = await this.store.events.get(requestId);
     if (!e || e.accountId !== accountId) throw new ApiError(404, 'Event not found');
-    return fullEvent(e);
+    return (await this.fullEvents(accountId, [e]))[0]!;
   }
 
   async updateEvent(accountId: string, requestId: string, patch: { suspect?: boolean; linkedId?: string | null; tag?: Record<string, unknown> | null }): Promise<FullEvent> {
@@ -198,26 +167,83 @@ export class IdentificationService {
     if (patch.tag !== undefined) set.tagJson = patch.tag === null ? null : JSON.stringify(patch.tag);
     const updated = await this.store.events.update(requestId, set);
     if (!updated) throw new ApiError(404, 'Event not found');
-    return fullEvent(updated);
+    return (await this.fullEvents(accountId, [updated]))[0]!;
   }
 
   async searchByLinkedId(accountId: string, linkedId: string, limit: number): Promise<FullEvent[]> {
-    return (await this.store.events.byLinkedId(accountId, linkedId, limit)).map(fullEvent);
+    return this.fullEvents(accountId, await this.store.events.byLinkedId(accountId, linkedId, limit));
   }
 
   async visitHistory(accountId: string, visitorId: string, before: string | undefined): Promise<VisitHistory> {
-    const visitor = await this.ownVisitor(accountId, visitorId);
-    if (!visitor || visitor.visitCount === 0) throw new ApiError(404, 'Visitor not found');
+    const visitor = await this.survivor(accountId, visitorId);
+    if (!visitor || visitor.visitCount + (visitor.mergedVisits ?? 0) === 0) throw new ApiError(404, 'Visitor not found');
+    const merged = await this.aliasesOf(visitor);
+    const newest = merged.length ? await this.newestOfAll([visitor, ...merged], before) : (await this.newestOf(visitor, before)).map((v) => ({ ...v, source: visitor._id }));
+    const events = await Promise.all(newest.map((v) => this.store.events.get(v.requestId)));
+    const visits = newest.map((v, i) => ({ ...visitView(v, events[i]?.signalsJson), ...(v.source !== visitor._id ? { originalVisitorId: v.source } : {}) }));
+    // Counted from each merged visitor's own visits, exact whatever raced with the merge.
+    const totalVisits = visitor.visitCount + merged.reduce((n, m) => n + m.visitCount, 0);
+    return { visitorId: visitor._id, mergedFrom: merged.map((m) => m._id), visits, totalVisits, firstSeenAt: visitor.firstSeenAt };
+  }
+
+  /**
+   * The visitors merged into `survivor`, however the merges interleaved: its
+   * mergedFrom lists, theirs, and so on, each kept only while it still
+   * resolves to the survivor (a merge racing with another can leave a list
+   * one hop short, an undone one a stale entry for a moment).
+   */
+  private async aliasesOf(survivor: VisitorDoc): Promise<VisitorDoc[]> {
+    const found = new Map<string, VisitorDoc>();
+    let frontier = survivor.mergedFrom ?? [];
+    while (frontier.length && found.size < ALIASES_CAP) {
+      const docs = (await Promise.all(frontier.filter((id) => !found.has(id) && id !== survivor._id).map((id) => this.store.visitors.get(id)))).filter((v): v is VisitorDoc => v !== null);
+      for (const d of docs) found.set(d._id, d);
+      frontier = docs.flatMap((d) => d.mergedFrom ?? []);
+    }
+    const kept = await Promise.all([...found.values()].map(async (d) => ((await this.survivor(survivor.accountId, d._id))?._id === survivor._id ? d : null)));
+    return kept.filter((d): d is VisitorDoc => d !== null);
+  }
+
+  /** One visitor's newest visits before the cursor, by its own sequence numbers. */
+  private async newestOf(visitor: VisitorDoc, before: string | undefined): Promise<StoredVisit[]> {
     const upTo = before === undefined ? visitor.visitCount : await this.seqBefore(visitor, before);
     const page = pageOf(upTo);
-    const [older, newer] = upTo > 0 ? await Promise.all([this.store.visits.page(visitorId, page - 1), this.store.visits.page(visitorId, page)]) : [[], []];
-    const newest = [...older, ...newer]
+    const [older, newer] = upTo > 0 ? await Promise.all([this.store.visits.page(visitor._id, page - 1), this.store.visits.page(visitor._id, page)]) : [[], []];
+    return [...older, ...newer]
       .filter((v) => v.seq <= upTo)
       .sort((a, b) => b.seq - a.seq)
       .slice(0, VISITS_PAGE_SIZE);
-    const events = await Promise.all(newest.map((v) => this.store.events.get(v.requestId)));
-    const visits = newest.map((v, i) => visitView(v, events[i]?.signalsJson));
-    return { visits, totalVisits: visitor.visitCount, firstSeenAt: visitor.firstSeenAt };
+  }
+
+  /**
+   * A merged visitor's history: the newest visits of it and of the visitors
+   * merged into it, newest first by time (then visit id). A visit-id cursor
+   * must name a visit of one of them.
+   */
+  private async newestOfAll(sources: VisitorDoc[], before: string | undefined) {
+    let cursor: { t: number; id: string } | null = null;
+    if (before !== undefined && /^\d{1,15}$/.test(before)) cursor = { t: Number(before), id: '' };
+    else if (before !== undefined) {
+      const seq = seqOfVisitId(before);
+      const pages = seq === null ? [] : await Promise.all(sources.filter((s) => seq <= s.visitCount).map((s) => this.store.visits.page(s._id, pageOf(seq))));
+      const found = pages.flat().find((v) => v.id === before);
+      if (!found) throw new ApiError(400, 'before: must be a visit id of this visitor or a Unix ms timestamp');
+      cursor = { t: found.timestamp, id: found.id };
+    }
+    const older = (v: StoredVisit) => !cursor || v.timestamp < cursor.t || (v.timestamp === cursor.t && v.id < cursor.id);
+    const lists = await Promise.all(
+      sources.map(async (s) => {
+        // Visits up to the cursor's millisecond, then those strictly older than the cursor.
+        const upTo = cursor ? await this.seqBeforeTime(s, cursor.t + 1) : s.visitCount;
+        const page = pageOf(upTo);
+        const [a, b] = upTo > 0 ? await Promise.all([this.store.visits.page(s._id, page - 1), this.store.visits.page(s._id, page)]) : [[], []];
+        return [...a, ...b].filter((v) => v.seq <= upTo && older(v)).map((v) => ({ ...v, source: s._id }));
+      }),
+    );
+    return lists
+      .flat()
+      .sort((x, y) => y.timestamp - x.timestamp || (y.id > x.id ? 1 : -1))
+      .slice(0, VISITS_PAGE_SIZE);
   }
 
   /** The highest sequence number strictly before the cursor (a visit id or a Unix ms timestamp). */
@@ -251,13 +277,6 @@ export class IdentificationService {
   }
 }
 
-const history = (v: VisitorDoc): VisitorHistory => ({
-  components: [v.components, ...(v.previousComponents ? [v.previousComponents] : [])],
-  networks: v.networks ?? [],
-  tokens: v.tokens ?? [],
-  firstSeenAt: v.firstSeenAt,
-});
-
 /** Request signals carry `{value, duration}`; stored and returned signals hold the value alone. */
 function unwrap(signals: IdentifyRequest['signals']): Signals {
   const out: Record<string, unknown> = {};
@@ -267,10 +286,11 @@ function unwrap(signals: IdentifyRequest['signals']): Signals {
   return out as Signals;
 }
 
-function fullEvent(e: EventDoc): FullEvent {
+function fullEvent(e: EventDoc, visitorId: string): FullEvent {
   return {
     requestId: e._id,
-    visitorId: e.visitorId,
+    visitorId,
+    ...(visitorId !== e.visitorId ? { originalVisitorId: e.visitorId } : {}),
     confidence: e.confidence,
     botProbability: e.botProbability,
     suspectScore: e.suspectScore,

@@ -1,14 +1,15 @@
 // What the edge knows about a request, as the risk engine consumes it.
 // Produced by server/edge (IP, geolocation, ASN, lists, TLS, HTTP).
 import type { ASN_CATEGORIES, HTTP_CLASSIFICATIONS } from '../../contract/edge.js';
+import type { VisitNetwork } from '../identification/evidence.js';
 
 export interface EdgeFacts {
   ip: string;
   ipVersion: 4 | 6;
   isPrivate: boolean;
   prefix: string | null;
-  /** The client's network as identification compares it (IPv4 /24, IPv6 /48); null when the address is unknown. */
-  network: string | null;
+  /** The client's network as identification weighs it. */
+  network: VisitNetwork;
   location: {
     country: string;
     city: string;

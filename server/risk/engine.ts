@@ -192,7 +192,7 @@ export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[]
     },
   };
 
-  return { verdicts, velocity, riskFactors: factors, botProbability, suspectScore, server, distorted: tampered || verdicts.privacyBrowser.result };
+  return { verdicts, velocity, riskFactors: factors, botProbability, suspectScore, server };
 }
 
 /** Countries whose main languages we can check cheaply; others are 'unknown'. */

@@ -8,7 +8,7 @@ import { AccountsRepo } from './accounts.js';
 import { ApiKeysRepo } from './apiKeys.js';
 import { AttemptsRepo } from './attempts.js';
 import { EventsRepo } from './events.js';
-import { FingerprintsRepo } from './fingerprints.js';
+import { IdentityRepo } from './identity.js';
 import { GrantsRepo } from './grants.js';
 import { InvitationsRepo } from './invitations.js';
 import { ProjectsRepo } from './projects.js';
@@ -39,7 +39,7 @@ export class Store {
   readonly usage: UsageRepo;
   readonly attempts: AttemptsRepo;
   readonly invitations: InvitationsRepo;
-  readonly fingerprints: FingerprintsRepo;
+  readonly identity: IdentityRepo;
   readonly visitors: VisitorsRepo;
   readonly events: EventsRepo;
   readonly visits: VisitsRepo;
@@ -62,7 +62,7 @@ export class Store {
     this.usage = new UsageRepo(db);
     this.attempts = new AttemptsRepo(db);
     this.invitations = new InvitationsRepo(db);
-    this.fingerprints = new FingerprintsRepo(db);
+    this.identity = new IdentityRepo(db);
     this.visitors = new VisitorsRepo(db);
     this.events = new EventsRepo(db);
     this.visits = new VisitsRepo(db);

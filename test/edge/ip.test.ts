@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TrustProxy } from '../../server/config.js';
-import { clientIp, isPrivateOrReserved, isTrustedPeer, networkOf, normalizeIp, type Ip } from '../../server/edge/ip.js';
+import { clientIp, isPrivateOrReserved, isTrustedPeer, normalizeIp, prefixOf, type Ip } from '../../server/edge/ip.js';
 
 const ip = (s: string): Ip => {
   const n = normalizeIp(s);
@@ -189,17 +189,16 @@ describe('clientIp', () => {
   });
 });
 
-describe('networkOf', () => {
-  const net = (s: string, carrier: number | null = null) => networkOf(normalizeIp(s)!, carrier);
-  it('is the /24 of IPv4 and the /48 of IPv6, whatever the notation', () => {
+describe('prefixOf', () => {
+  const net = (s: string) => prefixOf(normalizeIp(s)!);
+  it('is the /24 of IPv4 and the /56 of IPv6, whatever the notation', () => {
     expect(net('81.2.69.160')).toBe('81.2.69.0/24');
     expect(net('::ffff:81.2.69.1')).toBe('81.2.69.0/24');
-    expect(net('2a02:c7f:1234:5678::1')).toBe('2a02:c7f:1234::/48');
-    expect(net('2A02:0C7F:1234:FFFF:0:0:0:9')).toBe('2a02:c7f:1234::/48');
-    expect(net('2001:db8::1')).toBe('2001:db8::/48');
+    expect(net('2a02:c7f:1234:5678::1')).toBe('2a02:c7f:1234:5600::/56');
+    expect(net('2A02:0C7F:1234:56FF:0:0:0:9')).toBe('2a02:c7f:1234:5600::/56');
+    expect(net('2001:db8::1')).toBe('2001:db8::/56');
   });
-  it("is the carrier's AS for mobile carrier addresses", () => {
-    expect(net('81.2.69.160', 21928)).toBe('AS21928');
-    expect(net('2a02:c7f:1::1', 21928)).toBe('AS21928');
+  it('keeps homes of one /48 apart', () => {
+    expect(net('2a02:c7f:1234:5678::1')).not.toBe(net('2a02:c7f:1234:9abc::1'));
   });
 });

@@ -105,7 +105,13 @@ export function identifyBody(values: Partial<Values>, extra: Record<string, unkn
   return { signals: wrap(values), timestamp: 1_768_478_400_000, url: 'https://shop.example.com/checkout', ...extra };
 }
 
-/** The same device after a browser update, a window resize and a new language; storage kept. */
+/**
+ * The same device a few weeks on, as most devices drift: a browser update
+ * (a new major that renders the canvas differently) and a moved taskbar;
+ * storage kept. A user adding a language as well at the same time is rare
+ * enough that a device on a shared network then looks like an office
+ * colleague's of the same image.
+ */
 export function drifted(v: Values): Values {
   const major = Number(/Chrome\/(\d+)/.exec(v.userAgent.userAgent)![1]) + 1;
   return {
@@ -113,7 +119,6 @@ export function drifted(v: Values): Values {
     canvas: { ...v.canvas, hash: v.canvas.hash.split('').reverse().join('') },
     userAgent: { ...v.userAgent, userAgent: v.userAgent.userAgent.replace(/Chrome\/\d+/, `Chrome/${major}`) },
     screenFrame: { ...v.screenFrame, bottom: 48 },
-    navigator: { ...v.navigator, languages: ['en-US', 'en', 'de'] },
     devtools: { ...v.devtools, open: true },
   };
 }

@@ -1,0 +1,258 @@
+// One world: a synthetic population visits in time order, each visit from a
+// real address through the service's own edge classification, link() and
+// the visitor bookkeeping over an in-memory index with the store's
+// semantics. Ground truth gives recall, false merges and calibration.
+import { createHash } from 'node:crypto';
+import { loadAsn, type AsnDb } from '../../server/edge/asn.js';
+import { classifyNetwork } from '../../server/edge/asnCategory.js';
+import { normalizeIp } from '../../server/edge/ip.js';
+import { visitNetwork } from '../../server/edge/network.js';
+import { coverage, extractComponents } from '../../server/identification/components.js';
+import { confidenceOf } from '../../server/identification/confidence.js';
+import { link, remembered, type MatchKind, type Visit } from '../../server/identification/linker.js';
+import { DRIFTS, Revisits } from './drift.js';
+import { MemoryIndex } from './memoryIndex.js';
+import { NetworkLife, Places } from './network.js';
+import type { SignalValues } from '../../contract/signals.js';
+import { generatePopulation, signalsOf, type Device } from './population.js';
+import type { World } from './world.js';
+
+const NO_LISTS = { tor: false, vpn: false, cdn: false, datacenter: false };
+
+const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
+
+export class Tally {
+  events = 0;
+  revisits = 0;
+  recalled = 0;
+  merged = 0;
+  readonly devices = new Set<number>();
+  readonly mergedDevices = new Set<number>();
+  get recall() {
+    return this.revisits ? this.recalled / this.revisits : NaN;
+  }
+  get falseMerge() {
+    return this.events ? this.merged / this.events : NaN;
+  }
+  json() {
+    return { devices: this.devices.size, events: this.events, revisits: this.revisits, recall: round(this.recall), falseMergeRate: round(this.falseMerge), devicesWronglyMerged: this.mergedDevices.size };
+  }
+}
+
+export const round = (x: number, d = 5) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
+
+/** One decision, for calibration: the path, the decision's probability, the confidence given, and whether it was right. */
+export interface Decision {
+  kind: MatchKind;
+  p: number;
+  confidence: number;
+  coverage: number;
+  correct: boolean;
+}
+
+export interface WorldResult {
+  world: string;
+  devices: number;
+  seed: number;
+  events: number;
+  seconds: number;
+  overall: ReturnType<Tally['json']> & { pairwiseRecall: number | null; pairwisePrecision: number | null; devicesSplit: number; merges: number; unmerges: number };
+  /** Revisits in a private window or after cleared storage; revisits of Safari/iOS devices. */
+  privateOrCleared: ReturnType<Tally['json']>;
+  webkit: ReturnType<Tally['json']>;
+  byKind: Record<string, ReturnType<Tally['json']>>;
+  byDrift: Record<string, ReturnType<Tally['json']>>;
+  byCohort: Record<string, ReturnType<Tally['json']>>;
+  ece: number;
+  reliability: { from: number; to: number; events: number; meanConfidence: number | null; accuracy: number | null }[];
+  decisions?: Decision[];
+}
+
+function groupsOf(d: Device): string[] {
+  const p = d.profile;
+  const primary = d.cohort !== 'general' ? d.cohort : p.mobile ? p.os : 'desktop';
+  return [primary, ...(p.brave ? ['brave'] : []), ...(d.state.extension ? ['extension'] : [])];
+}
+
+let asnDb: Promise<AsnDb> | undefined;
+
+export interface SimulateOptions {
+  /** Keep every decision (for fitting the calibration). */
+  keepDecisions?: boolean;
+  /** Called with every decision and its ground truth (diagnostics). */
+  trace?: (t: Trace) => void;
+  /** Called with every visit and the visitor it was given (the HTTP check compares). */
+  onVisit?: (v: SimVisit, visitorId: string) => void;
+}
+
+export interface Trace {
+  device: Device;
+  i: number;
+  drift: string[];
+  visit: Visit;
+  match: Awaited<ReturnType<typeof link>>;
+  merged: boolean;
+  recalled: boolean;
+  /** The device that created each scored candidate. */
+  ownerOf: (visitorId: string) => number | undefined;
+  /** The index after the visit (diagnostics). */
+  index: MemoryIndex;
+}
+
+/** One simulated visit: which device, its how-many-th visit, when, from which address, with what signals. */
+export interface SimVisit {
+  dev: number;
+  i: number;
+  t: number;
+  ip: string;
+  values: Partial<SignalValues>;
+  drift: string[];
+}
+
+/** A world's devices and their visits in time order (the HTTP check replays the same stream). */
+export function worldOf(world: World, n: number, seed: number) {
+  const born = generatePopulation(n, seed, world);
+  const places = new Places(world, seed);
+  const sims = born.map((b) => new Revisits(b.device, b.firstDay, seed, world));
+  const nets = born.map((b) => new NetworkLife(b.device, places, seed));
+  const schedule = sims.flatMap((s, dev) => s.days.map((day, i) => ({ day, dev, i }))).sort((a, b) => a.day - b.day);
+  function* visits(): Generator<SimVisit> {
+    for (const { dev, i } of schedule) {
+      const sim = sims[dev]!.visit(i);
+      yield { dev, i, t: sim.t, ip: nets[dev]!.next(sim.t), values: sim.values, drift: sim.drift };
+    }
+  }
+  return { born, sims, schedule, visits };
+}
+
+export async function simulate(world: World, size: number, seed: number, opts: SimulateOptions = {}): Promise<WorldResult> {
+  const started = performance.now();
+  const n = world.devices ?? size;
+  const asn = await (asnDb ??= loadAsn());
+  const { born, sims, schedule, visits } = worldOf(world, n, seed);
+  const groups = born.map(({ device }) => groupsOf(device));
+  const webkitDevice = born.map(({ device: d }) => d.profile.os === 'iOS' || d.profile.family === 'Safari');
+
+  const index = new MemoryIndex();
+  const owner = new Map<string, number>();
+  const firstVisitor: string[] = [];
+  const visitorsOfDevice = born.map(() => new Set<string>());
+  const visitsOf = new Map<string, Map<number, number>>();
+  const tallies = new Map<string, Tally>();
+  const tally = (key: string) => tallies.get(key) ?? tallies.set(key, new Tally()).get(key)!;
+  const decisions: Decision[] = [];
+  let merges = 0;
+  let unmerges = 0;
+
+  for (const sim of visits()) {
+    const { dev, i } = sim;
+    const ip = normalizeIp(sim.ip);
+    const asnInfo = ip ? asn.lookup(ip) : null;
+    const network = visitNetwork(ip, asnInfo, classifyNetwork(asnInfo, NO_LISTS));
+    const components = extractComponents(sim.values);
+    const token = sim.values.deviceToken?.token;
+    const visit: Visit = { components, tokenHash: token ? sha(token) : null, network, incognito: sim.values.incognito?.likely ?? false, now: sim.t };
+    const match = await link(index, visit);
+    const before = index.record(match, visit);
+    await index.remember(remembered(before, match, visit, match.kind === 'new'));
+    if (match.mergedFrom) merges++;
+    const cov = coverage(components);
+    const confidence = confidenceOf({ kind: match.kind, p: match.p, coverage: cov });
+
+    if (match.kind === 'new') owner.set(match.visitorId, dev);
+    if (i === 0) firstVisitor[dev] = match.visitorId;
+    if (match.separated) unmerges++;
+    visitorsOfDevice[dev]!.add(match.visitorId);
+    const perDevice = visitsOf.get(match.visitorId) ?? visitsOf.set(match.visitorId, new Map()).get(match.visitorId)!;
+    perDevice.set(dev, (perDevice.get(dev) ?? 0) + 1);
+    const merged = owner.get(match.visitorId) !== dev;
+    const recalled = i > 0 && match.visitorId === firstVisitor[dev];
+    const correct = !merged && (i === 0 || recalled);
+
+    const rows = ['all', `kind:${match.kind}`, ...groups[dev]!.map((g) => `cohort:${g}`)];
+    if (i === 0) rows.push('drift:(first visit)');
+    else {
+      rows.push(...(sim.drift.length ? sim.drift.map((d) => `drift:${d}`) : ['drift:none']));
+      if (sim.drift.includes('incognito') || sim.drift.includes('storageCleared')) rows.push('privateOrCleared');
+      if (webkitDevice[dev]) rows.push('webkit');
+    }
+    for (const key of rows) {
+      const t = tally(key);
+      t.events++;
+      t.devices.add(dev);
+      if (i > 0) t.revisits++;
+      if (recalled) t.recalled++;
+      if (merged) {
+        t.merged++;
+        t.mergedDevices.add(dev);
+      }
+    }
+    decisions.push({ kind: match.kind, p: match.p, confidence, coverage: cov, correct });
+    opts.trace?.({ device: born[dev]!.device, i, drift: sim.drift, visit, match, merged, recalled, ownerOf: (v) => owner.get(v), index });
+    opts.onVisit?.(sim, match.visitorId);
+  }
+
+  const all = tally('all');
+  const pairs = (k: number) => (k * (k - 1)) / 2;
+  let samePairs = 0;
+  let linkedPairs = 0;
+  let linkedSamePairs = 0;
+  for (const s of sims) samePairs += pairs(s.days.length);
+  for (const perDevice of visitsOf.values()) {
+    let total = 0;
+    for (const k of perDevice.values()) {
+      total += k;
+      linkedSamePairs += pairs(k);
+    }
+    linkedPairs += pairs(total);
+  }
+  const row = (key: string) => (tallies.get(key) ?? new Tally()).json();
+  const { ece, reliability } = calibrationOf(decisions);
+  return {
+    world: world.name,
+    devices: n,
+    seed,
+    events: schedule.length,
+    seconds: Math.round((performance.now() - started) / 1000),
+    overall: {
+      ...all.json(),
+      pairwiseRecall: round(linkedSamePairs / samePairs),
+      pairwisePrecision: round(linkedSamePairs / linkedPairs),
+      devicesSplit: visitorsOfDevice.filter((v) => v.size > 1).length,
+      merges,
+      unmerges,
+    },
+    privateOrCleared: row('privateOrCleared'),
+    webkit: row('webkit'),
+    byKind: Object.fromEntries((['token', 'exact', 'fuzzy', 'new'] as const).map((k) => [k, row(`kind:${k}`)])),
+    byDrift: Object.fromEntries(['(first visit)', 'none', ...DRIFTS].map((d) => [d, row(`drift:${d}`)])),
+    byCohort: Object.fromEntries(
+      [...tallies.keys()]
+        .filter((k) => k.startsWith('cohort:'))
+        .sort()
+        .map((k) => [k.slice(7), row(k)]),
+    ),
+    ece,
+    reliability,
+    ...(opts.keepDecisions ? { decisions } : {}),
+  };
+}
+
+/** Expected calibration error over ten equal-width confidence bins, and the reliability table. */
+export function calibrationOf(decisions: Decision[]) {
+  const bins = Array.from({ length: 10 }, (_, b) => ({ from: b / 10, to: (b + 1) / 10, n: 0, conf: 0, right: 0 }));
+  for (const d of decisions) {
+    const b = bins[Math.min(9, Math.floor(d.confidence * 10))]!;
+    b.n++;
+    b.conf += d.confidence;
+    if (d.correct) b.right++;
+  }
+  const total = decisions.length || 1;
+  const ece = bins.reduce((e, b) => e + (b.n ? (b.n / total) * Math.abs(b.right / b.n - b.conf / b.n) : 0), 0);
+  return {
+    ece: round(ece, 4)!,
+    reliability: bins.map((b) => ({ from: b.from, to: b.to, events: b.n, meanConfidence: b.n ? round(b.conf / b.n, 4) : null, accuracy: b.n ? round(b.right / b.n, 4) : null })),
+  };
+}
+
+export { signalsOf };

@@ -1,0 +1,25 @@
+// Runs one world in a worker thread (run.ts and fit.ts run two at a time on
+// two cores). With `collect`, it returns every fingerprint decision's
+// candidates and which of them was right, for fit.ts.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Features } from '../../server/identification/evidence.js';
+import { simulate } from './simulate.js';
+import { worldNamed } from './world.js';
+
+/** One fingerprint decision: each candidate's features and whether it is the visiting device's own visitor. */
+export interface Choice {
+  candidates: { f: Features; right: boolean }[];
+}
+
+const { world, devices, seed, collect, keepDecisions } = workerData as { world: string; devices: number; seed: number; collect?: boolean; keepDecisions?: boolean };
+const choices: Choice[] = [];
+const result = await simulate(worldNamed(world), devices, seed, {
+  keepDecisions,
+  trace: collect
+    ? (t) => {
+        const scored = t.match.scored;
+        if (scored?.length) choices.push({ candidates: scored.map((s) => ({ f: s.features, right: t.ownerOf(s.visitorId) === t.device.id })) });
+      }
+    : undefined,
+});
+parentPort!.postMessage(collect ? { result, choices } : result);

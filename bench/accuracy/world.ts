@@ -1,0 +1,117 @@
+// The knobs of a simulated world. The base world is one guess about real
+// traffic; the perturbed worlds move every guess that identification depends
+// on (rates halved and doubled, other country mixes, more clone fleets and
+// identical phones, more private browsing, carriers with and without CGNAT,
+// VPNs and relays, IPv6), so that a rule is kept only when it holds in all of
+// them. The linker never sees these numbers.
+
+export interface World {
+  name: string;
+  /** Country weights (ISO codes of population.ts); missing: the base mix. */
+  countries?: Readonly<Record<string, number>>;
+  /** Share of devices that are phones. */
+  mobileShare: number;
+  /** Shares of devices in fleets of identical corporate laptops / managed iPhones. */
+  fleetLaptops: number;
+  fleetPhones: number;
+  /** Mean number of devices per household (1: everyone alone). */
+  householdSize: number;
+  /** Chance that a household's second and later phones are copies of its first (same model, settings, language). */
+  identicalPhones: number;
+  /** Share of non-fleet laptops also used at an office, and the mean number of coworkers per office. */
+  officeWorkers: number;
+  officeSize: number;
+  /** Per-visit or per-device rates, multiplied as a group by the rate worlds. */
+  rates: Rates;
+  /** Share of carriers giving each session a new address from a large pool (CGNAT); the rest keep an address for a while. */
+  carrierCgnat: number;
+  /** Share of home lines behind the ISP's CGNAT (address shared by many homes, changes often). */
+  ispCgnat: number;
+  /** Share of homes and carriers on IPv6 (the browser then connects over IPv6). */
+  ipv6: number;
+  /** Share of devices that use a commercial VPN, and the share of their visits through it. */
+  vpnUsers: number;
+  vpnVisits: number;
+  /** Share of Safari users with iCloud Private Relay (every Safari visit through a relay egress). */
+  privateRelay: number;
+  /** Visit frequency multiplier (more visits per device per day). */
+  visitRate: number;
+  /** A site of this many devices whatever the run's size (a young, small account). */
+  devices?: number;
+}
+
+export interface Rates {
+  storageCleared: number;
+  itpLoss: number;
+  incognitoDesktop: number;
+  incognitoMobile: number;
+  travel: number;
+  renumber: number;
+  languageAdded: number;
+  frameChange: number;
+  failed: number;
+  publicWifi: number;
+  mobileData: number;
+}
+
+export const BASE_RATES: Rates = {
+  storageCleared: 0.025,
+  itpLoss: 0.8,
+  incognitoDesktop: 0.04,
+  incognitoMobile: 0.06,
+  travel: 0.006,
+  renumber: 0.02,
+  languageAdded: 0.008,
+  frameChange: 0.03,
+  failed: 0.04,
+  publicWifi: 0.05,
+  mobileData: 0.45,
+};
+
+export const BASE_WORLD: World = {
+  name: 'base',
+  mobileShare: 0.45,
+  fleetLaptops: 0.05,
+  fleetPhones: 0.01,
+  householdSize: 1.8,
+  identicalPhones: 0.05,
+  officeWorkers: 0.4,
+  officeSize: 15,
+  rates: BASE_RATES,
+  carrierCgnat: 0.8,
+  ispCgnat: 0.05,
+  ipv6: 0.25,
+  vpnUsers: 0.03,
+  vpnVisits: 0.5,
+  privateRelay: 0.15,
+  visitRate: 1,
+};
+
+const scaled = (k: number, except: (keyof Rates)[] = []): Rates =>
+  Object.fromEntries(Object.entries(BASE_RATES).map(([n, v]) => [n, except.includes(n as keyof Rates) ? v : Math.min(0.95, v * k)])) as unknown as Rates;
+
+const w = (name: string, o: Partial<World>): World => ({ ...BASE_WORLD, ...o, name });
+
+/** The worlds the benchmark reports: the base, then one perturbation each. */
+export const WORLDS: readonly World[] = [
+  BASE_WORLD,
+  w('rates x0.5', { rates: scaled(0.5) }),
+  w('rates x2', { rates: scaled(2, ['itpLoss']) }),
+  w('private x3', { rates: { ...BASE_RATES, incognitoDesktop: 0.12, incognitoMobile: 0.18 } }),
+  w('fleets x3', { fleetLaptops: 0.15, fleetPhones: 0.03, officeWorkers: 0.6, officeSize: 40 }),
+  w('identical phones', { householdSize: 3, identicalPhones: 0.6, mobileShare: 0.6 }),
+  w('no CGNAT', { carrierCgnat: 0, ispCgnat: 0, ipv6: 0 }),
+  w('CGNAT + IPv6', { carrierCgnat: 1, ispCgnat: 0.3, ipv6: 0.6 }),
+  w('VPN and relays', { vpnUsers: 0.15, vpnVisits: 0.8, privateRelay: 0.5 }),
+  w('Europe', { countries: { DE: 18, FR: 14, GB: 14, ES: 9, IT: 9, NL: 8, PL: 8, TR: 5, RU: 5, US: 10 } }),
+  w('Asia-Pacific', { countries: { JP: 20, KR: 10, CN: 8, TW: 6, IN: 18, ID: 12, PH: 8, VN: 6, AU: 12 } }),
+  w('mobile, rare visits', { mobileShare: 0.7, visitRate: 0.5 }),
+  w('frequent visits', { visitRate: 2 }),
+  w('small site', { devices: 1000 }),
+];
+
+export function worldNamed(name: string): World {
+  const found = WORLDS.find((x) => x.name === name);
+  if (!found) throw new Error(`unknown world '${name}'; known: ${WORLDS.map((x) => x.name).join(', ')}`);
+  return found;
+}
