@@ -1,0 +1,63 @@
+// A real server on a real database for the benchmarks (the FerretDB launcher,
+// or MONGODB_URI), with one signed-up account and a key of each type.
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import type { Clock } from '../../server/clock.js';
+import { loadConfig } from '../../server/config.js';
+import { startDatabase } from '../../server/database.js';
+import { loadEdge } from '../../server/edge/analyze.js';
+import { createApp } from '../../server/http/app.js';
+import { Store } from '../../server/store/index.js';
+
+export interface BenchService {
+  base: string;
+  live: string;
+  secret: string;
+  source: string;
+  close(): Promise<void>;
+}
+
+export async function startService(clock: Clock, env: Record<string, string> = {}): Promise<BenchService> {
+  const dir = mkdtempSync(join(tmpdir(), 'deviceid-bench-'));
+  const config = loadConfig({
+    DATA_DIR: dir,
+    LISTS_DIR: join(dir, 'no-lists'),
+    PLANS: '{"free":{"rps":1000000,"monthly":100000000}}',
+    LOG_LEVEL: 'silent',
+    ...env,
+    ...(process.env.MONGODB_URI ? { MONGODB_URI: process.env.MONGODB_URI } : {}),
+  });
+  const db = await startDatabase(config);
+  const store = await Store.open({ uri: db.uri, dbName: `bench_${Date.now()}` });
+  const logger = pino({ level: 'silent' });
+  const edge = await loadEdge(config, logger);
+  const server = createApp({ config, store, clock, logger, edge }).listen(0);
+  await new Promise((r) => server.once('listening', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  async function api(path: string, body: object, cookie = ''): Promise<{ json: Record<string, unknown>; cookie: string }> {
+    const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', origin: config.baseUrl, cookie }, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return { json: (await res.json()) as Record<string, unknown>, cookie: res.headers.get('set-cookie')?.split(';')[0] ?? cookie };
+  }
+  const signup = await api('/api/auth/signup', { email: 'bench@example.com', password: 'benchmark password, twice over' });
+  const projects = (await (await fetch(`${base}/api/projects`, { headers: { cookie: signup.cookie } })).json()) as { projects: { id: string }[] };
+  const key = async (type: string) => (await api(`/api/projects/${projects.projects[0]!.id}/keys`, { name: 'bench', type }, signup.cookie)).json.key as string;
+
+  return {
+    base,
+    live: await key('live'),
+    secret: await key('secret'),
+    source: db.source,
+    async close() {
+      server.close();
+      edge.close();
+      await store.close();
+      await db.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
