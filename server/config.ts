@@ -23,6 +23,7 @@ export const DEFAULT_PLANS: PlanTable = {
 };
 
 export const DEFAULT_DB_TIMEOUT_MS = 3_000;
+export const DEFAULT_CACHE_TTL_MS = 2_000;
 export const DEFAULT_RETENTION_DAYS = 90;
 
 /** Who may sign up; see server/accounts/signupPolicy.ts. */
@@ -94,6 +95,7 @@ const EnvSchema = z.object({
   PLAN_SELF_SERVICE: z.enum(['true', 'false']).default('false'),
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(DEFAULT_RETENTION_DAYS),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_DB_TIMEOUT_MS),
+  CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_CACHE_TTL_MS),
   DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
   DEVDB_POSTGRESQL_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
 });
@@ -122,6 +124,8 @@ export interface Config {
   retentionDays: number;
   /** Time limit of each database round trip. */
   dbTimeoutMs: number;
+  /** How long API keys, projects and accounts are served from this process's cache (another process's change is seen within this bound). */
+  cacheTtlMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -165,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     planSelfService: e.PLAN_SELF_SERVICE === 'true',
     retentionDays: e.RETENTION_DAYS,
     dbTimeoutMs: e.DB_TIMEOUT_MS,
+    cacheTtlMs: e.CACHE_TTL_MS,
   };
 }
 

@@ -44,7 +44,7 @@ async function main(): Promise<void> {
 
   let store: Store;
   try {
-    store = await Store.open({ uri: db.uri, dbName: config.mongodbDb, operationTimeoutMs: config.dbTimeoutMs });
+    store = await Store.open({ uri: db.uri, dbName: config.mongodbDb, operationTimeoutMs: config.dbTimeoutMs, cacheTtlMs: config.cacheTtlMs, now: systemClock.now });
   } catch (err) {
     process.stderr.write(`deviceid: cannot connect to the database from ${db.source}: ${(err as Error).message}\n`);
     await db.stop();
@@ -89,6 +89,7 @@ async function main(): Promise<void> {
     });
     stopSweeps();
     edge.close();
+    await app.drain().catch((err: unknown) => logger.error({ err }, 'usage could not be written before exit'));
     await store.close();
     await db.stop();
     logger.info('stopped');

@@ -84,8 +84,9 @@ describe('monthly quota', () => {
     expect((await identify(live)).status).toBe(429);
     h.clock.set(Date.UTC(2026, 3, 1, 0, 0, 1));
     expect((await identify(live)).status).toBe(200);
-    const usage = await h.store.db.collection('usage').find({ accountId: c.accountId }).toArray();
-    expect(usage.map((u) => [u.period, u.count]).sort()).toEqual([['2026-03', 3], ['2026-04', 1]]);
+    await h.app.drain();
+    const usage = async (period: string) => (await h.store.usage.month(c.accountId, period)).count;
+    expect([await usage('2026-03'), await usage('2026-04')]).toEqual([3, 1]);
   });
 
   it('lets exactly the allowed number of 200 concurrent calls through at the quota edge', async () => {

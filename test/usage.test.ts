@@ -1,5 +1,5 @@
 // GET /api/account/usage: the dashboard's per-day usage, counted by identify
-// in the monthly usage document.
+// in this process's usage slot (metering/quota.ts).
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './support/harness.js';
@@ -38,9 +38,9 @@ describe('usage per day', () => {
     days[8]!.count = 2;
     days[9]!.count = 3;
     expect(res.body).toEqual({ period: '2026-03', limit: 10_000, count: 5, days });
-    // The same document the quota uses: one write per call, no second collection.
-    const doc = await h.store.db.collection('usage').findOne({ accountId: c.accountId });
-    expect(doc).toMatchObject({ period: '2026-03', count: 5, days: { '09': 2, '10': 3 } });
+    // Written to this process's slot, not once per call.
+    const slot = await h.store.db.collection('usage').findOne({ _id: `${c.accountId}:2026-03:s0` as never });
+    expect(slot).toMatchObject({ period: '2026-03', count: 5, days: { '09': 2, '10': 3 } });
     expect((await c.agent.get('/api/account')).body.account.usage).toEqual({ period: '2026-03', count: 5 });
 
     const theirs = await other.agent.get('/api/account/usage');
@@ -66,14 +66,6 @@ describe('usage per day', () => {
     expect(now.body).toEqual({ period: '2026-03', limit: 250_000, count: 0, days: zeroDays('2026-03', 1) });
     // Before the account existed: nothing counted, every day listed.
     expect((await c.agent.get('/api/account/usage?period=2024-02')).body.days).toEqual(zeroDays('2024-02', 29));
-  });
-
-  it('keeps the day counter in step when a reserved unit is given back', async () => {
-    const usage = h.store.usage;
-    expect((await usage.reserve('acc_release', '2026-05', '04', 10)).ok).toBe(true);
-    expect((await usage.reserve('acc_release', '2026-05', '04', 10)).ok).toBe(true);
-    await usage.release('acc_release', '2026-05', '04');
-    expect(await usage.month('acc_release', '2026-05')).toEqual({ count: 1, days: { '04': 1 } });
   });
 
   it('needs a session: 401', async () => {

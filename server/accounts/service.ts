@@ -1,5 +1,6 @@
 // Sign-up, sign-in, sessions and the account view.
 import { createHash, randomBytes } from 'node:crypto';
+import type { MonthUsage } from '../store/usage.js';
 import { ulid } from 'ulid';
 import { ACCOUNT_LIMITS } from '../../contract/account.js';
 import type { Clock } from '../clock.js';
@@ -44,6 +45,8 @@ export class AccountsService {
     private readonly store: Store,
     private readonly config: Config,
     private readonly clock: Clock,
+    /** Usage as identify counts it (metering/meter.ts). */
+    private readonly usageOf: (accountId: string, period: string) => Promise<MonthUsage>,
   ) {}
 
   /**
@@ -163,7 +166,7 @@ export class AccountsService {
 
   async accountView(account: AccountDoc) {
     const period = periodOf(this.clock.now());
-    const [{ count }, admin] = await Promise.all([this.store.usage.month(account._id, period), this.isAdmin(account._id)]);
+    const [{ count }, admin] = await Promise.all([this.usageOf(account._id, period), this.isAdmin(account._id)]);
     return accountView(account, this.config.plans, { period, count }, { admin, canChangePlan: admin || this.config.planSelfService });
   }
 
@@ -178,7 +181,7 @@ export class AccountsService {
     const month = period ?? current;
     if (month > current) throw new ApiError(400, 'period: must not be after the current month');
     const account = await this.mustAccount(session.accountId);
-    const { count, days } = await this.store.usage.month(account._id, month);
+    const { count, days } = await this.usageOf(account._id, month);
     const lastDay = month === current ? Number(dayOf(now)) : daysInPeriod(month);
     return {
       period: month,

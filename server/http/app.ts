@@ -79,7 +79,7 @@ export function createServices(deps: AppDeps): Services {
   const meter = new Meter(store, config.plans, clock);
   const keys = new KeysService(store, clock);
   return {
-    accounts: new AccountsService(store, config, clock),
+    accounts: new AccountsService(store, config, clock, (accountId, period) => meter.month(accountId, period)),
     admin: new AdminService(store, config, clock),
     keys,
     projects: new ProjectsService(store, clock),
@@ -91,7 +91,10 @@ export function createServices(deps: AppDeps): Services {
   };
 }
 
-export function createApp(deps: AppDeps): Express {
+/** The app, and what must run before the process exits (usage written, unused quota given back). */
+export type App = Express & { drain(): Promise<void> };
+
+export function createApp(deps: AppDeps): App {
   const services = createServices(deps);
   const rd: RouteDeps = { ...deps, services };
   const app = express();
@@ -167,5 +170,5 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return app;
+  return Object.assign(app, { drain: () => services.meter.close() });
 }

@@ -62,8 +62,10 @@ export class IdentificationService {
     const token = signals.deviceToken?.token;
     const visit: Visit = { components, tokenHash: token ? sha(token) : null, network: edge.network, incognito: signals.incognito?.likely ?? false, now };
 
-    const match = await link(new StoreIndex(this.store, accountId, now), visit);
-    const rec = await this.store.visitors.recordVisit(match, visit, { t: now, ip: edge.ip, country: edge.location.country }, VELOCITY_WINDOWS['24h']);
+    const index = new StoreIndex(this.store, accountId, now);
+    const match = await link(index, visit);
+    const activity = { t: now, ip: edge.ip, country: edge.location.country };
+    const rec = await this.store.visitors.recordVisit(match, visit, activity, VELOCITY_WINDOWS['24h'], index.read.get(match.visitorId));
     await this.store.identity.remember(accountId, remembered(rec.before, match, visit, match.kind === 'new'), now);
 
     const risk = assessRisk(signals, edge, rec.recent, now);

@@ -2,11 +2,14 @@
 // writes (linker.ts LinkIndex), with merges made exactly once by a claim.
 import { ulid } from 'ulid';
 import type { Store } from '../store/index.js';
-import { toRecord } from '../store/visitors.js';
+import { toRecord, type VisitorDoc } from '../store/visitors.js';
 import type { Components } from './components.js';
 import type { LinkIndex, Lookup, LookupQuery, Remembered, Suspect, VisitorRecord } from './linker.js';
 
 export class StoreIndex implements LinkIndex {
+  /** Visitor documents as this visit read them: recording the visit starts from them instead of reading again. */
+  readonly read = new Map<string, VisitorDoc>();
+
   constructor(
     private readonly store: Store,
     private readonly accountId: string,
@@ -23,7 +26,9 @@ export class StoreIndex implements LinkIndex {
 
   async visitor(id: string): Promise<VisitorRecord | null> {
     const d = await this.store.visitors.get(id);
-    return d && d.accountId === this.accountId ? toRecord(d) : null;
+    if (!d || d.accountId !== this.accountId) return null;
+    this.read.set(id, d);
+    return toRecord(d);
   }
 
   async createVisitor(components: Components, suspects: Suspect[], residual: number | null): Promise<string> {

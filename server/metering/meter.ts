@@ -1,13 +1,16 @@
 // Metering of identify calls (spec 8): the per-second limit for every call,
 // and the monthly quota for calls with live keys only. A quota unit is taken
 // before the work and given back if the call does not succeed, so only
-// successful live calls count and concurrent calls never overshoot.
+// successful live calls count and concurrent calls never overshoot; units
+// come from blocks this process leases (quota.ts).
 import type { Clock } from '../clock.js';
 import type { PlanTable } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { ApiKeyDoc } from '../store/apiKeys.js';
 import type { Store } from '../store/index.js';
-import { dayOf, periodOf, secondsUntilNextPeriod } from './period.js';
+import type { MonthUsage } from '../store/usage.js';
+import { secondsUntilNextPeriod } from './period.js';
+import { Quota } from './quota.js';
 import { PerSecondLimiter } from './rateLimiter.js';
 
 export interface Reservation {
@@ -19,12 +22,15 @@ const NOTHING_TO_RELEASE: Reservation = { release: async () => {} };
 
 export class Meter {
   private readonly perSecond = new PerSecondLimiter();
+  private readonly quota: Quota;
 
   constructor(
     private readonly store: Store,
     private readonly plans: PlanTable,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.quota = new Quota(store.usage, clock);
+  }
 
   /** Admits one identify call or throws the 429 of the limit it hits. */
   async admit(key: ApiKeyDoc): Promise<Reservation> {
@@ -38,9 +44,7 @@ export class Meter {
     }
     if (key.type !== 'live') return NOTHING_TO_RELEASE;
 
-    const period = periodOf(now);
-    const day = dayOf(now);
-    const month = await this.store.usage.reserve(key.accountId, period, day, limits.monthly);
+    const month = await this.quota.take(key.accountId, limits.monthly);
     if (!month.ok) {
       throw new ApiError(
         429,
@@ -49,6 +53,16 @@ export class Meter {
         { 'Retry-After': String(secondsUntilNextPeriod(now)) },
       );
     }
-    return { release: () => this.store.usage.release(key.accountId, period, day) };
+    return { release: async () => month.release() };
+  }
+
+  /** A month's usage of live keys, exact up to this process's last call. */
+  month(accountId: string, period: string): Promise<MonthUsage> {
+    return this.quota.month(accountId, period);
+  }
+
+  /** Writes what is counted and gives unused quota back (on shutdown). */
+  close(): Promise<void> {
+    return this.quota.close();
   }
 }

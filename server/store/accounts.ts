@@ -4,6 +4,7 @@
 import type { Collection, Db } from 'mongodb';
 import type { PlanName } from '../config.js';
 import { insertUnique } from './errors.js';
+import { TtlCache, type CacheOptions } from './ttlCache.js';
 
 export interface AccountDoc {
   _id: string; // acc_<ulid>
@@ -38,7 +39,11 @@ export class AccountsRepo {
   private readonly emails: Collection<EmailClaimDoc>;
   private readonly instance: Collection<AdminClaimDoc>;
 
-  constructor(db: Db) {
+  /** Accounts by id: identify reads the plan on every call. */
+  private readonly cache: TtlCache<AccountDoc>;
+
+  constructor(db: Db, cache: CacheOptions) {
+    this.cache = new TtlCache(cache.ttlMs, cache.now);
     this.accounts = db.collection('accounts');
     this.users = db.collection('users');
     this.emails = db.collection('emails');
@@ -98,11 +103,15 @@ export class AccountsRepo {
     return this.users.findOne({ _id: id });
   }
 
+  /** Cached (CACHE_TTL_MS). */
   account(id: string): Promise<AccountDoc | null> {
-    return this.accounts.findOne({ _id: id });
+    return this.cache.get(id, () => this.accounts.findOne({ _id: id }));
   }
 
   async setPlan(accountId: string, plan: PlanName): Promise<AccountDoc | null> {
-    return this.accounts.findOneAndUpdate({ _id: accountId }, { $set: { plan } }, { returnDocument: 'after' });
+    this.cache.delete(accountId);
+    const doc = await this.accounts.findOneAndUpdate({ _id: accountId }, { $set: { plan } }, { returnDocument: 'after' });
+    this.cache.delete(accountId);
+    return doc;
   }
 }

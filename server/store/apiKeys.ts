@@ -2,6 +2,7 @@
 // is a point read; the plaintext itself is never stored.
 import type { Collection, Db } from 'mongodb';
 import { KeyedLock } from './keyedLock.js';
+import { TtlCache, type CacheOptions } from './ttlCache.js';
 
 export type ApiKeyType = 'live' | 'test' | 'secret';
 
@@ -24,8 +25,12 @@ export class ApiKeysRepo {
   private readonly col: Collection<ApiKeyDoc>;
   private readonly lock = new KeyedLock();
 
-  constructor(db: Db) {
+  /** By hash: identify reads its key on every call. */
+  private readonly cache: TtlCache<ApiKeyDoc>;
+
+  constructor(db: Db, cache: CacheOptions) {
     this.col = db.collection<ApiKeyDoc>('apiKeys');
+    this.cache = new TtlCache(cache.ttlMs, cache.now);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -33,7 +38,7 @@ export class ApiKeysRepo {
   }
 
   findByHash(hash: string): Promise<ApiKeyDoc | null> {
-    return this.col.findOne({ _id: hash });
+    return this.cache.get(hash, () => this.col.findOne({ _id: hash }));
   }
 
   async insert(doc: ApiKeyDoc): Promise<void> {
@@ -60,13 +65,17 @@ export class ApiKeysRepo {
   async revoke(projectId: string, keyId: string, now: Date): Promise<ApiKeyDoc | null> {
     const doc = await this.col.findOne({ id: keyId, projectId });
     if (!doc) return null;
+    this.cache.delete(doc._id);
     if (doc.status === 'revoked') return doc;
-    return this.col.findOneAndUpdate({ _id: doc._id }, { $set: { status: 'revoked', revokedAt: now } }, { returnDocument: 'after' });
+    const revoked = await this.col.findOneAndUpdate({ _id: doc._id }, { $set: { status: 'revoked', revokedAt: now } }, { returnDocument: 'after' });
+    this.cache.delete(doc._id);
+    return revoked;
   }
 
   /** Records use, at most once a minute per key. */
   async touch(hash: string, now: Date, previous: Date | null): Promise<void> {
     if (previous && now.getTime() - previous.getTime() < 60_000) return;
     await this.col.updateOne({ _id: hash }, { $set: { lastUsedAt: now } });
+    this.cache.delete(hash);
   }
 }

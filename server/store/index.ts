@@ -1,9 +1,10 @@
 // The only door to MongoDB. Modules call the typed repositories hanging off
 // Store; nothing outside server/store/ imports the driver.
 import { MongoClient, MongoServerSelectionError, type Db } from 'mongodb';
-import { DEFAULT_DB_TIMEOUT_MS } from '../config.js';
+import { DEFAULT_CACHE_TTL_MS, DEFAULT_DB_TIMEOUT_MS } from '../config.js';
 import { DatabaseUnavailableError } from './errors.js';
 import { Reachability } from './reachability.js';
+import type { CacheOptions } from './ttlCache.js';
 import { AccountsRepo } from './accounts.js';
 import { ApiKeysRepo } from './apiKeys.js';
 import { AttemptsRepo } from './attempts.js';
@@ -26,6 +27,12 @@ export interface StoreOptions {
    * of holding them.
    */
   operationTimeoutMs?: number;
+  /** How long API keys, projects and accounts are cached in this process (0: not cached). */
+  cacheTtlMs?: number;
+  /** The clock of cache expiry (the app's injected clock). */
+  now?: () => number;
+  /** Called with each command sent to the database (for counting round trips). */
+  onCommand?: (command: { name: string; collection: string }) => void;
 }
 
 const SERVER_SELECTION_TIMEOUT_MS = 250;
@@ -51,14 +58,15 @@ export class Store {
   private constructor(
     private readonly client: MongoClient,
     rawDb: Db,
+    cache: CacheOptions,
   ) {
     this.reachability = new Reachability(client);
     const db = failFast(rawDb, this.reachability);
     this.db = db;
-    this.apiKeys = new ApiKeysRepo(db);
-    this.accounts = new AccountsRepo(db);
+    this.apiKeys = new ApiKeysRepo(db, cache);
+    this.accounts = new AccountsRepo(db, cache);
     this.sessions = new SessionsRepo(db);
-    this.projects = new ProjectsRepo(db);
+    this.projects = new ProjectsRepo(db, cache);
     this.usage = new UsageRepo(db);
     this.attempts = new AttemptsRepo(db);
     this.invitations = new InvitationsRepo(db);
@@ -73,7 +81,7 @@ export class Store {
    * Connects and creates indexes. Start-up waits up to START_TIMEOUT_MS for
    * the server (a replica set may take a moment to elect a primary).
    */
-  static async open({ uri, dbName, operationTimeoutMs = DEFAULT_DB_TIMEOUT_MS }: StoreOptions): Promise<Store> {
+  static async open({ uri, dbName, operationTimeoutMs = DEFAULT_DB_TIMEOUT_MS, cacheTtlMs = DEFAULT_CACHE_TTL_MS, now = Date.now, onCommand }: StoreOptions): Promise<Store> {
     const client = new MongoClient(uri, {
       // An operation that finds no usable server (it is gone, or a replica
       // set is electing) gives up quickly: the client gets a 503 and retries.
@@ -88,7 +96,9 @@ export class Store {
       // we never rely on either.
       retryWrites: false,
       appName: 'deviceid',
+      monitorCommands: onCommand !== undefined,
     });
+    if (onCommand) client.on('commandStarted', (e) => onCommand({ name: e.commandName, collection: String(e.command[e.commandName] ?? '') }));
     const deadline = Date.now() + START_TIMEOUT_MS;
     for (;;) {
       try {
@@ -98,7 +108,7 @@ export class Store {
         if (!(err instanceof MongoServerSelectionError) || Date.now() >= deadline) throw err;
       }
     }
-    const store = new Store(client, client.db(dbName));
+    const store = new Store(client, client.db(dbName), { ttlMs: cacheTtlMs, now });
     await store.ensureIndexes();
     return store;
   }

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { KeyedLock } from './keyedLock.js';
+import { TtlCache, type CacheOptions } from './ttlCache.js';
 
 export interface ProjectDoc {
   _id: string; // prj_<ulid>
@@ -13,8 +14,12 @@ export class ProjectsRepo {
   private readonly col: Collection<ProjectDoc>;
   private readonly lock = new KeyedLock();
 
-  constructor(db: Db) {
+  /** By id: identify checks its project's allowlist on every call. */
+  private readonly cache: TtlCache<ProjectDoc>;
+
+  constructor(db: Db, cache: CacheOptions) {
     this.col = db.collection('projects');
+    this.cache = new TtlCache(cache.ttlMs, cache.now);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -44,8 +49,9 @@ export class ProjectsRepo {
     return doc && doc.accountId === accountId ? doc : null;
   }
 
+  /** Cached (CACHE_TTL_MS); ofAccount reads the database for the dashboard. */
   byId(projectId: string): Promise<ProjectDoc | null> {
-    return this.col.findOne({ _id: projectId });
+    return this.cache.get(projectId, () => this.col.findOne({ _id: projectId }));
   }
 
   listForAccount(accountId: string): Promise<ProjectDoc[]> {
@@ -53,6 +59,9 @@ export class ProjectsRepo {
   }
 
   async update(projectId: string, set: Partial<Pick<ProjectDoc, 'name' | 'allowedDomains'>>): Promise<ProjectDoc | null> {
-    return this.col.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
+    this.cache.delete(projectId);
+    const doc = await this.col.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
+    this.cache.delete(projectId);
+    return doc;
   }
 }

@@ -1,25 +1,34 @@
-// Monthly usage counters, one document per account and month:
-// `_id` = `<accountId>:<YYYY-MM>`. Counts survive restarts. The same document
-// counts per day (`days.<DD>`, UTC) in the same update, so the dashboard's
-// chart costs identify no extra write. Months counted before per-day counters
-// existed have a `count` larger than the sum of their days.
+// The monthly quota and its usage counters, in the `usage` collection.
 //
-// Exactness: within one process every change of a counter runs under a keyed
-// lock, so the quota is never exceeded even on FerretDB (whose updates are
-// not atomic). Across several processes on MongoDB the conditional `$inc`
-// ({count: {$lt: limit}}) is atomic per document, so the quota still holds
-// exactly; on FerretDB with several processes it may be exceeded by up to the
-// number of concurrent requests.
+// Quota: a chain of leases per account and month. Link k
+// (`<account>:<YYYY-MM>:L<k>`) records `total`, the units handed out to
+// processes after it (a lease adds its size, a return subtracts what a
+// process did not use). A process appends link k+1 computed from link k with
+// a unique insert: of two processes racing for k+1 one wins, the other reads
+// the winner's link and tries k+2. The chain is therefore one line and its
+// totals never exceed the plan, on MongoDB and on FerretDB (whose updates are
+// not atomic, but whose unique inserts are), whatever the number of processes.
+// `<account>:<YYYY-MM>:head` remembers a recent k so a starting process does
+// not walk the chain from the beginning (a stale hint only costs reads).
+//
+// Usage: each process counts the calls it admitted in its own slot document
+// (`<account>:<YYYY-MM>:s<n>`, claimed by unique insert), which only it
+// updates: exact on both servers. A month's usage is the sum of its slots,
+// plus `<account>:<YYYY-MM>` where calls were counted before leases existed.
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKey } from './errors.js';
-import { KeyedLock } from './keyedLock.js';
+import { isDuplicateKey, upsert } from './errors.js';
 
 interface UsageDoc {
   _id: string;
-  accountId: string;
-  period: string;
-  count: number;
+  accountId?: string;
+  period?: string;
+  /** Link: units handed out after it; head: a recent link number; slot and legacy document: calls counted. */
+  total?: number;
+  seq?: number;
+  count?: number;
   days?: Record<string, number>;
+  /** Slot: the process that owns it. */
+  owner?: string;
 }
 
 export interface MonthUsage {
@@ -28,49 +37,90 @@ export interface MonthUsage {
   days: Record<string, number>;
 }
 
+/** The newest link a process knows: its number (-1: none yet) and its total. */
+export interface Link {
+  seq: number;
+  total: number;
+}
+
+/** A month's slots are read one by one up to the first missing; this bounds the walk. */
+const MAX_SLOTS = 1_000;
+
 export class UsageRepo {
   private readonly col: Collection<UsageDoc>;
-  private readonly lock = new KeyedLock();
 
   constructor(db: Db) {
     this.col = db.collection('usage');
   }
 
-  async month(accountId: string, period: string): Promise<MonthUsage> {
-    const doc = await this.col.findOne({ _id: `${accountId}:${period}` });
-    return { count: doc?.count ?? 0, days: doc?.days ?? {} };
+  /** Where a process starts on the chain: the hinted link, or before the first (counting the calls of the legacy document). */
+  async start(accountId: string, period: string): Promise<Link> {
+    const base = `${accountId}:${period}`;
+    const [head, legacy] = await Promise.all([this.col.findOne({ _id: `${base}:head` }), this.col.findOne({ _id: base })]);
+    if (head?.seq !== undefined) {
+      const link = await this.col.findOne({ _id: `${base}:L${head.seq}` });
+      if (link?.total !== undefined) return { seq: head.seq, total: link.total };
+    }
+    return { seq: -1, total: legacy?.count ?? 0 };
   }
 
-  /**
-   * Takes one unit of quota, counted on `day` (`DD`) of the period. `ok: false`
-   * when the limit was already reached; `count` is the month's count after.
-   */
-  reserve(accountId: string, period: string, day: string, limit: number): Promise<{ ok: boolean; count: number }> {
-    const _id = `${accountId}:${period}`;
-    return this.lock.run(_id, async () => {
-      const current = (await this.col.findOne({ _id }))?.count ?? 0;
-      if (current >= limit) return { ok: false, count: current };
-      const filter = { _id, count: { $lt: limit } };
-      const $inc = { count: 1, [`days.${day}`]: 1 };
-      const inc = { $inc, $setOnInsert: { accountId, period } };
+  /** The link after `seq`, if one exists. */
+  async next(accountId: string, period: string, seq: number): Promise<Link | null> {
+    const doc = await this.col.findOne({ _id: `${accountId}:${period}:L${seq + 1}` });
+    return doc?.total === undefined ? null : { seq: seq + 1, total: doc.total };
+  }
+
+  /** Appends the link after `after` with `total`; false when another process appended it first. */
+  async append(accountId: string, period: string, after: Link, total: number): Promise<boolean> {
+    const base = `${accountId}:${period}`;
+    const seq = after.seq + 1;
+    try {
+      await this.col.insertOne({ _id: `${base}:L${seq}`, accountId, period, total });
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+    // Only a hint: a lost or late update costs a later starter a few reads.
+    await upsert(() => this.col.updateOne({ _id: `${base}:head` }, { $max: { seq } }, { upsert: true }));
+    return true;
+  }
+
+  /** Claims a slot of the month for `owner` (this process); returns its id. */
+  async claimSlot(accountId: string, period: string, owner: string): Promise<string> {
+    for (let n = 0; n < MAX_SLOTS; n++) {
+      const _id = `${accountId}:${period}:s${n}`;
       try {
-        const doc = await this.col.findOneAndUpdate(filter, inc, { upsert: true, returnDocument: 'after' });
-        return { ok: true, count: doc?.count ?? current + 1 };
+        await this.col.insertOne({ _id, accountId, period, owner, count: 0, days: {} });
+        return _id;
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
-        // The document exists (another process created it, or it is at the
-        // limit and the filter did not match): a plain conditional update decides.
-        const doc = await this.col.findOneAndUpdate(filter, { $inc }, { returnDocument: 'after' });
-        return doc ? { ok: true, count: doc.count } : { ok: false, count: limit };
       }
-    });
+    }
+    throw new Error(`usage: more than ${MAX_SLOTS} processes counted ${accountId} in ${period}`);
   }
 
-  /** Gives back a unit taken by `reserve` (same period and day) when the request did not succeed after all. */
-  release(accountId: string, period: string, day: string): Promise<void> {
-    const _id = `${accountId}:${period}`;
-    return this.lock.run(_id, async () => {
-      await this.col.updateOne({ _id, count: { $gt: 0 } }, { $inc: { count: -1, [`days.${day}`]: -1 } });
-    });
+  /** Adds calls counted by the slot's owner (the only writer of the slot). */
+  async count(slot: string, days: Record<string, number>): Promise<void> {
+    const n = Object.values(days).reduce((a, b) => a + b, 0);
+    const $inc: Record<string, number> = { count: n };
+    for (const [day, k] of Object.entries(days)) $inc[`days.${day}`] = k;
+    await this.col.updateOne({ _id: slot }, { $inc });
+  }
+
+  async month(accountId: string, period: string): Promise<MonthUsage> {
+    const base = `${accountId}:${period}`;
+    const docs = [await this.col.findOne({ _id: base })];
+    for (let n = 0; n < MAX_SLOTS; n++) {
+      const slot = await this.col.findOne({ _id: `${base}:s${n}` });
+      if (!slot) break;
+      docs.push(slot);
+    }
+    const days: Record<string, number> = {};
+    let count = 0;
+    for (const d of docs) {
+      count += d?.count ?? 0;
+      for (const [day, k] of Object.entries(d?.days ?? {})) if (k) days[day] = (days[day] ?? 0) + k;
+    }
+    return { count, days };
   }
 }

@@ -10,7 +10,7 @@ import { ManualClock } from '../../server/clock.js';
 import { loadConfig, type Config } from '../../server/config.js';
 import { loadEdge } from '../../server/edge/analyze.js';
 import { createApp } from '../../server/http/app.js';
-import { Store } from '../../server/store/index.js';
+import { Store, type StoreOptions } from '../../server/store/index.js';
 
 export interface Harness {
   app: ReturnType<typeof createApp>;
@@ -43,10 +43,10 @@ export const TEST_ENV = {
   SIGNUPS_PER_IP_PER_HOUR: '100000',
 };
 
-export async function createHarness(file: string, env: Record<string, string> = {}): Promise<Harness> {
+export async function createHarness(file: string, env: Record<string, string> = {}, onCommand?: StoreOptions['onCommand']): Promise<Harness> {
   const config = loadConfig({ ...TEST_ENV, ...env });
-  const store = await Store.open({ uri: inject('mongoUri'), dbName: testDbName(file), operationTimeoutMs: config.dbTimeoutMs });
   const clock = new ManualClock();
+  const store = await Store.open({ uri: inject('mongoUri'), dbName: testDbName(file), operationTimeoutMs: config.dbTimeoutMs, cacheTtlMs: config.cacheTtlMs, now: () => clock.now(), onCommand });
   let logText = '';
   const sink = new Writable({
     write(chunk, _enc, cb) {
