@@ -1,50 +1,161 @@
-// HTTP benchmark of the hot paths against a real server on a real database
-// (the FerretDB launcher, or MONGODB_URI): identify with a rotating pool of
-// devices, full-event reads and visit-history reads. Run:
-//   node --import tsx bench/http.ts [--seconds 10] [--connections 10]
+// HTTP benchmark of identify against what the database and Node allow, in one
+// run on the same database server: identify (returning devices, then first
+// visits), an Express endpoint that parses the same body and does one
+// insertOne (the floor an identify that stores an event cannot beat), and a
+// bare node:http server answering constant JSON; then the reads, and
+// identify's latency with a large number of stored visitors. Run:
+//
+//   node --import tsx bench/http.ts [--backend sqlite,postgresql] [--connections 10,50]
+//                                   [--seconds 10] [--devices 500] [--stored 1000,1000000]
+//
+// The PostgreSQL backend needs a database (UTF8, C locale) at DEVDB_POSTGRESQL_URL
+// (default postgres://postgres@127.0.0.1:5432/deviceid_bench).
 import autocannon from 'autocannon';
+import express from 'express';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { ulid } from 'ulid';
 import { systemClock } from '../server/clock.js';
 import { deviceValues, identifyBody } from '../test/support/signals.js';
-import { startService } from './support/service.js';
+import { startService, type BenchService } from './support/service.js';
 
 const { values: args } = parseArgs({
-  options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' }, devices: { type: 'string', default: '500' } },
+  options: {
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10,50' },
+    devices: { type: 'string', default: '500' },
+    backend: { type: 'string', default: 'sqlite' },
+    stored: { type: 'string', default: '' },
+  },
 });
 const seconds = Number(args.seconds);
-const connections = Number(args.connections);
+const connectionCounts = args.connections!.split(',').map(Number);
 const devices = Number(args.devices);
+const storedCounts = args.stored ? args.stored.split(',').map(Number) : [];
 
-const service = await startService(systemClock);
-const { base, live, secret } = service;
-const bodies = Array.from({ length: devices }, (_, i) => JSON.stringify(identifyBody(deviceValues(i + 1))));
+interface Measure {
+  rps: number;
+  p50: number;
+  p99: number;
+  failed: number;
+}
 
-function run(title: string, path: string, opts: Omit<autocannon.Options, 'url'> = {}): Promise<autocannon.Result> {
+function run(url: string, connections: number, opts: Omit<autocannon.Options, 'url'> = {}): Promise<Measure & { total: number }> {
   return new Promise((resolve, reject) => {
-    autocannon({ ...opts, url: base + path, connections, duration: seconds }, (err, result) => (err ? reject(err) : resolve(result)));
-  }).then((r) => {
-    const res = r as autocannon.Result;
-    const non2xx = res.non2xx + res.errors + res.timeouts;
-    console.log(
-      `${title.padEnd(28)} ${res.requests.average.toFixed(0).padStart(6)} req/s   p50 ${res.latency.p50} ms   p99 ${res.latency.p99} ms   non-2xx/errors ${non2xx}`,
+    autocannon({ ...opts, url, connections, duration: seconds }, (err, r) =>
+      err ? reject(err) : resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failed: r.non2xx + r.errors + r.timeouts, total: r.requests.total }),
     );
-    return res;
   });
 }
 
-let n = 0;
-// First pass creates the visitors; the measured pass is mostly returning devices.
-for (const b of bodies) await fetch(`${base}/v1/identify`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': live }, body: b });
-await run('POST /v1/identify', '/v1/identify', {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', 'x-api-key': live },
-  requests: [{ setupRequest: (req) => ({ ...req, body: bodies[n++ % bodies.length]! }) }],
-});
+/** The server's database commands per request during the last measure, the commonest first. */
+function perRequest(service: BenchService, requests: number): string {
+  const counts = [...service.commands()].sort((a, b) => b[1] - a[1]);
+  const total = counts.reduce((t, [, n]) => t + n, 0);
+  return `${(total / requests).toFixed(1)} commands/request (${counts.slice(0, 6).map(([k, n]) => `${k} ${(n / requests).toFixed(2)}`).join(', ')})`;
+}
 
-const one = (await (await fetch(`${base}/v1/identify`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': live }, body: bodies[0] })).json()) as { requestId: string; visitorId: string };
-await run('GET /v1/events/:requestId', `/v1/events/${one.requestId}`, { headers: { authorization: `Bearer ${secret}` } });
-await run('GET /v1/demo/visits/:id', `/v1/demo/visits/${one.visitorId}`, { headers: { 'x-api-key': secret } });
-await run('GET /healthz', '/healthz');
+const show = (title: string, m: Measure, extra = '') =>
+  console.log(`  ${title.padEnd(36)} ${m.rps.toFixed(0).padStart(6)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms   failed ${m.failed}${extra}`);
 
-console.log(`database: ${service.source}; ${connections} connections, ${seconds} s each, ${devices} devices`);
-await service.close();
+async function listen(server: Server): Promise<string> {
+  server.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** The floor: Express parses the identify body and stores it with one insertOne on the same database. */
+async function insertBaseline(service: BenchService): Promise<{ url: string; close(): void }> {
+  const col = service.store.db.collection('benchInserts');
+  const app = express();
+  app.post('/insert', express.json({ limit: '64kb' }), async (req, res) => {
+    await col.insertOne({ _id: ulid() as never, body: JSON.stringify(req.body), at: new Date() });
+    res.json({ ok: true });
+  });
+  const server = createServer(app);
+  return { url: `${await listen(server)}/insert`, close: () => server.close() };
+}
+
+/** The ceiling: node:http answering constant JSON. */
+async function bare(): Promise<{ url: string; close(): void }> {
+  const body = JSON.stringify({ ok: true });
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+  return { url: `${await listen(server)}/`, close: () => server.close() };
+}
+
+/** Stores `n` visitors directly through the store (documents shaped like real ones, random ids). */
+async function seedVisitors(service: BenchService, n: number): Promise<void> {
+  const visitors = service.store.db.collection('visitors');
+  const template = { accountId: 'acc_seeded', firstSeenAt: 1, lastSeenAt: 1, visitCount: 3, components: [], recent: [] };
+  for (let done = 0; done < n; ) {
+    const batch = Math.min(5_000, n - done);
+    await visitors.insertMany(Array.from({ length: batch }, () => ({ _id: `iq_${ulid()}` as never, ...template })), { ordered: false });
+    done += batch;
+  }
+}
+
+const json = { 'content-type': 'application/json' };
+
+for (const backend of args.backend!.split(',')) {
+  const env: Record<string, string> = backend === 'postgresql' ? { DEVDB_BACKEND: 'postgresql', DEVDB_POSTGRESQL_URL: process.env.DEVDB_POSTGRESQL_URL ?? 'postgres://postgres@127.0.0.1:5432/deviceid_bench' } : {};
+  const service = await startService(systemClock, env);
+  const [floor, ceiling] = [await insertBaseline(service), await bare()];
+  const { base, live, secret } = service;
+  const returning = Array.from({ length: devices }, (_, i) => JSON.stringify(identifyBody(deviceValues(i + 1))));
+  for (const b of returning) await fetch(`${base}/v1/identify`, { method: 'POST', headers: { ...json, 'x-api-key': live }, body: b });
+  let firstSeed = 1_000_000;
+  console.log(`\n${service.source}; ${seconds} s per measure; ${devices} returning devices`);
+
+  for (const connections of connectionCounts) {
+    console.log(`${connections} connections:`);
+    let n = 0;
+    service.commands();
+    const again = await run(`${base}/v1/identify`, connections, {
+      method: 'POST',
+      headers: { ...json, 'x-api-key': live },
+      requests: [{ setupRequest: (req) => ({ ...req, body: returning[n++ % returning.length]! }) }],
+    });
+    const againCommands = perRequest(service, again.total);
+    const first = await run(`${base}/v1/identify`, connections, {
+      method: 'POST',
+      headers: { ...json, 'x-api-key': live },
+      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(identifyBody(deviceValues(++firstSeed))) }) }],
+    });
+    const firstCommands = perRequest(service, first.total);
+    let m = 0;
+    const insert = await run(floor.url, connections, { method: 'POST', headers: json, requests: [{ setupRequest: (req) => ({ ...req, body: returning[m++ % returning.length]! }) }] });
+    const node = await run(ceiling.url, connections);
+    show('identify, returning devices', again, `   ${(again.rps / insert.rps).toFixed(2)}× insertOne`);
+    show('identify, first visits', first, `   ${(first.rps / insert.rps).toFixed(2)}× insertOne`);
+    console.log(`    returning: ${againCommands}\n    first visits: ${firstCommands}`);
+    show('Express body parse + insertOne', insert);
+    show('bare node:http', node);
+  }
+
+  const one = (await (await fetch(`${base}/v1/identify`, { method: 'POST', headers: { ...json, 'x-api-key': live }, body: returning[0] })).json()) as { requestId: string; visitorId: string };
+  console.log('reads, 10 connections:');
+  show('GET /v1/events/:requestId', await run(`${base}/v1/events/${one.requestId}`, 10, { headers: { authorization: `Bearer ${secret}` } }));
+  show('GET /v1/demo/visits/:id', await run(`${base}/v1/demo/visits/${one.visitorId}`, 10, { headers: { 'x-api-key': secret } }));
+
+  let stored = devices + firstSeed - 1_000_000;
+  for (const target of storedCounts) {
+    if (target > stored) {
+      const t0 = Date.now();
+      await seedVisitors(service, target - stored);
+      console.log(`seeded ${target - stored} visitors in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      stored = target;
+    }
+    let k = 0;
+    const at = await run(`${base}/v1/identify`, 10, {
+      method: 'POST',
+      headers: { ...json, 'x-api-key': live },
+      requests: [{ setupRequest: (req) => ({ ...req, body: returning[k++ % returning.length]! }) }],
+    });
+    show(`identify with ${target.toLocaleString('en')} stored visitors`, at);
+  }
+
+  floor.close();
+  ceiling.close();
+  await service.close();
+}

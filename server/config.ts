@@ -1,5 +1,6 @@
 // The one place that reads the environment. Everything else receives a Config.
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -95,6 +96,8 @@ const EnvSchema = z.object({
   PLAN_SELF_SERVICE: z.enum(['true', 'false']).default('false'),
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(DEFAULT_RETENTION_DAYS),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_DB_TIMEOUT_MS),
+  WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+  NODE_ENV: z.string().optional(),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_CACHE_TTL_MS),
   DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
   DEVDB_POSTGRESQL_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
@@ -126,6 +129,8 @@ export interface Config {
   dbTimeoutMs: number;
   /** How long API keys, projects and accounts are served from this process's cache (another process's change is seen within this bound). */
   cacheTtlMs: number;
+  /** Processes serving HTTP (node:cluster); 1 in development, the number of cores with NODE_ENV=production. */
+  workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -170,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionDays: e.RETENTION_DAYS,
     dbTimeoutMs: e.DB_TIMEOUT_MS,
     cacheTtlMs: e.CACHE_TTL_MS,
+    workers: e.WORKERS ?? (e.NODE_ENV === 'production' ? availableParallelism() : 1),
   };
 }
 

@@ -1,6 +1,8 @@
 // `npm start`: config → database → store → HTTP server, and a graceful stop
 // on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the
-// database, stop the launcher we started).
+// database, stop the launcher we started). With WORKERS > 1 this process is
+// the primary of a cluster (cluster.ts) and each worker runs the rest.
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -11,6 +13,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { DatabaseStartError, startDatabase } from './database.js';
 import { loadEdge } from './edge/analyze.js';
 import { trackTls } from './edge/tls.js';
+import { DB_SOURCE_ENV, runPrimary, workerSlot } from './cluster.js';
 import { agentScript } from './http/agentScript.js';
 import { createApp } from './http/app.js';
 import { defaultSweeps, startSweeps } from './maintenance.js';
@@ -30,6 +33,8 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = pino({ level: config.logLevel });
+  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config, logger);
+  const slot = workerSlot();
 
   let db;
   try {
@@ -70,10 +75,13 @@ async function main(): Promise<void> {
   });
   const port = (server.address() as AddressInfo).port;
   const url = config.port === 0 ? `${config.tls ? 'https' : 'http'}://localhost:${port}` : config.baseUrl;
-  process.stdout.write(`deviceid listening on ${url}  (database: ${db.source})\n`);
-  process.stdout.write(`  health: ${url}/healthz   API document: ${url}/openapi.json\n`);
+  if (slot === 0) {
+    process.stdout.write(`deviceid listening on ${url}  (database: ${process.env[DB_SOURCE_ENV] ?? db.source}${cluster.isWorker ? `, ${config.workers} workers` : ''})\n`);
+    process.stdout.write(`  health: ${url}/healthz   API document: ${url}/openapi.json\n`);
+  }
 
-  const stopSweeps = startSweeps(defaultSweeps(store, config.retentionDays), systemClock, logger);
+  // One process runs the sweeps; they are idempotent, so a replaced worker 0 just resumes them.
+  const stopSweeps = slot === 0 ? startSweeps(defaultSweeps(store, config.retentionDays), systemClock, logger) : () => {};
 
   let stopping = false;
   const shutdown = async (signal: string) => {

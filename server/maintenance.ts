@@ -18,6 +18,8 @@ export function defaultSweeps(store: Store, retentionDays: number): Record<strin
     sessions: (now) => store.sessions.deleteExpired(now),
     attemptSlots: (now) => store.attempts.deleteExpired(now),
     deviceGrants: grantSweep(store),
+    // Per-second leases (WORKERS > 1) matter only during their second.
+    rateLeases: (now) => store.rate.sweep(new Date(now.getTime() - 60_000)),
   };
 }
 

@@ -1,8 +1,8 @@
-// The monthly quota across processes: two Quota instances on one database
+// The monthly quota across processes: two Leases instances on one database
 // stand for two processes leasing from the same chain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../server/clock.js';
-import { Quota } from '../server/metering/quota.js';
+import { Leases } from '../server/metering/leases.js';
 import { createHarness, type Harness } from './support/harness.js';
 
 let h: Harness;
@@ -21,7 +21,7 @@ describe('monthly quota leases', () => {
   it('admits exactly the limit to 200 concurrent calls spread over two processes, and counts each', async () => {
     const acc = account();
     const c = clock();
-    const [a, b] = [new Quota(h.store.usage, c), new Quota(h.store.usage, c)];
+    const [a, b] = [Leases.monthly(h.store.usage, c), Leases.monthly(h.store.usage, c)];
     const takes = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).take(acc, 50)));
     expect(takes.filter((t) => t.ok)).toHaveLength(50);
     const refused = takes.find((t) => !t.ok);
@@ -33,7 +33,7 @@ describe('monthly quota leases', () => {
   it('spends one block per lease: a burst of calls costs a few chain writes, not one each', async () => {
     const acc = account();
     const c = clock();
-    const q = new Quota(h.store.usage, c);
+    const q = Leases.monthly(h.store.usage, c);
     for (let i = 0; i < 100; i++) {
       expect((await q.take(acc, 1_000_000)).ok).toBe(true);
       c.advance(10);
@@ -46,7 +46,7 @@ describe('monthly quota leases', () => {
   it('gives a released unit back and counts only what was kept, per day', async () => {
     const acc = account();
     const c = clock();
-    const q = new Quota(h.store.usage, c);
+    const q = Leases.monthly(h.store.usage, c);
     const first = await q.take(acc, 10);
     const second = await q.take(acc, 10);
     if (!first.ok || !second.ok) throw new Error('refused');
@@ -61,7 +61,7 @@ describe('monthly quota leases', () => {
   it("returns a closing process's unused units to the others", async () => {
     const acc = account();
     const c = clock();
-    const [a, b] = [new Quota(h.store.usage, c), new Quota(h.store.usage, c)];
+    const [a, b] = [Leases.monthly(h.store.usage, c), Leases.monthly(h.store.usage, c)];
     // A burst: a's blocks grow (1, 2, 4) and it holds units it has not spent.
     for (let i = 0; i < 3; i++) expect((await a.take(acc, 40)).ok).toBe(true);
     let taken = 0;
@@ -77,10 +77,10 @@ describe('monthly quota leases', () => {
   it('starts a new month from zero, and a new process continues the chain where it stands', async () => {
     const acc = account();
     const c = clock();
-    const a = new Quota(h.store.usage, c);
+    const a = Leases.monthly(h.store.usage, c);
     for (let i = 0; i < 5; i++) expect((await a.take(acc, 6)).ok).toBe(true);
     await a.close();
-    const later = new Quota(h.store.usage, c);
+    const later = Leases.monthly(h.store.usage, c);
     expect((await later.take(acc, 6)).ok).toBe(true);
     expect(await later.take(acc, 6)).toEqual({ ok: false, count: 6 });
     c.set(Date.UTC(2026, 5, 1, 0, 0, 0));
@@ -88,5 +88,18 @@ describe('monthly quota leases', () => {
     await later.flush();
     expect((await later.month(acc, '2026-05')).count).toBe(6);
     expect(await later.month(acc, '2026-06')).toEqual({ count: 1, days: { '01': 1 } });
+  });
+});
+
+describe('per-second leases (several processes)', () => {
+  it('admit exactly the plan rps across two processes each second, then afresh the next second; swept later', async () => {
+    const acc = account();
+    const c = clock();
+    const [a, b] = [Leases.perSecond(h.store.rate, c), Leases.perSecond(h.store.rate, c)];
+    const burst = () => Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).take(acc, 20)));
+    expect((await burst()).filter((t) => t.ok)).toHaveLength(20);
+    c.advance(1_000);
+    expect((await burst()).filter((t) => t.ok)).toHaveLength(20);
+    expect(await h.store.rate.sweep(new Date(Date.now() + 1_000))).toBeGreaterThan(0);
   });
 });

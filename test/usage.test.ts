@@ -1,5 +1,5 @@
 // GET /api/account/usage: the dashboard's per-day usage, counted by identify
-// in this process's usage slot (metering/quota.ts).
+// in this process's usage slot (metering/leases.ts).
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './support/harness.js';

@@ -17,6 +17,10 @@ export interface BenchService {
   live: string;
   secret: string;
   source: string;
+  /** The server's store (for baselines and seeding on the same database). */
+  store: Store;
+  /** Commands the server sent to the database since the last call, by command and collection. */
+  commands(): Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -31,7 +35,8 @@ export async function startService(clock: Clock, env: Record<string, string> = {
     ...(process.env.MONGODB_URI ? { MONGODB_URI: process.env.MONGODB_URI } : {}),
   });
   const db = await startDatabase(config);
-  const store = await Store.open({ uri: db.uri, dbName: `bench_${Date.now()}` });
+  const commands = new Map<string, number>();
+  const store = await Store.open({ uri: db.uri, dbName: `bench_${Date.now()}`, onCommand: (c) => commands.set(`${c.name} ${c.collection}`, (commands.get(`${c.name} ${c.collection}`) ?? 0) + 1) });
   const logger = pino({ level: 'silent' });
   const edge = await loadEdge(config, logger);
   const server = createApp({ config, store, clock, logger, edge }).listen(0);
@@ -52,6 +57,12 @@ export async function startService(clock: Clock, env: Record<string, string> = {
     live: await key('live'),
     secret: await key('secret'),
     source: db.source,
+    store,
+    commands() {
+      const copy = new Map(commands);
+      commands.clear();
+      return copy;
+    },
     async close() {
       server.close();
       edge.close();

@@ -76,7 +76,7 @@ const responseHeaders: RequestHandler = (req, res, next) => {
 
 export function createServices(deps: AppDeps): Services {
   const { store, config, clock } = deps;
-  const meter = new Meter(store, config.plans, clock);
+  const meter = new Meter(store, config.plans, clock, config.workers);
   const keys = new KeysService(store, clock);
   return {
     accounts: new AccountsService(store, config, clock, (accountId, period) => meter.month(accountId, period)),

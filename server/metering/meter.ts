@@ -2,7 +2,7 @@
 // and the monthly quota for calls with live keys only. A quota unit is taken
 // before the work and given back if the call does not succeed, so only
 // successful live calls count and concurrent calls never overshoot; units
-// come from blocks this process leases (quota.ts).
+// come from blocks this process leases (leases.ts).
 import type { Clock } from '../clock.js';
 import type { PlanTable } from '../config.js';
 import { ApiError } from '../errors.js';
@@ -10,7 +10,7 @@ import type { ApiKeyDoc } from '../store/apiKeys.js';
 import type { Store } from '../store/index.js';
 import type { MonthUsage } from '../store/usage.js';
 import { secondsUntilNextPeriod } from './period.js';
-import { Quota } from './quota.js';
+import { Leases } from './leases.js';
 import { PerSecondLimiter } from './rateLimiter.js';
 
 export interface Reservation {
@@ -22,14 +22,18 @@ const NOTHING_TO_RELEASE: Reservation = { release: async () => {} };
 
 export class Meter {
   private readonly perSecond = new PerSecondLimiter();
-  private readonly quota: Quota;
+  private readonly quota: Leases;
+  /** With several processes, the per-second limit comes from leases shared through the database. */
+  private readonly sharedPerSecond: Leases | null;
 
   constructor(
     private readonly store: Store,
     private readonly plans: PlanTable,
     private readonly clock: Clock,
+    processes = 1,
   ) {
-    this.quota = new Quota(store.usage, clock);
+    this.quota = Leases.monthly(store.usage, clock);
+    this.sharedPerSecond = processes > 1 ? Leases.perSecond(store.rate, clock) : null;
   }
 
   /** Admits one identify call or throws the 429 of the limit it hits. */
@@ -38,7 +42,7 @@ export class Meter {
     const limits = this.plans[account?.plan ?? 'free'];
     const now = this.clock.now();
 
-    const second = this.perSecond.hit(key.accountId, limits.rps, now);
+    const second = this.sharedPerSecond ? await this.sharedPerSecond.take(key.accountId, limits.rps) : this.perSecond.hit(key.accountId, limits.rps, now);
     if (!second.ok) {
       throw new ApiError(429, 'Rate limit exceeded', { usage: second.count, limit: limits.rps }, { 'Retry-After': '1' });
     }

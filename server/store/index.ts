@@ -15,6 +15,7 @@ import { InvitationsRepo } from './invitations.js';
 import { ProjectsRepo } from './projects.js';
 import { SessionsRepo } from './sessions.js';
 import { UsageRepo } from './usage.js';
+import { RateRepo } from './rate.js';
 import { VisitorsRepo } from './visitors.js';
 import { VisitsRepo } from './visits.js';
 
@@ -44,6 +45,7 @@ export class Store {
   readonly sessions: SessionsRepo;
   readonly projects: ProjectsRepo;
   readonly usage: UsageRepo;
+  readonly rate: RateRepo;
   readonly attempts: AttemptsRepo;
   readonly invitations: InvitationsRepo;
   readonly identity: IdentityRepo;
@@ -68,6 +70,7 @@ export class Store {
     this.sessions = new SessionsRepo(db);
     this.projects = new ProjectsRepo(db, cache);
     this.usage = new UsageRepo(db);
+    this.rate = new RateRepo(db);
     this.attempts = new AttemptsRepo(db);
     this.invitations = new InvitationsRepo(db);
     this.identity = new IdentityRepo(db);

@@ -17,6 +17,7 @@
 // plus `<account>:<YYYY-MM>` where calls were counted before leases existed.
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKey, upsert } from './errors.js';
+import { LeaseChain, type LeaseStore, type Link } from './leaseChain.js';
 
 interface UsageDoc {
   _id: string;
@@ -37,20 +38,17 @@ export interface MonthUsage {
   days: Record<string, number>;
 }
 
-/** The newest link a process knows: its number (-1: none yet) and its total. */
-export interface Link {
-  seq: number;
-  total: number;
-}
 
 /** A month's slots are read one by one up to the first missing; this bounds the walk. */
 const MAX_SLOTS = 1_000;
 
-export class UsageRepo {
+export class UsageRepo implements LeaseStore {
   private readonly col: Collection<UsageDoc>;
+  private readonly chain: LeaseChain;
 
   constructor(db: Db) {
     this.col = db.collection('usage');
+    this.chain = new LeaseChain(db.collection('usage'));
   }
 
   /** Where a process starts on the chain: the hinted link, or before the first (counting the calls of the legacy document). */
@@ -58,30 +56,20 @@ export class UsageRepo {
     const base = `${accountId}:${period}`;
     const [head, legacy] = await Promise.all([this.col.findOne({ _id: `${base}:head` }), this.col.findOne({ _id: base })]);
     if (head?.seq !== undefined) {
-      const link = await this.col.findOne({ _id: `${base}:L${head.seq}` });
-      if (link?.total !== undefined) return { seq: head.seq, total: link.total };
+      const link = await this.chain.link(accountId, period, head.seq);
+      if (link) return link;
     }
     return { seq: -1, total: legacy?.count ?? 0 };
   }
 
-  /** The link after `seq`, if one exists. */
-  async next(accountId: string, period: string, seq: number): Promise<Link | null> {
-    const doc = await this.col.findOne({ _id: `${accountId}:${period}:L${seq + 1}` });
-    return doc?.total === undefined ? null : { seq: seq + 1, total: doc.total };
+  next(accountId: string, period: string, seq: number): Promise<Link | null> {
+    return this.chain.link(accountId, period, seq + 1);
   }
 
-  /** Appends the link after `after` with `total`; false when another process appended it first. */
   async append(accountId: string, period: string, after: Link, total: number): Promise<boolean> {
-    const base = `${accountId}:${period}`;
-    const seq = after.seq + 1;
-    try {
-      await this.col.insertOne({ _id: `${base}:L${seq}`, accountId, period, total });
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+    if (!(await this.chain.append(accountId, period, after, total))) return false;
     // Only a hint: a lost or late update costs a later starter a few reads.
-    await upsert(() => this.col.updateOne({ _id: `${base}:head` }, { $max: { seq } }, { upsert: true }));
+    await upsert(() => this.col.updateOne({ _id: `${accountId}:${period}:head` }, { $max: { seq: after.seq + 1 } }, { upsert: true }));
     return true;
   }
 

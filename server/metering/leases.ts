@@ -1,4 +1,5 @@
-// The monthly quota without a database write per call: this process leases
+// Limits without a database write per call, exact across processes. For the
+// monthly quota (and, with WORKERS > 1, the per-second limit) this process leases
 // a block of the month's remaining units (one unique insert on the lease
 // chain, server/store/usage.ts), spends it in memory, and counts what it
 // admitted in its own usage slot, written at most once a FLUSH_MS. Blocks are
@@ -6,11 +7,13 @@
 // units do, so that other processes are not starved near the limit; unused
 // units go back to the chain on close(). A process that dies keeps its
 // unused units (the plan is never exceeded; the account loses at most one
-// block per process) and loses at most FLUSH_MS of counting.
+// block per process) and loses at most FLUSH_MS of counting. Per-second
+// chains are not counted (usage is the month's) and start afresh each second.
 import { ulid } from 'ulid';
 import type { Clock } from '../clock.js';
 import { KeyedLock } from '../store/keyedLock.js';
-import type { Link, MonthUsage, UsageRepo } from '../store/usage.js';
+import type { LeaseStore, Link } from '../store/leaseChain.js';
+import type { MonthUsage, UsageRepo } from '../store/usage.js';
 import { dayOf, periodOf } from './period.js';
 
 /** How long admitted calls may wait in memory before they are written to the slot. */
@@ -38,22 +41,36 @@ interface MonthState {
 
 export type Take = { ok: true; release(): void } | { ok: false; count: number };
 
-export class Quota {
+export class Leases {
   /** This process, as the owner of its usage slots. */
   private readonly owner = ulid();
   private readonly months = new Map<string, MonthState>();
   private readonly lock = new KeyedLock();
   private lastFlush = 0;
 
-  constructor(
-    private readonly usage: UsageRepo,
+  /** Per second: the account's current state (older seconds are dropped). */
+  private readonly currentSecond = new Map<string, string>();
+
+  /** The monthly quota, counted in `usage`. */
+  static monthly(usage: UsageRepo, clock: Clock): Leases {
+    return new Leases(usage, clock, usage);
+  }
+
+  /** A per-second limit shared by processes (not counted). */
+  static perSecond(rate: LeaseStore, clock: Clock): Leases {
+    return new Leases(rate, clock, null);
+  }
+
+  private constructor(
+    private readonly chain: LeaseStore,
     private readonly clock: Clock,
+    private readonly usage: UsageRepo | null,
   ) {}
 
   /** Takes one unit of the account's month; `ok: false` with the units handed out when the plan's `limit` is reached. */
   async take(accountId: string, limit: number): Promise<Take> {
     const now = this.clock.now();
-    const period = periodOf(now);
+    const period = this.usage ? periodOf(now) : `s${Math.floor(now / 1000)}`;
     const key = `${accountId}:${period}`;
     const m = this.months.get(key) ?? this.stateFor(key, accountId, period, now);
     if (m.available <= 0) {
@@ -63,6 +80,7 @@ export class Quota {
     if (m.available <= 0) return this.take(accountId, limit);
     m.available--;
     m.spentSinceLease++;
+    if (!this.usage) return { ok: true, release: () => void m.available++ };
     const day = dayOf(now);
     m.pending[day] = (m.pending[day] ?? 0) + 1;
     if (now - this.lastFlush >= FLUSH_MS) void this.flush().catch(() => {});
@@ -79,11 +97,13 @@ export class Quota {
   /** The month's usage, with this process's pending calls written first. */
   async month(accountId: string, period: string): Promise<MonthUsage> {
     await this.flush();
-    return this.usage.month(accountId, period);
+    return this.usage!.month(accountId, period);
   }
 
   /** Writes every month's pending calls to this process's slots. */
   async flush(): Promise<void> {
+    const usage = this.usage;
+    if (!usage) return;
     this.lastFlush = this.clock.now();
     const current = periodOf(this.lastFlush);
     await Promise.all(
@@ -93,8 +113,8 @@ export class Quota {
           m.pending = {};
           if (Object.keys(pending).length) {
             try {
-              m.slot ??= await this.usage.claimSlot(m.accountId, m.period, this.owner);
-              await this.usage.count(m.slot, pending);
+              m.slot ??= await usage.claimSlot(m.accountId, m.period, this.owner);
+              await usage.count(m.slot, pending);
             } catch (err) {
               for (const [day, n] of Object.entries(pending)) m.pending[day] = (m.pending[day] ?? 0) + n;
               throw err;
@@ -109,16 +129,17 @@ export class Quota {
 
   /** On shutdown: counts written, unused units given back to the chain. */
   async close(): Promise<void> {
+    if (!this.usage) return;
     await this.flush();
     await Promise.all(
       [...this.months.entries()].map(([key, m]) =>
         this.lock.run(key, async () => {
           while (m.available > 0 && m.link) {
-            if (await this.usage.append(m.accountId, m.period, m.link, m.link.total - m.available)) {
+            if (await this.chain.append(m.accountId, m.period, m.link, m.link.total - m.available)) {
               m.available = 0;
               return;
             }
-            m.link = (await this.usage.next(m.accountId, m.period, m.link.seq)) ?? m.link;
+            m.link = (await this.chain.next(m.accountId, m.period, m.link.seq)) ?? m.link;
           }
         }),
       ),
@@ -128,23 +149,28 @@ export class Quota {
   private stateFor(key: string, accountId: string, period: string, now: number): MonthState {
     const m: MonthState = { accountId, period, link: null, available: 0, pending: {}, slot: null, leasedAt: now, spentSinceLease: 0, lastBlock: 0 };
     this.months.set(key, m);
+    if (!this.usage) {
+      const previous = this.currentSecond.get(accountId);
+      if (previous) this.months.delete(previous);
+      this.currentSecond.set(accountId, key);
+    }
     return m;
   }
 
   /** Leases a block onto `m.available`; null when done, else the month's units handed out (the plan is used up). */
   private async lease(m: MonthState, limit: number, now: number): Promise<number | null> {
-    m.link ??= await this.usage.start(m.accountId, m.period);
+    m.link ??= await this.chain.start(m.accountId, m.period);
     for (;;) {
       const remaining = limit - m.link.total;
       if (remaining <= 0) {
         // Another process may have given units back since.
-        const next = await this.usage.next(m.accountId, m.period, m.link.seq);
+        const next = await this.chain.next(m.accountId, m.period, m.link.seq);
         if (!next) return m.link.total;
         m.link = next;
         continue;
       }
       const size = this.blockSize(m, remaining, now);
-      if (await this.usage.append(m.accountId, m.period, m.link, m.link.total + size)) {
+      if (await this.chain.append(m.accountId, m.period, m.link, m.link.total + size)) {
         m.link = { seq: m.link.seq + 1, total: m.link.total + size };
         m.available += size;
         m.leasedAt = now;
@@ -152,7 +178,7 @@ export class Quota {
         m.lastBlock = size;
         return null;
       }
-      m.link = (await this.usage.next(m.accountId, m.period, m.link.seq)) ?? m.link;
+      m.link = (await this.chain.next(m.accountId, m.period, m.link.seq)) ?? m.link;
     }
   }
 

@@ -1,0 +1,67 @@
+// WORKERS=N: one primary process starts the database (the supervised dev
+// launcher, or nothing with MONGODB_URI) and forks N workers that share the
+// port (node:cluster). Workers reach the database through MONGODB_URI; the
+// first slot runs the periodic sweeps and prints the banner. A worker that
+// dies is replaced; SIGTERM/SIGINT stop the workers gracefully (each writes
+// its usage and gives back unused quota), then the database.
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { DatabaseStartError, startDatabase } from './database.js';
+
+/** Environment a worker gets from the primary. */
+export const WORKER_SLOT_ENV = 'DEVICEID_WORKER_SLOT';
+export const DB_SOURCE_ENV = 'DEVICEID_DB_SOURCE';
+
+const STOP_GRACE_MS = 15_000;
+const REFORK_DELAY_MS = 1_000;
+
+/** This process's slot among the workers (0 when not clustered). */
+export function workerSlot(): number {
+  return cluster.isWorker ? Number(process.env[WORKER_SLOT_ENV] ?? 0) : 0;
+}
+
+export async function runPrimary(config: Config, logger: Logger): Promise<void> {
+  let db;
+  try {
+    db = await startDatabase(config, logger);
+  } catch (err) {
+    if (err instanceof DatabaseStartError) {
+      process.stderr.write(`deviceid: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const env = { MONGODB_URI: db.uri, [DB_SOURCE_ENV]: db.source };
+  const workers = new Map<number, Worker>();
+  let stopping = false;
+
+  const fork = (slot: number) => {
+    const w = cluster.fork({ ...env, [WORKER_SLOT_ENV]: String(slot) });
+    workers.set(slot, w);
+    w.on('exit', (code, signal) => {
+      workers.delete(slot);
+      if (stopping) return;
+      logger.error({ slot, code, signal }, 'worker exited; starting another');
+      setTimeout(() => !stopping && fork(slot), REFORK_DELAY_MS).unref();
+    });
+  };
+  for (let slot = 0; slot < config.workers; slot++) fork(slot);
+  logger.info({ workers: config.workers, database: db.source }, 'primary started');
+
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping workers');
+    const exits = [...workers.values()].map((w) => new Promise<void>((resolve) => (w.isDead() ? resolve() : w.once('exit', () => resolve()))));
+    for (const w of workers.values()) w.process.kill(signal);
+    const force = setTimeout(() => workers.forEach((w) => w.process.kill('SIGKILL')), STOP_GRACE_MS);
+    await Promise.all(exits);
+    clearTimeout(force);
+    await db.stop();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
