@@ -31,6 +31,8 @@ const GROUPS = {
     tests: ['test/signup.test.ts', 'test/passwords.test.ts'],
   },
   passwords: { mutate: ['server/accounts/passwordPolicy.ts'], tests: ['test/passwords.test.ts'] },
+  quota: { mutate: ['server/metering/leases.ts', 'server/store/leaseChain.ts', 'server/store/usage.ts'], tests: ['test/quota.test.ts', 'test/usage.test.ts'] },
+  caches: { mutate: ['server/store/ttlCache.ts'], tests: ['test/caches.test.ts'] },
 };
 
 const group = GROUPS[process.env.MUTATION_GROUP ?? ''];

@@ -32,11 +32,18 @@ const visits: SimVisit[] = [...worldOf(world, n, seed).visits()];
 const started = performance.now();
 for (const v of visits) {
   clock.set(v.t);
-  const res = await fetch(`${base}/v1/identify`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': live, 'x-forwarded-for': v.ip },
-    body: JSON.stringify(identifyBody(v.values, { timestamp: v.t })),
-  });
+  const send = () =>
+    fetch(`${base}/v1/identify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': live, 'x-forwarded-for': v.ip },
+      body: JSON.stringify(identifyBody(v.values, { timestamp: v.t })),
+    });
+  let res = await send();
+  // A busy machine can make the database look unreachable for a moment: 503 before any work, retried as the typed client does.
+  for (let retry = 0; res.status === 503 && retry < 10; retry++) {
+    await new Promise((r) => setTimeout(r, 2_000));
+    res = await send();
+  }
   if (!res.ok) throw new Error(`identify: ${res.status} ${await res.text()}`);
   http.push(((await res.json()) as { visitorId: string }).visitorId);
 }
