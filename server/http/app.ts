@@ -23,6 +23,7 @@ import { KeysService } from '../keys/service.js';
 import { Meter } from '../metering/meter.js';
 import { pageRoutes } from '../pages/index.js';
 import { ProjectsService } from '../projects/service.js';
+import { EventSearchService } from '../search/service.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminRoutes } from '../routes/admin.js';
 import type { RouteDeps, Services } from '../routes/deps.js';
@@ -78,14 +79,16 @@ export function createServices(deps: AppDeps): Services {
   const { store, config, clock } = deps;
   const meter = new Meter(store, config.plans, clock);
   const keys = new KeysService(store, clock);
+  const identification = new IdentificationService(store, meter, clock);
   return {
     accounts: new AccountsService(store, config, clock),
     admin: new AdminService(store, config, clock),
     keys,
     projects: new ProjectsService(store, clock),
     meter,
-    identification: new IdentificationService(store, meter, clock),
+    identification,
     deviceFlow: new DeviceFlowService(store, keys, config, clock),
+    search: new EventSearchService(store, identification),
     edge: (req: Request) => deps.edge.analyze(req),
     clientIp: (req: Request) => deps.edge.clientIp(req),
   };

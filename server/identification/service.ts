@@ -139,14 +139,14 @@ export class IdentificationService {
   }
 
   /** The account's visitor `visitorId` resolves to (itself, or the visitor it was merged into); null when none. */
-  private async survivor(accountId: string, visitorId: string): Promise<VisitorDoc | null> {
+  async survivor(accountId: string, visitorId: string): Promise<VisitorDoc | null> {
     let v = await this.store.visitors.get(visitorId);
     for (let hops = 0; v?.mergedInto && hops < 4; hops++) v = await this.store.visitors.get(v.mergedInto);
     return v && v.accountId === accountId && !v.mergedInto ? v : null;
   }
 
   /** Full events with their visitor ids resolved through merges (one read per distinct visitor). */
-  private async fullEvents(accountId: string, events: EventDoc[]): Promise<FullEvent[]> {
+  async fullEvents(accountId: string, events: EventDoc[]): Promise<FullEvent[]> {
     const ids = [...new Set(events.map((e) => e.visitorId))];
     const survivors = new Map(await Promise.all(ids.map(async (id) => [id, (await this.survivor(accountId, id))?._id ?? id] as const)));
     return events.map((e) => fullEvent(e, survivors.get(e.visitorId) ?? e.visitorId));
@@ -170,10 +170,6 @@ export class IdentificationService {
     return (await this.fullEvents(accountId, [updated]))[0]!;
   }
 
-  async searchByLinkedId(accountId: string, linkedId: string, limit: number): Promise<FullEvent[]> {
-    return this.fullEvents(accountId, await this.store.events.byLinkedId(accountId, linkedId, limit));
-  }
-
   async visitHistory(accountId: string, visitorId: string, before: string | undefined): Promise<VisitHistory> {
     const visitor = await this.survivor(accountId, visitorId);
     if (!visitor || visitor.visitCount + (visitor.mergedVisits ?? 0) === 0) throw new ApiError(404, 'Visitor not found');
@@ -192,7 +188,7 @@ export class IdentificationService {
    * resolves to the survivor (a merge racing with another can leave a list
    * one hop short, an undone one a stale entry for a moment).
    */
-  private async aliasesOf(survivor: VisitorDoc): Promise<VisitorDoc[]> {
+  async aliasesOf(survivor: VisitorDoc): Promise<VisitorDoc[]> {
     const found = new Map<string, VisitorDoc>();
     let frontier = survivor.mergedFrom ?? [];
     while (frontier.length && found.size < ALIASES_CAP) {

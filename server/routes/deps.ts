@@ -8,6 +8,7 @@ import type { IdentificationService } from '../identification/service.js';
 import type { KeysService } from '../keys/service.js';
 import type { Meter } from '../metering/meter.js';
 import type { ProjectsService } from '../projects/service.js';
+import type { EventSearchService } from '../search/service.js';
 import type { EdgeFacts } from '../risk/edgeFacts.js';
 
 export interface Services {
@@ -18,6 +19,7 @@ export interface Services {
   meter: Meter;
   identification: IdentificationService;
   deviceFlow: DeviceFlowService;
+  search: EventSearchService;
   /** What the edge knows about the request (IP, location, network, TLS, HTTP). */
   edge(req: Request): EdgeFacts;
   /** The client's IP as the edge sees it (TRUST_PROXY aware). */

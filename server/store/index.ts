@@ -7,6 +7,7 @@ import { Reachability } from './reachability.js';
 import { AccountsRepo } from './accounts.js';
 import { ApiKeysRepo } from './apiKeys.js';
 import { AttemptsRepo } from './attempts.js';
+import { EventIndexRepo } from './eventIndex.js';
 import { EventsRepo } from './events.js';
 import { IdentityRepo } from './identity.js';
 import { GrantsRepo } from './grants.js';
@@ -42,6 +43,7 @@ export class Store {
   readonly identity: IdentityRepo;
   readonly visitors: VisitorsRepo;
   readonly events: EventsRepo;
+  readonly eventIndex: EventIndexRepo;
   readonly visits: VisitsRepo;
   readonly grants: GrantsRepo;
 
@@ -64,7 +66,8 @@ export class Store {
     this.invitations = new InvitationsRepo(db);
     this.identity = new IdentityRepo(db);
     this.visitors = new VisitorsRepo(db);
-    this.events = new EventsRepo(db);
+    this.eventIndex = new EventIndexRepo(db);
+    this.events = new EventsRepo(db, this.eventIndex);
     this.visits = new VisitsRepo(db);
     this.grants = new GrantsRepo(db);
   }
