@@ -7,6 +7,7 @@ import { deviceFlowContract } from './deviceflow.js';
 import { eventsContract } from './events.js';
 import { healthContract } from './health.js';
 import { identifyContract } from './identify.js';
+import { visitorsContract } from './visitors.js';
 import { visitsContract } from './visits.js';
 
 const c = initContract();
@@ -16,6 +17,7 @@ export const contract = c.router({
   identify: identifyContract,
   events: eventsContract,
   visits: visitsContract,
+  visitors: visitorsContract,
   deviceFlow: deviceFlowContract,
   account: accountContract,
   admin: adminContract,
@@ -32,4 +34,5 @@ export * from './events.js';
 export * from './identify.js';
 export * from './risk.js';
 export * from './signals.js';
+export * from './visitors.js';
 export * from './visits.js';

@@ -14,6 +14,7 @@ import { trackTls } from './edge/tls.js';
 import { agentScript } from './http/agentScript.js';
 import { createApp } from './http/app.js';
 import { defaultSweeps, startSweeps } from './maintenance.js';
+import type { Services } from './routes/deps.js';
 import { Store } from './store/index.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -73,7 +74,11 @@ async function main(): Promise<void> {
   process.stdout.write(`deviceid listening on ${url}  (database: ${db.source})\n`);
   process.stdout.write(`  health: ${url}/healthz   API document: ${url}/openapi.json\n`);
 
-  const stopSweeps = startSweeps(defaultSweeps(store, config.retentionDays), systemClock, logger);
+  // Background work: deletion jobs a restart interrupted resume now and with every sweep.
+  const services = app.locals.services as Services;
+  const resumeDeletions = () => services.deletions.resume();
+  void resumeDeletions().catch((err: unknown) => logger.warn({ err }, 'resuming deletions failed'));
+  const stopSweeps = startSweeps({ ...defaultSweeps(store, config.retentionDays), deletions: resumeDeletions }, systemClock, logger);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

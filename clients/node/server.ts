@@ -3,6 +3,7 @@
 // service's own contract, so request and result types cannot drift from it.
 import type { ClientInferRequest, ClientInferResponseBody } from '@ts-rest/core';
 import { eventsContract } from '../../contract/events.js';
+import { visitorsContract } from '../../contract/visitors.js';
 import { visitsContract } from '../../contract/visits.js';
 import { AbortedError } from './errors.js';
 import { createRawClient, unwrap, type CallOptions, type ClientOptions, type Credentials } from './transport.js';
@@ -13,6 +14,7 @@ export type EventUpdate = ClientInferRequest<typeof eventsContract.updateEvent>[
 export type EventSearchResult = ClientInferResponseBody<typeof eventsContract.searchEvents, 200>;
 export type VisitHistory = ClientInferResponseBody<typeof visitsContract.getVisits, 200>;
 export type Visit = VisitHistory['visits'][number];
+export type VisitorDeletion = ClientInferResponseBody<typeof visitorsContract.deleteVisitor, 202>;
 
 export interface ServerClientOptions extends ClientOptions {
   /** A server secret key (`svc_secret_…`). Keep it on the server. */
@@ -71,6 +73,13 @@ export interface ServerClient {
   getVisits(visitorId: string, query?: VisitQuery, options?: CallOptions): Promise<VisitHistory>;
   /** Every page of the visit history, newest first, following the `before` cursor until a page is empty. */
   visitPages(visitorId: string, query?: VisitPagesQuery, options?: CallOptions): AsyncIterableIterator<VisitHistory>;
+  /**
+   * `DELETE /v1/visitors/:visitorId`: deletes the device's data (privacy
+   * request). Resolves once the deletion is queued (202) with its id and
+   * status; repeat it to see the status. NotFoundError for unknown visitors
+   * and other accounts'. Retried like a GET: it is idempotent.
+   */
+  deleteVisitor(visitorId: string, options?: CallOptions): Promise<VisitorDeletion>;
   /** Every visit of the visitor, newest first, fetched page by page as you iterate. */
   visits(visitorId: string, query?: VisitPagesQuery, options?: CallOptions): AsyncIterableIterator<Visit>;
 }
@@ -119,7 +128,7 @@ export function createServerClient(options: ServerClientOptions): ServerClient {
     if (auth === 'secretKey') return { 'x-api-key': secretKey };
     return {};
   };
-  const raw = createRawClient({ events: eventsContract, visits: visitsContract }, options, credentials);
+  const raw = createRawClient({ events: eventsContract, visits: visitsContract, visitors: visitorsContract }, options, credentials);
 
   const getVisits = (visitorId: string, query: VisitQuery = {}, call: CallOptions = {}) => {
     const before = query.before === undefined ? undefined : String(query.before);
@@ -178,6 +187,8 @@ export function createServerClient(options: ServerClientOptions): ServerClient {
     searchEventPages,
     searchAllEvents,
     getVisits,
+    deleteVisitor: (visitorId, call = {}) =>
+      unwrap<VisitorDeletion>(() => raw.visitors.deleteVisitor({ params: { visitorId: segment('visitorId', visitorId) }, call }), 202),
     visitPages,
     visits,
   };

@@ -17,6 +17,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { LauncherStatus } from '../database.js';
 import type { Edge } from '../edge/analyze.js';
+import { DeletionService } from '../deletion/service.js';
 import { DeviceFlowService } from '../deviceflow/service.js';
 import { IdentificationService } from '../identification/service.js';
 import { KeysService } from '../keys/service.js';
@@ -32,6 +33,7 @@ import { eventsRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
 import { identifyRoutes } from '../routes/identify.js';
 import { openApiDocument } from '../routes/openapi.js';
+import { visitorsRoutes } from '../routes/visitors.js';
 import { visitsRoutes } from '../routes/visits.js';
 import type { Store } from '../store/index.js';
 import { agentScript } from './agentScript.js';
@@ -89,6 +91,7 @@ export function createServices(deps: AppDeps): Services {
     identification,
     deviceFlow: new DeviceFlowService(store, keys, config, clock),
     search: new EventSearchService(store, identification),
+    deletions: new DeletionService(store, identification, clock),
     edge: (req: Request) => deps.edge.analyze(req),
     clientIp: (req: Request) => deps.edge.clientIp(req),
   };
@@ -98,6 +101,8 @@ export function createApp(deps: AppDeps): Express {
   const services = createServices(deps);
   const rd: RouteDeps = { ...deps, services };
   const app = express();
+  // Background work (deletion jobs, webhook delivery) is started by main.ts, and driven by tests, through these.
+  app.locals.services = services;
   app.disable('x-powered-by');
   app.set('etag', false);
 
@@ -147,6 +152,7 @@ export function createApp(deps: AppDeps): Express {
     identify: identifyRoutes(rd),
     events: eventsRoutes(rd),
     visits: visitsRoutes(rd),
+    visitors: visitorsRoutes(rd),
     deviceFlow: deviceFlowRoutes(rd),
     account: accountRoutes(rd),
     admin: adminRoutes(rd),

@@ -2,6 +2,7 @@
 import type { Request } from 'express';
 import type { AdminService } from '../accounts/admin.js';
 import type { AccountsService } from '../accounts/service.js';
+import type { DeletionService } from '../deletion/service.js';
 import type { DeviceFlowService } from '../deviceflow/service.js';
 import type { AppDeps } from '../http/app.js';
 import type { IdentificationService } from '../identification/service.js';
@@ -20,6 +21,7 @@ export interface Services {
   identification: IdentificationService;
   deviceFlow: DeviceFlowService;
   search: EventSearchService;
+  deletions: DeletionService;
   /** What the edge knows about the request (IP, location, network, TLS, HTTP). */
   edge(req: Request): EdgeFacts;
   /** The client's IP as the edge sees it (TRUST_PROXY aware). */

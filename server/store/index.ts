@@ -7,6 +7,7 @@ import { Reachability } from './reachability.js';
 import { AccountsRepo } from './accounts.js';
 import { ApiKeysRepo } from './apiKeys.js';
 import { AttemptsRepo } from './attempts.js';
+import { DeletionsRepo } from './deletions.js';
 import { EventIndexRepo } from './eventIndex.js';
 import { EventsRepo } from './events.js';
 import { IdentityRepo } from './identity.js';
@@ -46,6 +47,7 @@ export class Store {
   readonly eventIndex: EventIndexRepo;
   readonly visits: VisitsRepo;
   readonly grants: GrantsRepo;
+  readonly deletions: DeletionsRepo;
 
   readonly db: Db;
   private readonly reachability: Reachability;
@@ -70,6 +72,7 @@ export class Store {
     this.events = new EventsRepo(db, this.eventIndex);
     this.visits = new VisitsRepo(db);
     this.grants = new GrantsRepo(db);
+    this.deletions = new DeletionsRepo(db);
   }
 
   /**
