@@ -7,6 +7,7 @@ import { deviceFlowContract } from './deviceflow.js';
 import { eventsContract } from './events.js';
 import { healthContract } from './health.js';
 import { identifyContract } from './identify.js';
+import { sealingContract } from './sealing.js';
 import { visitorsContract } from './visitors.js';
 import { visitsContract } from './visits.js';
 
@@ -21,6 +22,7 @@ export const contract = c.router({
   deviceFlow: deviceFlowContract,
   account: accountContract,
   admin: adminContract,
+  sealing: sealingContract,
 });
 
 export type Contract = typeof contract;
@@ -33,6 +35,7 @@ export * from './edge.js';
 export * from './events.js';
 export * from './identify.js';
 export * from './risk.js';
+export * from './sealing.js';
 export * from './signals.js';
 export * from './visitors.js';
 export * from './visits.js';

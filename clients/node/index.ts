@@ -1,6 +1,7 @@
 // deviceid/client: typed Node clients for the deviceid service.
 export { createServerClient, type EventSearch, type EventSearchPagesQuery, type EventSearchResult, type EventUpdate, type FullEvent, type ServerClient, type ServerClientOptions, type Visit, type VisitHistory, type VisitorDeletion, type VisitPagesQuery, type VisitQuery } from './server.js';
-export { createIdentifyClient, type IdentifyClient, type IdentifyClientOptions, type IdentifyRequest, type IdentifyResult } from './identify.js';
+export { createIdentifyClient, isSealed, type IdentifyClient, type IdentifyClientOptions, type IdentifyRequest, type IdentifyResponse, type IdentifyResult, type SealedIdentifyResult } from './identify.js';
+export { unseal, UnsealError } from './sealing.js';
 export type { CallOptions, ClientOptions, FetchLike } from './transport.js';
 export {
   AbortedError,

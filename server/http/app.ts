@@ -24,6 +24,8 @@ import { KeysService } from '../keys/service.js';
 import { Meter } from '../metering/meter.js';
 import { pageRoutes } from '../pages/index.js';
 import { ProjectsService } from '../projects/service.js';
+import { SecretBox } from '../sealing/secretBox.js';
+import { SealingService } from '../sealing/service.js';
 import { EventSearchService } from '../search/service.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminRoutes } from '../routes/admin.js';
@@ -33,6 +35,7 @@ import { eventsRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
 import { identifyRoutes } from '../routes/identify.js';
 import { openApiDocument } from '../routes/openapi.js';
+import { sealingRoutes } from '../routes/sealing.js';
 import { visitorsRoutes } from '../routes/visitors.js';
 import { visitsRoutes } from '../routes/visits.js';
 import type { Store } from '../store/index.js';
@@ -81,7 +84,10 @@ export function createServices(deps: AppDeps): Services {
   const { store, config, clock } = deps;
   const meter = new Meter(store, config.plans, clock);
   const keys = new KeysService(store, clock);
-  const identification = new IdentificationService(store, meter, clock);
+  const sealing = new SealingService(store, new SecretBox(config.serverSecret), clock);
+  const identification = new IdentificationService(store, meter, clock, {
+    respond: (project, result) => sealing.respond(project, result),
+  });
   return {
     accounts: new AccountsService(store, config, clock),
     admin: new AdminService(store, config, clock),
@@ -92,6 +98,7 @@ export function createServices(deps: AppDeps): Services {
     deviceFlow: new DeviceFlowService(store, keys, config, clock),
     search: new EventSearchService(store, identification),
     deletions: new DeletionService(store, identification, clock),
+    sealing,
     edge: (req: Request) => deps.edge.analyze(req),
     clientIp: (req: Request) => deps.edge.clientIp(req),
   };
@@ -156,6 +163,7 @@ export function createApp(deps: AppDeps): Express {
     deviceFlow: deviceFlowRoutes(rd),
     account: accountRoutes(rd),
     admin: adminRoutes(rd),
+    sealing: sealingRoutes(rd),
   });
 
   createExpressEndpoints(contract, router, app, {

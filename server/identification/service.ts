@@ -17,10 +17,12 @@ import { assessRisk, VELOCITY_WINDOWS } from '../risk/engine.js';
 import type { ApiKeyDoc } from '../store/apiKeys.js';
 import type { EventDoc } from '../store/events.js';
 import type { Store } from '../store/index.js';
+import type { ProjectDoc } from '../store/projects.js';
 import type { VisitorDoc } from '../store/visitors.js';
 import { pageOf, type StoredVisit } from '../store/visits.js';
 import { coverage, extractComponents, type Signals } from './components.js';
 import { confidenceOf } from './confidence.js';
+import type { IdentifyHooks, IdentifyResponse } from './hooks.js';
 import { link, remembered, type Visit } from './linker.js';
 import { StoreIndex } from './storeIndex.js';
 import { makeVisitId, seqOfVisitId } from './visitId.js';
@@ -40,21 +42,24 @@ export class IdentificationService {
     private readonly store: Store,
     private readonly meter: Meter,
     private readonly clock: Clock,
+    private readonly hooks: IdentifyHooks = {},
   ) {}
 
-  async identify(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, origin: string | undefined): Promise<IdentifyResult> {
+  async identify(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, origin: string | undefined): Promise<IdentifyResponse> {
     const project = await this.store.projects.byId(key.projectId);
     checkAllowlist(project?.allowedDomains ?? [], key.type, body.url, origin);
     const reservation = await this.meter.admit(key);
+    let result: IdentifyResult;
     try {
-      return await this.run(key, body, edge);
+      result = await this.run(key, body, edge, project);
     } catch (err) {
       await reservation.release();
       throw err;
     }
+    return this.hooks.respond ? this.hooks.respond(project, result) : result;
   }
 
-  private async run(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts): Promise<IdentifyResult> {
+  private async run(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, project: ProjectDoc | null): Promise<IdentifyResult> {
     const now = this.clock.now();
     const accountId = key.accountId;
     const signals = unwrap(body.signals);
@@ -104,7 +109,7 @@ export class IdentificationService {
       timestamp: now,
       createdAt: new Date(now),
     };
-    await this.store.events.insert(event);
+    await this.store.events.insert(event, this.hooks.withEvent?.(project, event));
     await this.store.visits.append(match.visitorId, {
       seq: rec.seq,
       requestId,
@@ -120,6 +125,7 @@ export class IdentificationService {
       confidence,
       riskFactors: risk.riskFactors,
     });
+    this.hooks.stored?.(project, event);
 
     return {
       requestId,

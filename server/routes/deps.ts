@@ -9,6 +9,7 @@ import type { IdentificationService } from '../identification/service.js';
 import type { KeysService } from '../keys/service.js';
 import type { Meter } from '../metering/meter.js';
 import type { ProjectsService } from '../projects/service.js';
+import type { SealingService } from '../sealing/service.js';
 import type { EventSearchService } from '../search/service.js';
 import type { EdgeFacts } from '../risk/edgeFacts.js';
 
@@ -22,6 +23,7 @@ export interface Services {
   deviceFlow: DeviceFlowService;
   search: EventSearchService;
   deletions: DeletionService;
+  sealing: SealingService;
   /** What the edge knows about the request (IP, location, network, TLS, HTTP). */
   edge(req: Request): EdgeFacts;
   /** The client's IP as the edge sees it (TRUST_PROXY aware). */

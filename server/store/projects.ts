@@ -7,6 +7,10 @@ export interface ProjectDoc {
   name: string;
   allowedDomains: string[];
   createdAt: Date;
+  /** Sealed results (server/sealing/): the key, encrypted at rest (SecretBox). */
+  sealing?: { key: string; since: Date } | null;
+  /** Webhook endpoints of the project (server/webhooks/): identify writes an outbox entry only while this is > 0. */
+  webhookEndpoints?: number;
 }
 
 export class ProjectsRepo {
@@ -50,6 +54,14 @@ export class ProjectsRepo {
 
   listForAccount(accountId: string): Promise<ProjectDoc[]> {
     return this.col.find({ accountId }).sort({ createdAt: 1, _id: 1 }).toArray();
+  }
+
+  async setSealing(projectId: string, sealing: ProjectDoc['sealing']): Promise<void> {
+    await this.col.updateOne({ _id: projectId }, { $set: { sealing } });
+  }
+
+  async setWebhookEndpoints(projectId: string, count: number): Promise<void> {
+    await this.col.updateOne({ _id: projectId }, { $set: { webhookEndpoints: count } });
   }
 
   async update(projectId: string, set: Partial<Pick<ProjectDoc, 'name' | 'allowedDomains'>>): Promise<ProjectDoc | null> {
