@@ -10,6 +10,7 @@ import { identifyContract } from './identify.js';
 import { sealingContract } from './sealing.js';
 import { visitorsContract } from './visitors.js';
 import { visitsContract } from './visits.js';
+import { webhooksContract } from './webhooks.js';
 
 const c = initContract();
 
@@ -23,6 +24,7 @@ export const contract = c.router({
   account: accountContract,
   admin: adminContract,
   sealing: sealingContract,
+  webhooks: webhooksContract,
 });
 
 export type Contract = typeof contract;
@@ -39,3 +41,4 @@ export * from './sealing.js';
 export * from './signals.js';
 export * from './visitors.js';
 export * from './visits.js';
+export * from './webhooks.js';

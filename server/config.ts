@@ -94,6 +94,7 @@ const EnvSchema = z.object({
   PLAN_SELF_SERVICE: z.enum(['true', 'false']).default('false'),
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(DEFAULT_RETENTION_DAYS),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_DB_TIMEOUT_MS),
+  WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
   DEVDB_POSTGRESQL_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
 });
@@ -122,6 +123,8 @@ export interface Config {
   retentionDays: number;
   /** Time limit of each database round trip. */
   dbTimeoutMs: number;
+  /** Webhook endpoints may point at loopback, private and link-local addresses (SSRF guard off). */
+  webhooksAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -165,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     planSelfService: e.PLAN_SELF_SERVICE === 'true',
     retentionDays: e.RETENTION_DAYS,
     dbTimeoutMs: e.DB_TIMEOUT_MS,
+    webhooksAllowPrivate: e.WEBHOOKS_ALLOW_PRIVATE === 'true',
   };
 }
 

@@ -78,7 +78,12 @@ async function main(): Promise<void> {
   const services = app.locals.services as Services;
   const resumeDeletions = () => services.deletions.resume();
   void resumeDeletions().catch((err: unknown) => logger.warn({ err }, 'resuming deletions failed'));
-  const stopSweeps = startSweeps({ ...defaultSweeps(store, config.retentionDays), deletions: resumeDeletions }, systemClock, logger);
+  services.webhooks.start();
+  const stopSweeps = startSweeps(
+    { ...defaultSweeps(store, config.retentionDays), deletions: resumeDeletions, webhooks: (now) => services.webhooks.sweep(now) },
+    systemClock,
+    logger,
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -93,6 +98,7 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     stopSweeps();
+    services.webhooks.stop();
     edge.close();
     await store.close();
     await db.stop();

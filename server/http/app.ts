@@ -26,6 +26,7 @@ import { pageRoutes } from '../pages/index.js';
 import { ProjectsService } from '../projects/service.js';
 import { SecretBox } from '../sealing/secretBox.js';
 import { SealingService } from '../sealing/service.js';
+import { WebhooksService } from '../webhooks/service.js';
 import { EventSearchService } from '../search/service.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminRoutes } from '../routes/admin.js';
@@ -37,6 +38,7 @@ import { identifyRoutes } from '../routes/identify.js';
 import { openApiDocument } from '../routes/openapi.js';
 import { sealingRoutes } from '../routes/sealing.js';
 import { visitorsRoutes } from '../routes/visitors.js';
+import { webhooksRoutes } from '../routes/webhooks.js';
 import { visitsRoutes } from '../routes/visits.js';
 import type { Store } from '../store/index.js';
 import { agentScript } from './agentScript.js';
@@ -84,10 +86,20 @@ export function createServices(deps: AppDeps): Services {
   const { store, config, clock } = deps;
   const meter = new Meter(store, config.plans, clock);
   const keys = new KeysService(store, clock);
-  const sealing = new SealingService(store, new SecretBox(config.serverSecret), clock);
+  const box = new SecretBox(config.serverSecret);
+  const sealing = new SealingService(store, box, clock);
+  // Webhooks and sealed results reach identify only through its hooks; the
+  // webhook service needs identification back (it sends full events).
+  let webhooks: WebhooksService | undefined;
   const identification = new IdentificationService(store, meter, clock, {
     respond: (project, result) => sealing.respond(project, result),
+    withEvent: (project, event) => webhooks?.outboxFor(project, event) ?? [],
+    stored: (project, event) => webhooks?.stored(project, event),
   });
+  webhooks = new WebhooksService(store, box, identification, clock, deps.logger, config.webhooksAllowPrivate);
+  const deletions = new DeletionService(store, identification, clock);
+  const hooks = webhooks;
+  deletions.alsoOnEventsDeleted((accountId, requestIds) => hooks.forgetEvents(accountId, requestIds));
   return {
     accounts: new AccountsService(store, config, clock),
     admin: new AdminService(store, config, clock),
@@ -97,8 +109,9 @@ export function createServices(deps: AppDeps): Services {
     identification,
     deviceFlow: new DeviceFlowService(store, keys, config, clock),
     search: new EventSearchService(store, identification),
-    deletions: new DeletionService(store, identification, clock),
+    deletions,
     sealing,
+    webhooks,
     edge: (req: Request) => deps.edge.analyze(req),
     clientIp: (req: Request) => deps.edge.clientIp(req),
   };
@@ -164,6 +177,7 @@ export function createApp(deps: AppDeps): Express {
     account: accountRoutes(rd),
     admin: adminRoutes(rd),
     sealing: sealingRoutes(rd),
+    webhooks: webhooksRoutes(rd),
   });
 
   createExpressEndpoints(contract, router, app, {

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { IdentifyResultSchema } from '../../contract/identify.js';
 import type { SealedIdentifyResultSchema } from '../../contract/sealing.js';
-import type { IndexEntry } from '../store/eventIndex.js';
+import type { OutboxEntry } from '../store/eventIndex.js';
 import type { EventDoc } from '../store/events.js';
 import type { ProjectDoc } from '../store/projects.js';
 
@@ -14,7 +14,7 @@ export type IdentifyResponse = z.infer<typeof IdentifyResultSchema> | z.infer<ty
 
 export interface IdentifyHooks {
   /** Entries written in the same insertMany as the event's search entries. */
-  withEvent?(project: ProjectDoc | null, event: EventDoc): IndexEntry[];
+  withEvent?(project: ProjectDoc | null, event: EventDoc): OutboxEntry[];
   /** Called (not awaited) once the event is stored. */
   stored?(project: ProjectDoc | null, event: EventDoc): void;
   /** The answer: the compact result, or a form of it. */

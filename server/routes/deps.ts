@@ -11,6 +11,7 @@ import type { Meter } from '../metering/meter.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { SealingService } from '../sealing/service.js';
 import type { EventSearchService } from '../search/service.js';
+import type { WebhooksService } from '../webhooks/service.js';
 import type { EdgeFacts } from '../risk/edgeFacts.js';
 
 export interface Services {
@@ -24,6 +25,7 @@ export interface Services {
   search: EventSearchService;
   deletions: DeletionService;
   sealing: SealingService;
+  webhooks: WebhooksService;
   /** What the edge knows about the request (IP, location, network, TLS, HTTP). */
   edge(req: Request): EdgeFacts;
   /** The client's IP as the edge sees it (TRUST_PROXY aware). */

@@ -16,7 +16,7 @@
 // Every entry carries the event's filterable facts (`f`, `ip`), so a search
 // drives one range (the most selective filter) and checks the other filters
 // on the entries themselves before reading any event. start/end bound the
-// ULID part of the range. Webhook outbox entries (`~o|<ulid>|…`, see
+// ULID part of the range. Webhook outbox entries (`~o|<requestId>`, see
 // server/webhooks/) ride in the same insertMany.
 //
 // On MongoDB each range is a walk of the `_id` index that reads only the
@@ -54,6 +54,20 @@ export interface IndexEntry {
   /** Outbox entries only: the project whose webhook endpoints get the event. */
   p?: string;
 }
+
+/**
+ * A webhook outbox entry (`~o|<requestId>`): the event still has to be
+ * handed to its project's webhook endpoints. Written with the search entries.
+ */
+export interface OutboxEntry {
+  _id: string;
+  r: string;
+  /** accountId, projectId. */
+  a: string;
+  p: string;
+}
+
+export const outboxId = (requestId: string) => `~o|${requestId}`;
 
 /** What the index needs of an event. */
 export interface IndexedEvent {
@@ -166,8 +180,22 @@ export class EventIndexRepo {
   }
 
   /** Writes entries (and outbox entries) in one command. */
-  async insert(entries: IndexEntry[]): Promise<void> {
-    if (entries.length) await this.col.insertMany(entries, { ordered: false });
+  async insert(entries: (IndexEntry | OutboxEntry)[]): Promise<void> {
+    if (entries.length) await this.col.insertMany(entries as IndexEntry[], { ordered: false });
+  }
+
+  /** Outbox entries of events before `beforeRequestId` (requestIds sort by time), oldest first. */
+  async outbox(beforeRequestId: string, limit: number): Promise<OutboxEntry[]> {
+    const docs = await this.col
+      .find({ _id: { $gt: '~o|', $lt: outboxId(beforeRequestId) } })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
+    return docs as unknown as OutboxEntry[];
+  }
+
+  async deleteOutbox(requestIds: string[]): Promise<void> {
+    if (requestIds.length) await this.col.bulkWrite(requestIds.map((r) => ({ deleteOne: { filter: { _id: outboxId(r) } } })));
   }
 
   /** Deletes every entry of these events (one command per 100 events). */

@@ -1,7 +1,7 @@
 // Identification events (`_id` = requestId). Each event is indexed for
 // search (server/store/eventIndex.ts): one insertMany, in parallel with its insert.
 import type { Collection, Db } from 'mongodb';
-import { entriesOf, factsOf, type EventIndexRepo, type IndexEntry } from './eventIndex.js';
+import { entriesOf, factsOf, type EventIndexRepo, type OutboxEntry } from './eventIndex.js';
 
 export interface EventDoc {
   _id: string; // requestId
@@ -47,7 +47,7 @@ export class EventsRepo {
    * Stores the event and, in parallel, its search entries plus `extra`
    * entries of the same collection (a webhook outbox entry) in one insertMany.
    */
-  async insert(doc: EventDoc, extra: IndexEntry[] = []): Promise<void> {
+  async insert(doc: EventDoc, extra: OutboxEntry[] = []): Promise<void> {
     await Promise.all([this.col.insertOne(doc), this.index.insert([...entriesOf(doc, factsOf(doc)), ...extra])]);
   }
 

@@ -18,6 +18,7 @@ import { SessionsRepo } from './sessions.js';
 import { UsageRepo } from './usage.js';
 import { VisitorsRepo } from './visitors.js';
 import { VisitsRepo } from './visits.js';
+import { WebhooksRepo } from './webhooks.js';
 
 export interface StoreOptions {
   uri: string;
@@ -48,6 +49,7 @@ export class Store {
   readonly visits: VisitsRepo;
   readonly grants: GrantsRepo;
   readonly deletions: DeletionsRepo;
+  readonly webhooks: WebhooksRepo;
 
   readonly db: Db;
   private readonly reachability: Reachability;
@@ -73,6 +75,7 @@ export class Store {
     this.visits = new VisitsRepo(db);
     this.grants = new GrantsRepo(db);
     this.deletions = new DeletionsRepo(db);
+    this.webhooks = new WebhooksRepo(db);
   }
 
   /**
@@ -110,7 +113,7 @@ export class Store {
   }
 
   private async ensureIndexes(): Promise<void> {
-    await Promise.all([this.apiKeys.ensureIndexes(), this.projects.ensureIndexes(), this.sessions.ensureIndexes()]);
+    await Promise.all([this.apiKeys.ensureIndexes(), this.projects.ensureIndexes(), this.sessions.ensureIndexes(), this.webhooks.ensureIndexes()]);
   }
 
   /** False while the database is known to be unreachable: callers answer 503 at once. */
