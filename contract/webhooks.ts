@@ -90,7 +90,7 @@ export const webhooksContract = c.router(
     deleteWebhook: {
       method: 'DELETE',
       path: `${projectPath}/:endpointId`,
-      summary: 'Remove an endpoint; its pending deliveries are given up',
+      summary: 'Remove an endpoint, with its delivery log; its pending deliveries are given up',
       body: c.noBody(),
       responses: { 200: z.object({ endpoint: WebhookEndpointSchema }), ...sessionRoutes, ...csrfResponses, ...notFound('Webhook endpoint') },
       metadata: meta({ auth: 'session', csrf: true }),

@@ -160,6 +160,11 @@ describe('delivery', () => {
 
       expect(await log(ep.endpoint.id)).toEqual([expect.objectContaining({ requestId: r.requestId, status: 'delivered', attempts: 1, lastStatus: 200, lastError: null, nextAttemptAt: null })]);
       expect(await outboxEntries()).toBe(0);
+
+      // Deleting the visitor deletes its deliveries from the log too.
+      expect((await request(h.app).delete(`/v1/visitors/${r.visitorId}`).set('authorization', `Bearer ${secret}`)).status).toBe(202);
+      await services.deletions.idle();
+      expect(await log(ep.endpoint.id)).toEqual([]);
     } finally {
       await removeEndpoint(ep.endpoint.id);
       await rx.close();

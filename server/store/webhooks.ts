@@ -96,8 +96,10 @@ export class WebhooksRepo {
     await this.endpoints.updateOne({ _id: id }, { $set: { secret, secretHint, secretRotatedAt: at } });
   }
 
+  /** Removes the endpoint and its deliveries (an `_id` range). */
   async deleteEndpoint(id: string): Promise<void> {
     await this.endpoints.deleteOne({ _id: id });
+    await this.deliveries.deleteMany({ _id: { $gt: `${id}|`, $lt: `${id}|~` } });
   }
 
   /** Creates the delivery unless it exists; true when this call created it. */

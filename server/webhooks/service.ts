@@ -225,6 +225,7 @@ export class WebhooksService {
       if (!(err instanceof ApiError && err.status === 404)) throw err;
     }
     if (!endpoint || body === null) {
+      // updateOne of a delivery removed with its endpoint or event matches nothing: fine.
       await hooks.updateDelivery(d._id, { status: 'failed', nextAttemptAt: null, lastError: endpoint ? 'The event no longer exists' : 'The endpoint was removed' });
       await hooks.dequeue(queueEntry);
       return false;
