@@ -9,6 +9,48 @@ import { ClientSignalsSchema } from './signals.js';
 const c = initContract();
 
 export const SEARCH_MAX = 100;
+/** Index entries one search request examines at most before it answers with what it found and a paginationKey. */
+export const SEARCH_SCAN_MAX = 2_000;
+
+const ipv4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** An IPv4 or IPv6 address, optionally with a /prefix length (CIDR). */
+export function parseIpFilter(s: string): { address: string; bits: number | null } | null {
+  const m = /^([^/]+)(?:\/(\d{1,3}))?$/.exec(s.trim());
+  if (!m) return null;
+  const address = m[1]!;
+  const isV4 = ipv4.test(address);
+  const isV6 = !isV4 && address.includes(':') && /^[0-9a-fA-F:.]+$/.test(address);
+  if (!isV4 && !isV6) return null;
+  const bits = m[2] === undefined ? null : Number(m[2]);
+  if (bits !== null && bits > (isV4 ? 32 : 128)) return null;
+  return { address, bits };
+}
+
+/** A boolean in a query string: `true` or `false`. */
+const BooleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export const EventSearchQuerySchema = z
+  .object({
+    visitorId: VisitorIdSchema.optional().describe('Events of this device (a merged visitor id finds the whole device, as the visit history does)'),
+    linkedId: LinkedIdSchema.min(1).optional(),
+    ip: z
+      .string()
+      .max(50)
+      .refine((s) => parseIpFilter(s) !== null, 'must be an IP address or a CIDR (203.0.113.0/24, 2001:db8::/48)')
+      .optional()
+      .describe('A client IP address, or a CIDR range'),
+    bot: z.enum(['good', 'bad', 'none', 'all']).optional().describe('`good`: crawlers naming themselves in the User-Agent; `bad`: other events the bot verdict fired on; `all`: both; `none`: neither'),
+    suspect: BooleanQuery.optional().describe('The manual suspect flag'),
+    vpn: BooleanQuery.optional().describe('The VPN verdict'),
+    tor: BooleanQuery.optional().describe('The Tor verdict'),
+    start: z.coerce.number().int().nonnegative().optional().describe('Only events at or after this Unix ms time'),
+    end: z.coerce.number().int().nonnegative().optional().describe('Only events at or before this Unix ms time'),
+    limit: z.coerce.number().int().min(1).max(SEARCH_MAX).default(10),
+    paginationKey: z.string().max(200).optional().describe('From the previous page'),
+    reverse: BooleanQuery.optional().describe('Oldest first'),
+  })
+  .strict();
 
 export const FullEventSchema = z
   .object({
@@ -74,14 +116,16 @@ export const eventsContract = c.router(
     searchEvents: {
       method: 'GET',
       path: '/v1/events',
-      summary: 'Find events by linkedId, newest first',
-      description: `Server-side only. Returns at most \`limit\` (default 10, at most ${SEARCH_MAX}) of the newest ${SEARCH_MAX} events with this linkedId.`,
-      query: z.object({
-        linkedId: LinkedIdSchema.min(1),
-        limit: z.coerce.number().int().min(1).max(SEARCH_MAX).default(10),
-      }),
+      summary: 'Search events, newest first',
+      description: `Server-side only. Events of the account matching every filter given, newest first (\`reverse=true\`: oldest first), at most \`limit\` (default 10, at most ${SEARCH_MAX}) per page. When \`paginationKey\` is in the answer there may be more: pass it back, with the same filters, for the next page. A page may hold fewer than \`limit\` events (even none) and still carry a key: each request examines at most ${SEARCH_SCAN_MAX} index entries. Each filter's cost is in the README (Event search).`,
+      query: EventSearchQuerySchema,
       responses: {
-        200: z.object({ events: z.array(FullEventSchema) }).openapi({ title: 'EventSearchResult' }),
+        200: z
+          .object({
+            events: z.array(FullEventSchema),
+            paginationKey: z.string().optional().describe('Present when there may be more events: the `paginationKey` of the next page'),
+          })
+          .openapi({ title: 'EventSearchResult' }),
         ...commonErrorResponses,
         401: ErrorSchema.describe('Missing or invalid secret key'),
       },

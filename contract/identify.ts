@@ -4,6 +4,7 @@ import { initContract, commonErrorResponses, ErrorSchema, meta, RateLimitErrorSc
 import { IpLocationSchema } from './edge.js';
 import { RiskFactorSchema, VerdictsSchema } from './risk.js';
 import { SignalsRequestSchema } from './signals.js';
+import { SealedIdentifyResultSchema } from './sealing.js';
 
 const c = initContract();
 
@@ -101,7 +102,7 @@ export const identifyContract = c.router(
         'Called by the browser agent with a live or test key in `X-API-Key`. Returns the compact identification result; raw signals are never returned here.',
       body: IdentifyRequestSchema,
       responses: {
-        200: IdentifyResultSchema,
+        200: z.union([IdentifyResultSchema, SealedIdentifyResultSchema]).describe('The compact result; for a project with sealing on, `{sealedResult}` in its place'),
         ...commonErrorResponses,
         401: ErrorSchema.describe("Missing, unknown, revoked or secret key: 'Invalid or missing API key'"),
         403: ErrorSchema.describe("The page or Origin host is not in the project's allowed domains: 'Domain not allowed'"),

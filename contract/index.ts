@@ -7,7 +7,10 @@ import { deviceFlowContract } from './deviceflow.js';
 import { eventsContract } from './events.js';
 import { healthContract } from './health.js';
 import { identifyContract } from './identify.js';
+import { sealingContract } from './sealing.js';
+import { visitorsContract } from './visitors.js';
 import { visitsContract } from './visits.js';
+import { webhooksContract } from './webhooks.js';
 
 const c = initContract();
 
@@ -16,9 +19,12 @@ export const contract = c.router({
   identify: identifyContract,
   events: eventsContract,
   visits: visitsContract,
+  visitors: visitorsContract,
   deviceFlow: deviceFlowContract,
   account: accountContract,
   admin: adminContract,
+  sealing: sealingContract,
+  webhooks: webhooksContract,
 });
 
 export type Contract = typeof contract;
@@ -31,5 +37,8 @@ export * from './edge.js';
 export * from './events.js';
 export * from './identify.js';
 export * from './risk.js';
+export * from './sealing.js';
 export * from './signals.js';
+export * from './visitors.js';
 export * from './visits.js';
+export * from './webhooks.js';

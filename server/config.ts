@@ -99,6 +99,7 @@ const EnvSchema = z.object({
   WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   NODE_ENV: z.string().optional(),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_CACHE_TTL_MS),
+  WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
   DEVDB_POSTGRESQL_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
 });
@@ -131,6 +132,8 @@ export interface Config {
   cacheTtlMs: number;
   /** Processes serving HTTP (node:cluster); 1 in development, the number of cores with NODE_ENV=production. */
   workers: number;
+  /** Webhook endpoints may point at loopback, private and link-local addresses (SSRF guard off). */
+  webhooksAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -176,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbTimeoutMs: e.DB_TIMEOUT_MS,
     cacheTtlMs: e.CACHE_TTL_MS,
     workers: e.WORKERS ?? (e.NODE_ENV === 'production' ? availableParallelism() : 1),
+    webhooksAllowPrivate: e.WEBHOOKS_ALLOW_PRIVATE === 'true',
   };
 }
 

@@ -17,6 +17,7 @@ import { DB_SOURCE_ENV, runPrimary, workerSlot } from './cluster.js';
 import { agentScript } from './http/agentScript.js';
 import { createApp } from './http/app.js';
 import { defaultSweeps, startSweeps } from './maintenance.js';
+import type { Services } from './routes/deps.js';
 import { Store } from './store/index.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -80,8 +81,21 @@ async function main(): Promise<void> {
     process.stdout.write(`  health: ${url}/healthz   API document: ${url}/openapi.json\n`);
   }
 
-  // One process runs the sweeps; they are idempotent, so a replaced worker 0 just resumes them.
-  const stopSweeps = slot === 0 ? startSweeps(defaultSweeps(store, config.retentionDays), systemClock, logger) : () => {};
+  // Background work: webhook deliveries in every worker (claimed per delivery);
+  // one process runs the sweeps, which are idempotent (a replaced worker 0
+  // resumes them), and resumes the deletion jobs a restart interrupted.
+  const services = app.locals.services as Services;
+  services.webhooks.start();
+  let stopSweeps = () => {};
+  if (slot === 0) {
+    const resumeDeletions = () => services.deletions.resume();
+    void resumeDeletions().catch((err: unknown) => logger.warn({ err }, 'resuming deletions failed'));
+    stopSweeps = startSweeps(
+      { ...defaultSweeps(store, config.retentionDays), deletions: resumeDeletions, webhooks: (now) => services.webhooks.sweep(now) },
+      systemClock,
+      logger,
+    );
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -96,6 +110,7 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     stopSweeps();
+    services.webhooks.stop();
     edge.close();
     await app.drain().catch((err: unknown) => logger.error({ err }, 'usage could not be written before exit'));
     await store.close();

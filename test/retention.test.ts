@@ -92,8 +92,10 @@ describe('the retention sweep', () => {
     const pages = await h.store.db.collection('visitPages').find({ _id: { $in: [`${visitorId}:0`, `${visitorId}:1`] } as never }).toArray();
     expect(pages.map((p) => [p._id, (p.visits as unknown[]).length])).toEqual([[`${visitorId}:1`, 3]]);
 
-    // The linkedId index holds only what is left.
+    // Only what is left is stored, and only it is in the search index.
     expect(await h.store.db.collection('events').countDocuments()).toBe(recent.length);
+    const indexed = await h.store.db.collection('eventIndex').find().toArray();
+    expect(new Set(indexed.map((e) => e.r))).toEqual(new Set(recent));
   });
 
   it('does its work at most hourly, and again once the hour has passed', async () => {

@@ -7,7 +7,8 @@ import { collectSignals } from './collect.js';
 
 export { collectSignals };
 
-export type IdentifyResult = z.infer<typeof IdentifyResultSchema>;
+/** The compact result, or `{sealedResult}` for a project with sealed results on (forward it to your backend). */
+export type IdentifyResult = z.infer<typeof IdentifyResultSchema> | { sealedResult: string };
 type IdentifyRequest = z.infer<typeof IdentifyRequestSchema>;
 
 /** The contract's URL limit; typed from LIMITS so a change there fails to compile here. */

@@ -1,8 +1,9 @@
-// The backend client: full events, event updates, search by linkedId and
+// The backend client: full events, event updates, event search and
 // visit history, with a secret key. Built with ts-rest's initClient over the
 // service's own contract, so request and result types cannot drift from it.
 import type { ClientInferRequest, ClientInferResponseBody } from '@ts-rest/core';
 import { eventsContract } from '../../contract/events.js';
+import { visitorsContract } from '../../contract/visitors.js';
 import { visitsContract } from '../../contract/visits.js';
 import { AbortedError } from './errors.js';
 import { createRawClient, unwrap, type CallOptions, type ClientOptions, type Credentials } from './transport.js';
@@ -13,16 +14,38 @@ export type EventUpdate = ClientInferRequest<typeof eventsContract.updateEvent>[
 export type EventSearchResult = ClientInferResponseBody<typeof eventsContract.searchEvents, 200>;
 export type VisitHistory = ClientInferResponseBody<typeof visitsContract.getVisits, 200>;
 export type Visit = VisitHistory['visits'][number];
+export type VisitorDeletion = ClientInferResponseBody<typeof visitorsContract.deleteVisitor, 202>;
 
 export interface ServerClientOptions extends ClientOptions {
   /** A server secret key (`svc_secret_…`). Keep it on the server. */
   secretKey: string;
 }
 
+/** Filters of `GET /v1/events`; every one given must match. */
 export interface EventSearch {
-  linkedId: string;
-  /** 1–100, default 10. */
+  visitorId?: string;
+  linkedId?: string;
+  /** An IP address or a CIDR (`203.0.113.0/24`, `2001:db8::/48`). */
+  ip?: string;
+  bot?: 'good' | 'bad' | 'none' | 'all';
+  suspect?: boolean;
+  vpn?: boolean;
+  tor?: boolean;
+  /** Unix ms (or a Date): only events at or after it. */
+  start?: number | Date;
+  /** Unix ms (or a Date): only events at or before it. */
+  end?: number | Date;
+  /** Events per page, 1–100, default 10. */
   limit?: number;
+  /** Oldest first. */
+  reverse?: boolean;
+  /** The `paginationKey` of the previous page. */
+  paginationKey?: string;
+}
+
+export interface EventSearchPagesQuery extends EventSearch {
+  /** Stop after this many pages. Default: all. */
+  maxPages?: number;
 }
 
 export interface VisitQuery {
@@ -40,12 +63,23 @@ export interface ServerClient {
   getEvent(requestId: string, options?: CallOptions): Promise<FullEvent>;
   /** `PATCH /v1/events/:requestId`: flag as suspect or replace linkedId/tag; the updated event. Not retried except on 429. */
   updateEvent(requestId: string, update: EventUpdate, options?: CallOptions): Promise<FullEvent>;
-  /** `GET /v1/events?linkedId=`: events with this linkedId, newest first. */
-  searchEvents(search: EventSearch, options?: CallOptions): Promise<EventSearchResult>;
+  /** `GET /v1/events`: one page of the events matching every filter, newest first (`reverse`: oldest first); `paginationKey` when there may be more. */
+  searchEvents(search?: EventSearch, options?: CallOptions): Promise<EventSearchResult>;
+  /** Every page of a search, following `paginationKey` until there is none. */
+  searchEventPages(search?: EventSearchPagesQuery, options?: CallOptions): AsyncIterableIterator<EventSearchResult>;
+  /** Every matching event, newest first (`reverse`: oldest first), fetched page by page as you iterate. */
+  searchAllEvents(search?: EventSearchPagesQuery, options?: CallOptions): AsyncIterableIterator<FullEvent>;
   /** `GET /v1/demo/visits/:visitorId`: one page (at most 20 visits, newest first). */
   getVisits(visitorId: string, query?: VisitQuery, options?: CallOptions): Promise<VisitHistory>;
   /** Every page of the visit history, newest first, following the `before` cursor until a page is empty. */
   visitPages(visitorId: string, query?: VisitPagesQuery, options?: CallOptions): AsyncIterableIterator<VisitHistory>;
+  /**
+   * `DELETE /v1/visitors/:visitorId`: deletes the device's data (privacy
+   * request). Resolves once the deletion is queued (202) with its id and
+   * status; repeat it to see the status. NotFoundError for unknown visitors
+   * and other accounts'. Retried like a GET: it is idempotent.
+   */
+  deleteVisitor(visitorId: string, options?: CallOptions): Promise<VisitorDeletion>;
   /** Every visit of the visitor, newest first, fetched page by page as you iterate. */
   visits(visitorId: string, query?: VisitPagesQuery, options?: CallOptions): AsyncIterableIterator<Visit>;
 }
@@ -56,6 +90,31 @@ const SECRET_PREFIX = 'svc_secret_';
 export function segment(name: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) throw new TypeError(`${name} must be a non-empty string`);
   return encodeURIComponent(value);
+}
+
+/** The query string of a search: booleans as `true`/`false`, Dates as Unix ms; unset filters left out. */
+function searchQuery(search: EventSearch): Record<string, string | number> {
+  if (typeof search !== 'object' || search === null) throw new TypeError('search must be an object of filters');
+  const out: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(search)) {
+    if (value === undefined) continue;
+    if (name === 'linkedId' || name === 'visitorId' || name === 'ip' || name === 'paginationKey') {
+      if (typeof value !== 'string' || value === '') throw new TypeError(`${name} must be a non-empty string`);
+      out[name] = value;
+    } else if (name === 'suspect' || name === 'vpn' || name === 'tor' || name === 'reverse') {
+      if (typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean`);
+      out[name] = String(value);
+    } else if (name === 'start' || name === 'end') {
+      const ms = value instanceof Date ? value.getTime() : value;
+      if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new TypeError(`${name} must be a Unix ms time or a Date`);
+      out[name] = ms;
+    } else if (name === 'limit' || name === 'bot') {
+      out[name] = value as string | number;
+    } else if (name !== 'maxPages') {
+      throw new TypeError(`unknown search filter ${name}`);
+    }
+  }
+  return out;
 }
 
 export function createServerClient(options: ServerClientOptions): ServerClient {
@@ -69,7 +128,7 @@ export function createServerClient(options: ServerClientOptions): ServerClient {
     if (auth === 'secretKey') return { 'x-api-key': secretKey };
     return {};
   };
-  const raw = createRawClient({ events: eventsContract, visits: visitsContract }, options, credentials);
+  const raw = createRawClient({ events: eventsContract, visits: visitsContract, visitors: visitorsContract }, options, credentials);
 
   const getVisits = (visitorId: string, query: VisitQuery = {}, call: CallOptions = {}) => {
     const before = query.before === undefined ? undefined : String(query.before);
@@ -93,6 +152,28 @@ export function createServerClient(options: ServerClientOptions): ServerClient {
     }
   }
 
+  const searchEvents = async (search: EventSearch = {}, call: CallOptions = {}) => {
+    const query = searchQuery(search);
+    return unwrap<EventSearchResult>(() => raw.events.searchEvents({ query: query as never, call }));
+  };
+
+  async function* searchEventPages(search: EventSearchPagesQuery = {}, call: CallOptions = {}): AsyncIterableIterator<EventSearchResult> {
+    const { maxPages = Infinity, ...filters } = search;
+    let key = filters.paginationKey;
+    for (let n = 0; n < maxPages; n++) {
+      if (call.signal?.aborted) throw new AbortedError('aborted', 'Event search paging was aborted', { cause: call.signal.reason });
+      const page = await searchEvents({ ...filters, ...(key === undefined ? {} : { paginationKey: key }) }, call);
+      yield page;
+      // A key that does not move would loop for ever: stop instead.
+      if (page.paginationKey === undefined || page.paginationKey === key) return;
+      key = page.paginationKey;
+    }
+  }
+
+  async function* searchAllEvents(search: EventSearchPagesQuery = {}, call: CallOptions = {}): AsyncIterableIterator<FullEvent> {
+    for await (const page of searchEventPages(search, call)) yield* page.events;
+  }
+
   async function* visits(visitorId: string, query: VisitPagesQuery = {}, call: CallOptions = {}): AsyncIterableIterator<Visit> {
     for await (const page of visitPages(visitorId, query, call)) yield* page.visits;
   }
@@ -102,12 +183,12 @@ export function createServerClient(options: ServerClientOptions): ServerClient {
       unwrap<FullEvent>(() => raw.events.getEvent({ params: { requestId: segment('requestId', requestId) }, call })),
     updateEvent: (requestId, update, call = {}) =>
       unwrap<FullEvent>(() => raw.events.updateEvent({ params: { requestId: segment('requestId', requestId) }, body: update, call })),
-    searchEvents: async (search, call = {}) => {
-      if (typeof search?.linkedId !== 'string' || search.linkedId === '') throw new TypeError('linkedId must be a non-empty string');
-      const query = search.limit === undefined ? { linkedId: search.linkedId } : { linkedId: search.linkedId, limit: search.limit };
-      return unwrap<EventSearchResult>(() => raw.events.searchEvents({ query, call }));
-    },
+    searchEvents,
+    searchEventPages,
+    searchAllEvents,
     getVisits,
+    deleteVisitor: (visitorId, call = {}) =>
+      unwrap<VisitorDeletion>(() => raw.visitors.deleteVisitor({ params: { visitorId: segment('visitorId', visitorId) }, call }), 202),
     visitPages,
     visits,
   };

@@ -4,7 +4,7 @@
 // turns failures into the typed errors of errors.ts.
 //
 // Retry policy:
-// - GET (idempotent): network errors, timeouts, 429 and 500/502/503/504.
+// - GET and DELETE (idempotent): network errors, timeouts, 429 and 500/502/503/504.
 // - Any method: 429 (the server refuses before doing any work, so nothing
 //   happened) and a refused connection (the request never left).
 // - Never: any other failure of POST/PATCH (identify, updateEvent, the device
@@ -172,7 +172,7 @@ export function createFetcher(options: ClientOptions, credentials: Credentials):
     checkPositive('timeoutMs', call?.timeoutMs);
     checkCount('retries', call?.retries);
     const userSignal = call?.signal ?? args.fetchOptions?.signal ?? undefined;
-    const idempotent = method === 'GET' || method === 'HEAD';
+    const idempotent = method === 'GET' || method === 'HEAD' || method === 'DELETE';
     const auth = (route.metadata as RouteMeta | undefined)?.auth ?? 'public';
     const request = `${method} ${new URL(path).pathname}`;
     const headers: Record<string, string> = {

@@ -17,12 +17,17 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { LauncherStatus } from '../database.js';
 import type { Edge } from '../edge/analyze.js';
+import { DeletionService } from '../deletion/service.js';
 import { DeviceFlowService } from '../deviceflow/service.js';
 import { IdentificationService } from '../identification/service.js';
 import { KeysService } from '../keys/service.js';
 import { Meter } from '../metering/meter.js';
 import { pageRoutes } from '../pages/index.js';
 import { ProjectsService } from '../projects/service.js';
+import { SecretBox } from '../sealing/secretBox.js';
+import { SealingService } from '../sealing/service.js';
+import { WebhooksService } from '../webhooks/service.js';
+import { EventSearchService } from '../search/service.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminRoutes } from '../routes/admin.js';
 import type { RouteDeps, Services } from '../routes/deps.js';
@@ -31,6 +36,9 @@ import { eventsRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
 import { identifyRoutes } from '../routes/identify.js';
 import { openApiDocument } from '../routes/openapi.js';
+import { sealingRoutes } from '../routes/sealing.js';
+import { visitorsRoutes } from '../routes/visitors.js';
+import { webhooksRoutes } from '../routes/webhooks.js';
 import { visitsRoutes } from '../routes/visits.js';
 import type { Store } from '../store/index.js';
 import { agentScript } from './agentScript.js';
@@ -78,14 +86,32 @@ export function createServices(deps: AppDeps): Services {
   const { store, config, clock } = deps;
   const meter = new Meter(store, config.plans, clock, config.workers);
   const keys = new KeysService(store, clock);
+  const box = new SecretBox(config.serverSecret);
+  const sealing = new SealingService(store, box, clock);
+  // Webhooks and sealed results reach identify only through its hooks; the
+  // webhook service needs identification back (it sends full events).
+  let webhooks: WebhooksService | undefined;
+  const identification = new IdentificationService(store, meter, clock, {
+    respond: (project, result) => sealing.respond(project, result),
+    withEvent: (project, event) => webhooks?.outboxFor(project, event) ?? [],
+    stored: (project, event) => webhooks?.stored(project, event),
+  });
+  webhooks = new WebhooksService(store, box, identification, clock, deps.logger, config.webhooksAllowPrivate);
+  const deletions = new DeletionService(store, identification, clock);
+  const hooks = webhooks;
+  deletions.alsoOnEventsDeleted((accountId, requestIds) => hooks.forgetEvents(accountId, requestIds));
   return {
     accounts: new AccountsService(store, config, clock, (accountId, period) => meter.month(accountId, period)),
     admin: new AdminService(store, config, clock),
     keys,
     projects: new ProjectsService(store, clock),
     meter,
-    identification: new IdentificationService(store, meter, clock),
+    identification,
     deviceFlow: new DeviceFlowService(store, keys, config, clock),
+    search: new EventSearchService(store, identification),
+    deletions,
+    sealing,
+    webhooks,
     edge: (req: Request) => deps.edge.analyze(req),
     clientIp: (req: Request) => deps.edge.clientIp(req),
   };
@@ -98,6 +124,8 @@ export function createApp(deps: AppDeps): App {
   const services = createServices(deps);
   const rd: RouteDeps = { ...deps, services };
   const app = express();
+  // Background work (deletion jobs, webhook delivery) is started by main.ts, and driven by tests, through these.
+  app.locals.services = services;
   app.disable('x-powered-by');
   app.set('etag', false);
 
@@ -147,9 +175,12 @@ export function createApp(deps: AppDeps): App {
     identify: identifyRoutes(rd),
     events: eventsRoutes(rd),
     visits: visitsRoutes(rd),
+    visitors: visitorsRoutes(rd),
     deviceFlow: deviceFlowRoutes(rd),
     account: accountRoutes(rd),
     admin: adminRoutes(rd),
+    sealing: sealingRoutes(rd),
+    webhooks: webhooksRoutes(rd),
   });
 
   createExpressEndpoints(contract, router, app, {

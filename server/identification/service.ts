@@ -17,10 +17,12 @@ import { assessRisk, VELOCITY_WINDOWS } from '../risk/engine.js';
 import type { ApiKeyDoc } from '../store/apiKeys.js';
 import type { EventDoc } from '../store/events.js';
 import type { Store } from '../store/index.js';
+import type { ProjectDoc } from '../store/projects.js';
 import type { VisitorDoc } from '../store/visitors.js';
 import { pageOf, type StoredVisit } from '../store/visits.js';
 import { coverage, extractComponents, type Signals } from './components.js';
 import { confidenceOf } from './confidence.js';
+import type { IdentifyHooks, IdentifyResponse } from './hooks.js';
 import { link, remembered, type Visit } from './linker.js';
 import { StoreIndex } from './storeIndex.js';
 import { makeVisitId, seqOfVisitId } from './visitId.js';
@@ -40,21 +42,24 @@ export class IdentificationService {
     private readonly store: Store,
     private readonly meter: Meter,
     private readonly clock: Clock,
+    private readonly hooks: IdentifyHooks = {},
   ) {}
 
-  async identify(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, origin: string | undefined): Promise<IdentifyResult> {
+  async identify(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, origin: string | undefined): Promise<IdentifyResponse> {
     const project = await this.store.projects.byId(key.projectId);
     checkAllowlist(project?.allowedDomains ?? [], key.type, body.url, origin);
     const reservation = await this.meter.admit(key);
+    let result: IdentifyResult;
     try {
-      return await this.run(key, body, edge);
+      result = await this.run(key, body, edge, project);
     } catch (err) {
       await reservation.release();
       throw err;
     }
+    return this.hooks.respond ? this.hooks.respond(project, result) : result;
   }
 
-  private async run(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts): Promise<IdentifyResult> {
+  private async run(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, project: ProjectDoc | null): Promise<IdentifyResult> {
     const now = this.clock.now();
     const accountId = key.accountId;
     const signals = unwrap(body.signals);
@@ -106,7 +111,7 @@ export class IdentificationService {
       timestamp: now,
       createdAt: new Date(now),
     };
-    await this.store.events.insert(event);
+    await this.store.events.insert(event, this.hooks.withEvent?.(project, event));
     await this.store.visits.append(match.visitorId, {
       seq: rec.seq,
       requestId,
@@ -122,6 +127,7 @@ export class IdentificationService {
       confidence,
       riskFactors: risk.riskFactors,
     });
+    this.hooks.stored?.(project, event);
 
     return {
       requestId,
@@ -141,14 +147,14 @@ export class IdentificationService {
   }
 
   /** The account's visitor `visitorId` resolves to (itself, or the visitor it was merged into); null when none. */
-  private async survivor(accountId: string, visitorId: string): Promise<VisitorDoc | null> {
+  async survivor(accountId: string, visitorId: string): Promise<VisitorDoc | null> {
     let v = await this.store.visitors.get(visitorId);
     for (let hops = 0; v?.mergedInto && hops < 4; hops++) v = await this.store.visitors.get(v.mergedInto);
     return v && v.accountId === accountId && !v.mergedInto ? v : null;
   }
 
   /** Full events with their visitor ids resolved through merges (one read per distinct visitor). */
-  private async fullEvents(accountId: string, events: EventDoc[]): Promise<FullEvent[]> {
+  async fullEvents(accountId: string, events: EventDoc[]): Promise<FullEvent[]> {
     const ids = [...new Set(events.map((e) => e.visitorId))];
     const survivors = new Map(await Promise.all(ids.map(async (id) => [id, (await this.survivor(accountId, id))?._id ?? id] as const)));
     return events.map((e) => fullEvent(e, survivors.get(e.visitorId) ?? e.visitorId));
@@ -172,10 +178,6 @@ export class IdentificationService {
     return (await this.fullEvents(accountId, [updated]))[0]!;
   }
 
-  async searchByLinkedId(accountId: string, linkedId: string, limit: number): Promise<FullEvent[]> {
-    return this.fullEvents(accountId, await this.store.events.byLinkedId(accountId, linkedId, limit));
-  }
-
   async visitHistory(accountId: string, visitorId: string, before: string | undefined): Promise<VisitHistory> {
     const visitor = await this.survivor(accountId, visitorId);
     if (!visitor || visitor.visitCount + (visitor.mergedVisits ?? 0) === 0) throw new ApiError(404, 'Visitor not found');
@@ -194,7 +196,7 @@ export class IdentificationService {
    * resolves to the survivor (a merge racing with another can leave a list
    * one hop short, an undone one a stale entry for a moment).
    */
-  private async aliasesOf(survivor: VisitorDoc): Promise<VisitorDoc[]> {
+  async aliasesOf(survivor: VisitorDoc): Promise<VisitorDoc[]> {
     const found = new Map<string, VisitorDoc>();
     let frontier = survivor.mergedFrom ?? [];
     while (frontier.length && found.size < ALIASES_CAP) {

@@ -2,12 +2,16 @@
 import type { Request } from 'express';
 import type { AdminService } from '../accounts/admin.js';
 import type { AccountsService } from '../accounts/service.js';
+import type { DeletionService } from '../deletion/service.js';
 import type { DeviceFlowService } from '../deviceflow/service.js';
 import type { AppDeps } from '../http/app.js';
 import type { IdentificationService } from '../identification/service.js';
 import type { KeysService } from '../keys/service.js';
 import type { Meter } from '../metering/meter.js';
 import type { ProjectsService } from '../projects/service.js';
+import type { SealingService } from '../sealing/service.js';
+import type { EventSearchService } from '../search/service.js';
+import type { WebhooksService } from '../webhooks/service.js';
 import type { EdgeFacts } from '../risk/edgeFacts.js';
 
 export interface Services {
@@ -18,6 +22,10 @@ export interface Services {
   meter: Meter;
   identification: IdentificationService;
   deviceFlow: DeviceFlowService;
+  search: EventSearchService;
+  deletions: DeletionService;
+  sealing: SealingService;
+  webhooks: WebhooksService;
   /** What the edge knows about the request (IP, location, network, TLS, HTTP). */
   edge(req: Request): EdgeFacts;
   /** The client's IP as the edge sees it (TRUST_PROXY aware). */

@@ -17,6 +17,6 @@ export const eventsRoutes = ({ services }: RouteDeps) =>
     }),
     searchEvents: async ({ req, query }) => ({
       status: 200,
-      body: { events: await services.identification.searchByLinkedId(apiKeyOf(req).accountId, query.linkedId, query.limit) },
+      body: await services.search.search(apiKeyOf(req).accountId, query),
     }),
   });

@@ -1,10 +1,7 @@
-// Identification events (`_id` = requestId) and the linkedId index:
-// `<acc>:<sha256(linkedId)>` → the newest LINKED_CAP requestIds, so search by
-// linkedId is a point read plus point reads of the events themselves.
-import { createHash } from 'node:crypto';
+// Identification events (`_id` = requestId). Each event is indexed for
+// search (server/store/eventIndex.ts): one insertMany, in parallel with its insert.
 import type { Collection, Db } from 'mongodb';
-import { upsert } from './errors.js';
-import { KeyedLock } from './keyedLock.js';
+import { entriesOf, factsOf, type EventIndexRepo, type OutboxEntry } from './eventIndex.js';
 
 export interface EventDoc {
   _id: string; // requestId
@@ -33,29 +30,25 @@ export interface EventDoc {
   createdAt: Date;
 }
 
-export const LINKED_CAP = 100;
-
 /** What the retention sweep needs of an event to delete it and its visit. */
-export type ExpiringEvent = Pick<EventDoc, '_id' | 'accountId' | 'visitorId' | 'visitSeq' | 'linkedId'>;
-
-interface LinkedDoc {
-  _id: string;
-  requestIds: string[];
-}
+export type ExpiringEvent = Pick<EventDoc, '_id' | 'accountId' | 'visitorId' | 'visitSeq' | 'linkedId' | 'ip' | 'suspect'>;
 
 export class EventsRepo {
   private readonly col: Collection<EventDoc>;
-  private readonly linked: Collection<LinkedDoc>;
-  private readonly lock = new KeyedLock();
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly index: EventIndexRepo,
+  ) {
     this.col = db.collection('events');
-    this.linked = db.collection('linkedIds');
   }
 
-  async insert(doc: EventDoc): Promise<void> {
-    await this.col.insertOne(doc);
-    if (doc.linkedId !== null) await this.link(doc.accountId, doc.linkedId, doc._id);
+  /**
+   * Stores the event and, in parallel, its search entries plus `extra`
+   * entries of the same collection (a webhook outbox entry) in one insertMany.
+   */
+  async insert(doc: EventDoc, extra: OutboxEntry[] = []): Promise<void> {
+    await Promise.all([this.col.insertOne(doc), this.index.insert([...entriesOf(doc, factsOf(doc)), ...extra])]);
   }
 
   async get(requestId: string): Promise<EventDoc | null> {
@@ -65,11 +58,9 @@ export class EventsRepo {
   async update(requestId: string, set: Partial<Pick<EventDoc, 'suspect' | 'linkedId' | 'tagJson'>>): Promise<EventDoc | null> {
     const before = await this.col.findOneAndUpdate({ _id: requestId }, { $set: set }, { returnDocument: 'before' });
     if (!before) return null;
-    if (set.linkedId !== undefined && set.linkedId !== before.linkedId) {
-      if (before.linkedId !== null) await this.unlink(before.accountId, before.linkedId, requestId);
-      if (set.linkedId !== null) await this.link(before.accountId, set.linkedId, requestId);
-    }
-    return { ...before, ...set };
+    const after = { ...before, ...set };
+    if (after.suspect !== before.suspect || after.linkedId !== before.linkedId) await this.index.reindex(before, after);
+    return after;
   }
 
   /**
@@ -80,44 +71,14 @@ export class EventsRepo {
   olderThan(beforeId: string, limit: number): Promise<ExpiringEvent[]> {
     return this.col
       .find({ _id: { $gte: 'req_', $lt: beforeId } })
-      .project<ExpiringEvent>({ _id: 1, accountId: 1, visitorId: 1, visitSeq: 1, linkedId: 1 })
+      .project<ExpiringEvent>({ _id: 1, accountId: 1, visitorId: 1, visitSeq: 1, linkedId: 1, ip: 1, suspect: 1 })
       .limit(limit)
       .toArray();
   }
 
-  /** Deletes events, and their entries in the linkedId index. */
+  /** Deletes events, and their search entries (first, so search never lists a deleted event). */
   async delete(events: readonly ExpiringEvent[]): Promise<void> {
-    for (const e of events) if (e.linkedId !== null) await this.unlink(e.accountId, e.linkedId, e._id);
+    await this.index.deleteFor(events);
     if (events.length) await this.col.bulkWrite(events.map((e) => ({ deleteOne: { filter: { _id: e._id } } })));
   }
-
-  /** Newest first. */
-  async byLinkedId(accountId: string, linkedId: string, limit: number): Promise<EventDoc[]> {
-    const ids = (await this.linked.findOne({ _id: linkedKey(accountId, linkedId) }))?.requestIds ?? [];
-    const docs = await Promise.all(ids.slice(0, limit).map((id) => this.col.findOne({ _id: id })));
-    return docs.filter((d): d is EventDoc => d !== null && d.accountId === accountId && d.linkedId === linkedId);
-  }
-
-  private link(accountId: string, linkedId: string, requestId: string): Promise<void> {
-    const _id = linkedKey(accountId, linkedId);
-    return this.lock.run(_id, async () => {
-      const ids = (await this.linked.findOne({ _id }))?.requestIds ?? [];
-      // requestIds are ULIDs: sorting descending keeps newest first even if inserts raced.
-      const next = [...new Set([requestId, ...ids])].sort().reverse().slice(0, LINKED_CAP);
-      await upsert(() => this.linked.replaceOne({ _id }, { requestIds: next }, { upsert: true }));
-    });
-  }
-
-  private unlink(accountId: string, linkedId: string, requestId: string): Promise<void> {
-    const _id = linkedKey(accountId, linkedId);
-    return this.lock.run(_id, async () => {
-      const ids = (await this.linked.findOne({ _id }))?.requestIds ?? [];
-      const rest = ids.filter((id) => id !== requestId);
-      if (rest.length) await this.linked.updateOne({ _id }, { $set: { requestIds: rest } });
-      else await this.linked.deleteOne({ _id });
-    });
-  }
 }
-
-const linkedKey = (accountId: string, linkedId: string) =>
-  `${accountId}:${createHash('sha256').update(linkedId).digest('base64url')}`;

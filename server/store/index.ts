@@ -8,6 +8,8 @@ import type { CacheOptions } from './ttlCache.js';
 import { AccountsRepo } from './accounts.js';
 import { ApiKeysRepo } from './apiKeys.js';
 import { AttemptsRepo } from './attempts.js';
+import { DeletionsRepo } from './deletions.js';
+import { EventIndexRepo } from './eventIndex.js';
 import { EventsRepo } from './events.js';
 import { IdentityRepo } from './identity.js';
 import { GrantsRepo } from './grants.js';
@@ -18,6 +20,7 @@ import { UsageRepo } from './usage.js';
 import { RateRepo } from './rate.js';
 import { VisitorsRepo } from './visitors.js';
 import { VisitsRepo } from './visits.js';
+import { WebhooksRepo } from './webhooks.js';
 
 export interface StoreOptions {
   uri: string;
@@ -51,8 +54,11 @@ export class Store {
   readonly identity: IdentityRepo;
   readonly visitors: VisitorsRepo;
   readonly events: EventsRepo;
+  readonly eventIndex: EventIndexRepo;
   readonly visits: VisitsRepo;
   readonly grants: GrantsRepo;
+  readonly deletions: DeletionsRepo;
+  readonly webhooks: WebhooksRepo;
 
   readonly db: Db;
   private readonly reachability: Reachability;
@@ -75,9 +81,12 @@ export class Store {
     this.invitations = new InvitationsRepo(db);
     this.identity = new IdentityRepo(db);
     this.visitors = new VisitorsRepo(db);
-    this.events = new EventsRepo(db);
+    this.eventIndex = new EventIndexRepo(db);
+    this.events = new EventsRepo(db, this.eventIndex);
     this.visits = new VisitsRepo(db);
     this.grants = new GrantsRepo(db);
+    this.deletions = new DeletionsRepo(db);
+    this.webhooks = new WebhooksRepo(db);
   }
 
   /**
@@ -117,7 +126,7 @@ export class Store {
   }
 
   private async ensureIndexes(): Promise<void> {
-    await Promise.all([this.apiKeys.ensureIndexes(), this.projects.ensureIndexes(), this.sessions.ensureIndexes()]);
+    await Promise.all([this.apiKeys.ensureIndexes(), this.projects.ensureIndexes(), this.sessions.ensureIndexes(), this.webhooks.ensureIndexes()]);
   }
 
   /** False while the database is known to be unreachable: callers answer 503 at once. */

@@ -8,6 +8,10 @@ export interface ProjectDoc {
   name: string;
   allowedDomains: string[];
   createdAt: Date;
+  /** Sealed results (server/sealing/): the key, encrypted at rest (SecretBox). */
+  sealing?: { key: string; since: Date } | null;
+  /** Webhook endpoints of the project (server/webhooks/): identify writes an outbox entry only while this is > 0. */
+  webhookEndpoints?: number;
 }
 
 export class ProjectsRepo {
@@ -56,6 +60,18 @@ export class ProjectsRepo {
 
   listForAccount(accountId: string): Promise<ProjectDoc[]> {
     return this.col.find({ accountId }).sort({ createdAt: 1, _id: 1 }).toArray();
+  }
+
+  async setSealing(projectId: string, sealing: ProjectDoc['sealing']): Promise<void> {
+    this.cache.delete(projectId);
+    await this.col.updateOne({ _id: projectId }, { $set: { sealing } });
+    this.cache.delete(projectId);
+  }
+
+  async setWebhookEndpoints(projectId: string, count: number): Promise<void> {
+    this.cache.delete(projectId);
+    await this.col.updateOne({ _id: projectId }, { $set: { webhookEndpoints: count } });
+    this.cache.delete(projectId);
   }
 
   async update(projectId: string, set: Partial<Pick<ProjectDoc, 'name' | 'allowedDomains'>>): Promise<ProjectDoc | null> {

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { accountContract, type AccountSchema, type ApiKeySchema, type ProjectSchema, type UsageSchema } from '../../../contract/account.js';
 import { daysInPeriod } from '../../metering/period.js';
 import { el, errorText, showWho, text } from '../browser/api.js';
+import { showIntegrations, startIntegrations } from './integrations.js';
 
 type Account = z.infer<typeof AccountSchema>;
 type Usage = z.infer<typeof UsageSchema>;
@@ -434,8 +435,10 @@ async function start(): Promise<void> {
     el('new-key').replaceChildren();
     text('key-status', '');
     void loadKeys();
+    void showIntegrations(projectId);
   });
-  if (projectId) await loadKeys();
+  startIntegrations();
+  if (projectId) await Promise.all([loadKeys(), showIntegrations(projectId)]);
 }
 
 void start();

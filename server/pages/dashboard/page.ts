@@ -1,4 +1,4 @@
-// GET /dashboard: plan and usage, projects and API keys of the signed-in
+// GET /dashboard: plan and usage, projects, API keys, webhooks and sealed results of the signed-in
 // account. Not signed in → 303 to /login?next=<this page>. The page is static
 // markup; its script fills it through the dashboard API (the ts-rest client
 // of contract/account.ts).
@@ -89,6 +89,38 @@ const BODY = `<main class="wide">
     <tbody id="keys-body"></tbody>
   </table>
   <p id="keys-empty" class="muted" hidden>No keys in this project yet.</p>
+</section>
+
+<section class="panel" id="integrations-panel" aria-labelledby="integrations-title" hidden>
+  <h2 id="integrations-title">Webhooks and sealed results</h2>
+  <p class="muted">For the project chosen under API keys.</p>
+  <h3>Webhooks</h3>
+  <p class="muted">Every identification of the project is POSTed to each endpoint, signed (deviceid-signature); verify it with verifyWebhook of deviceid/client.</p>
+  <form id="hook-form" class="row" novalidate>
+    <label>Endpoint URL <input type="text" inputmode="url" id="hook-url" maxlength="2048" required placeholder="https://api.example.com/deviceid"></label>
+    <button type="submit" class="btn accent">Add endpoint</button>
+  </form>
+  <p id="hook-error" class="error" role="alert" hidden></p>
+  <p id="hook-status" class="ok" role="status"></p>
+  <div id="hook-secret"></div>
+  <table class="data">
+    <thead><tr><th scope="col">URL</th><th scope="col">Secret</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+    <tbody id="hooks-body"></tbody>
+  </table>
+  <p id="hooks-empty" class="muted" hidden>No endpoints in this project yet.</p>
+  <div id="deliveries" hidden>
+    <h3 id="deliveries-title">Deliveries</h3>
+    <table class="data">
+      <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Next attempt</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+      <tbody id="deliveries-body"></tbody>
+    </table>
+    <p id="deliveries-empty" class="muted" hidden>No deliveries yet.</p>
+  </div>
+  <h3>Sealed results</h3>
+  <p id="sealing-state" class="muted"></p>
+  <div class="row"><button id="sealing-key" class="btn accent" type="button">Turn on</button> <button id="sealing-off" class="btn secondary" type="button" hidden>Turn off</button></div>
+  <p id="sealing-error" class="error" role="alert" hidden></p>
+  <div id="sealing-secret"></div>
 </section>
 </main>`;
 

@@ -1,0 +1,115 @@
+// Webhooks (dashboard API, session): per project, endpoints that receive
+// every identification event, signed; their delivery log and redelivery.
+import { z } from 'zod';
+import { csrfResponses, sessionRoutes } from './account.js';
+import { initContract, ErrorSchema, meta, RequestIdSchema } from './common.js';
+
+const c = initContract();
+
+export const WEBHOOK_LIMITS = {
+  endpointsPerProject: 10,
+  urlChars: 2048,
+  /** Deliveries the log lists per endpoint (newest first). */
+  logSize: 50,
+} as const;
+
+export const WebhookEndpointSchema = z
+  .object({
+    id: z.string().regex(/^whe_[0-9A-HJKMNP-TV-Z]{26}$/),
+    url: z.string(),
+    secretHint: z.string().describe('The last 4 characters of the signing secret'),
+    createdAt: z.string().datetime(),
+    secretRotatedAt: z.string().datetime(),
+  })
+  .openapi({ title: 'WebhookEndpoint' });
+
+export const WebhookDeliverySchema = z
+  .object({
+    requestId: RequestIdSchema.describe('The event delivered (one delivery per endpoint and event)'),
+    status: z.enum(['pending', 'delivered', 'failed']).describe('`failed`: no 2xx within 24 hours of retries (or the endpoint or event is gone)'),
+    attempts: z.number().int().nonnegative(),
+    lastStatus: z.number().int().nullable().describe('HTTP status of the last attempt; null when it got no answer'),
+    lastError: z.string().nullable(),
+    lastAttemptAt: z.string().datetime().nullable(),
+    nextAttemptAt: z.string().datetime().nullable(),
+    deliveredAt: z.string().datetime().nullable(),
+    createdAt: z.string().datetime(),
+  })
+  .openapi({ title: 'WebhookDelivery' });
+
+const WebhookSecretSchema = z
+  .object({
+    endpoint: WebhookEndpointSchema,
+    secret: z.string().describe('The signing secret (`whsec_…`). Shown only in this response; store it where you verify signatures.'),
+  })
+  .openapi({ title: 'WebhookSecret' });
+
+const UrlBody = z
+  .object({
+    url: z.string().max(WEBHOOK_LIMITS.urlChars).describe('http(s) URL; loopback, private and link-local addresses are refused unless the operator allows them (WEBHOOKS_ALLOW_PRIVATE)'),
+  })
+  .strict()
+  .openapi({ title: 'CreateWebhookRequest' });
+
+const notFound = (what: string) => ({ 404: ErrorSchema.describe(`'${what} not found'`) });
+const projectPath = '/api/projects/:projectId/webhooks';
+
+export const webhooksContract = c.router(
+  {
+    listWebhooks: {
+      method: 'GET',
+      path: projectPath,
+      summary: "A project's webhook endpoints (never their secrets)",
+      responses: { 200: z.object({ endpoints: z.array(WebhookEndpointSchema) }), ...sessionRoutes, ...notFound('Project') },
+      metadata: meta({ auth: 'session' }),
+    },
+    createWebhook: {
+      method: 'POST',
+      path: projectPath,
+      summary: `Add an endpoint (at most ${WEBHOOK_LIMITS.endpointsPerProject} per project); its signing secret is returned only in this response`,
+      description:
+        'After each identification of the project, the full event (as `GET /v1/events/:requestId` answers it) is POSTed as JSON to every endpoint, signed: `deviceid-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret>`. Verify with `verifyWebhook(rawBody, header, secret)` of deviceid/client (it also refuses timestamps more than 5 minutes away). Any 2xx is success; anything else is retried with exponential back-off for 24 hours.',
+      body: UrlBody,
+      responses: {
+        201: WebhookSecretSchema,
+        ...sessionRoutes,
+        ...csrfResponses,
+        ...notFound('Project'),
+        409: ErrorSchema.describe(`The project already has ${WEBHOOK_LIMITS.endpointsPerProject} endpoints`),
+      },
+      metadata: meta({ auth: 'session', csrf: true }),
+    },
+    rotateWebhookSecret: {
+      method: 'POST',
+      path: `${projectPath}/:endpointId/secret`,
+      summary: 'Replace the signing secret; the new one is returned only in this response and signs every delivery from now on',
+      body: z.object({}).strict(),
+      responses: { 201: WebhookSecretSchema, ...sessionRoutes, ...csrfResponses, ...notFound('Webhook endpoint') },
+      metadata: meta({ auth: 'session', csrf: true }),
+    },
+    deleteWebhook: {
+      method: 'DELETE',
+      path: `${projectPath}/:endpointId`,
+      summary: 'Remove an endpoint, with its delivery log; its pending deliveries are given up',
+      body: c.noBody(),
+      responses: { 200: z.object({ endpoint: WebhookEndpointSchema }), ...sessionRoutes, ...csrfResponses, ...notFound('Webhook endpoint') },
+      metadata: meta({ auth: 'session', csrf: true }),
+    },
+    listDeliveries: {
+      method: 'GET',
+      path: `${projectPath}/:endpointId/deliveries`,
+      summary: `The endpoint's delivery log: the newest ${WEBHOOK_LIMITS.logSize} deliveries (kept 30 days)`,
+      responses: { 200: z.object({ deliveries: z.array(WebhookDeliverySchema) }), ...sessionRoutes, ...notFound('Webhook endpoint') },
+      metadata: meta({ auth: 'session' }),
+    },
+    redeliver: {
+      method: 'POST',
+      path: `${projectPath}/:endpointId/deliveries/:requestId/redeliver`,
+      summary: 'Deliver an event to the endpoint again (now, then with back-off for another 24 hours until a 2xx)',
+      body: z.object({}).strict(),
+      responses: { 202: WebhookDeliverySchema, ...sessionRoutes, ...csrfResponses, ...notFound('Delivery') },
+      metadata: meta({ auth: 'session', csrf: true }),
+    },
+  },
+  { strictStatusCodes: true },
+);

@@ -1,0 +1,57 @@
+// Sealed results per project: the dashboard turns sealing on (a new key,
+// shown once), rotates or turns it off; identify seals the compact result
+// with the key of the project document it already read (no extra read).
+import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
+import type { IdentifyResultSchema } from '../../contract/identify.js';
+import type { SealedIdentifyResultSchema } from '../../contract/sealing.js';
+import type { Clock } from '../clock.js';
+import { ApiError } from '../errors.js';
+import type { ProjectDoc } from '../store/projects.js';
+import type { Store } from '../store/index.js';
+import { SEALING_KEY_BYTES, sealResult } from './format.js';
+import type { SecretBox } from './secretBox.js';
+
+type IdentifyResult = z.infer<typeof IdentifyResultSchema>;
+type SealedIdentifyResult = z.infer<typeof SealedIdentifyResultSchema>;
+
+const view = (p: Pick<ProjectDoc, 'sealing'>) => ({ enabled: Boolean(p.sealing), since: p.sealing ? p.sealing.since.toISOString() : null });
+
+export class SealingService {
+  constructor(
+    private readonly store: Store,
+    private readonly box: SecretBox,
+    private readonly clock: Clock,
+  ) {}
+
+  private async project(accountId: string, projectId: string) {
+    const project = await this.store.projects.ofAccount(accountId, projectId);
+    if (!project) throw new ApiError(404, 'Project not found');
+    return project;
+  }
+
+  async status(accountId: string, projectId: string) {
+    return view(await this.project(accountId, projectId));
+  }
+
+  /** Turns sealing on with a new key (or rotates it): the key, base64, returned only here. */
+  async createKey(accountId: string, projectId: string) {
+    await this.project(accountId, projectId);
+    const key = randomBytes(SEALING_KEY_BYTES);
+    const sealing = { key: this.box.seal(key), since: new Date(this.clock.now()) };
+    await this.store.projects.setSealing(projectId, sealing);
+    return { ...view({ sealing }), key: key.toString('base64') };
+  }
+
+  async disable(accountId: string, projectId: string) {
+    await this.project(accountId, projectId);
+    await this.store.projects.setSealing(projectId, null);
+    return view({ sealing: null });
+  }
+
+  /** Identify's answer: the compact result, or sealed when the project says so. */
+  respond(project: ProjectDoc | null, result: IdentifyResult): IdentifyResult | SealedIdentifyResult {
+    if (!project?.sealing) return result;
+    return { sealedResult: sealResult(result, this.box.open(project.sealing.key)) };
+  }
+}

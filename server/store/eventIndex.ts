@@ -1,0 +1,221 @@
+// The event search index (`eventIndex`): small entries keyed by composite
+// `_id`s, written together with each event in ONE insertMany, so that every
+// filter of GET /v1/events is a bounded range of `_id` (newest first is
+// descending `_id`, because the last part is the event's ULID):
+//
+//   <acc>|a|<ulid>                  every event of the account
+//   <acc>|v|<visitorId>|<ulid>      by the visitor identify returned
+//   <acc>|l|<sha256(linkedId)>|<ulid>
+//   <acc>|i4_<len>|<hex>|<ulid>     the client IP's /32, /24, /16 and /8
+//   <acc>|i6_<len>|<hex>|<ulid>     … its /128, /64, /48 and /32 for IPv6
+//   <acc>|s|<ulid>                  flagged suspect
+//   <acc>|t|<ulid>                  Tor exit
+//   <acc>|n|<ulid>                  VPN detected
+//   <acc>|b|good|<ulid>, <acc>|b|bad|<ulid>   bots
+//
+// Every entry carries the event's filterable facts (`f`, `ip`), so a search
+// drives one range (the most selective filter) and checks the other filters
+// on the entries themselves before reading any event. start/end bound the
+// ULID part of the range. Webhook outbox entries (`~o|<requestId>`, see
+// server/webhooks/) ride in the same insertMany.
+//
+// On MongoDB each range is a walk of the `_id` index that reads only the
+// entries returned. FerretDB v1 pushes down only `_id` equality, so there a
+// range is a scan of this collection of small documents (a dev database).
+import { createHash } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+
+export type BotKind = 'good' | 'bad' | 'none';
+
+/** The facts of an event every entry carries. */
+export interface EntryFacts {
+  /** Bot kind. */
+  b: BotKind;
+  /** VPN detected. */
+  n: boolean;
+  /** Tor exit. */
+  t: boolean;
+  /** Flagged suspect. */
+  s: boolean;
+}
+
+export interface IndexEntry {
+  _id: string;
+  /** requestId. */
+  r: string;
+  /** The client IP (canonical text). */
+  ip: string;
+  /** The visitor identify returned. */
+  v: string;
+  /** sha256 of the linkedId, when set. */
+  l?: string;
+  f: EntryFacts;
+  /** Outbox entries only: the project whose webhook endpoints get the event. */
+  p?: string;
+}
+
+/**
+ * A webhook outbox entry (`~o|<requestId>`): the event still has to be
+ * handed to its project's webhook endpoints. Written with the search entries.
+ */
+export interface OutboxEntry {
+  _id: string;
+  r: string;
+  /** accountId, projectId. */
+  a: string;
+  p: string;
+}
+
+export const outboxId = (requestId: string) => `~o|${requestId}`;
+
+/** What the index needs of an event. */
+export interface IndexedEvent {
+  _id: string;
+  accountId: string;
+  visitorId: string;
+  linkedId: string | null;
+  ip: string;
+  suspect: boolean;
+}
+
+/** The ULID of a requestId (`req_<ulid>`). */
+export const ulidOf = (requestId: string) => requestId.slice(4);
+
+export const linkedKey = (linkedId: string) => createHash('sha256').update(linkedId).digest('base64url');
+
+/** Prefix lengths the index keeps for each IP version, finest first. */
+export const IP_LEVELS = { 4: [32, 24, 16, 8], 6: [128, 64, 48, 32] } as const;
+
+/** The first `len` bits of an address as hex (rounded up to whole hex digits, the rest zero). */
+export function networkHex(bytes: number[], len: number): string {
+  let big = 0n;
+  for (const b of bytes) big = (big << 8n) | BigInt(b);
+  const total = bytes.length * 8;
+  const masked = (big >> BigInt(total - len)) << BigInt(total - len);
+  const hex = masked.toString(16).padStart(total / 4, '0');
+  return hex.slice(0, Math.ceil(len / 4));
+}
+
+export function ipBytes(address: string): { version: 4 | 6; bytes: number[] } | null {
+  try {
+    const a = ipaddr.process(address);
+    return { version: a.kind() === 'ipv4' ? 4 : 6, bytes: a.toByteArray() };
+  } catch {
+    return null;
+  }
+}
+
+/** The `<kind>|<key>` prefixes of an event's IP entries. */
+export function ipPrefixes(address: string): string[] {
+  const ip = ipBytes(address);
+  if (!ip) return [];
+  return IP_LEVELS[ip.version].map((len) => `i${ip.version}_${len}|${networkHex(ip.bytes, len)}`);
+}
+
+/** The search prefixes (without account and ULID) an event is listed under. */
+export function prefixesOf(e: IndexedEvent, f: EntryFacts): string[] {
+  const out = ['a', `v|${e.visitorId}`, ...ipPrefixes(e.ip)];
+  if (e.linkedId !== null) out.push(`l|${linkedKey(e.linkedId)}`);
+  if (f.s) out.push('s');
+  if (f.t) out.push('t');
+  if (f.n) out.push('n');
+  if (f.b !== 'none') out.push(`b|${f.b}`);
+  return out;
+}
+
+/** Every id an event's entries can have, whatever its facts: deleting them all is deleting its entries. */
+function possibleIds(e: IndexedEvent): string[] {
+  const u = ulidOf(e._id);
+  const prefixes = ['a', `v|${e.visitorId}`, ...ipPrefixes(e.ip), 's', 't', 'n', 'b|good', 'b|bad'];
+  if (e.linkedId !== null) prefixes.push(`l|${linkedKey(e.linkedId)}`);
+  return prefixes.map((p) => `${e.accountId}|${p}|${u}`);
+}
+
+export function entriesOf(e: IndexedEvent, f: EntryFacts): IndexEntry[] {
+  const u = ulidOf(e._id);
+  const l = e.linkedId === null ? {} : { l: linkedKey(e.linkedId) };
+  return prefixesOf(e, f).map((p) => ({ _id: `${e.accountId}|${p}|${u}`, r: e._id, ip: e.ip, v: e.visitorId, ...l, f }));
+}
+
+/** Crawlers that name themselves in their User-Agent (not verified by reverse DNS). */
+const GOOD_BOT_UA = /\b(googlebot|google-inspectiontool|bingbot|duckduckbot|baiduspider|yandex(bot)?|applebot|slurp|facebookexternalhit|twitterbot|linkedinbot|ahrefsbot|semrushbot|petalbot|gptbot|claudebot|uptimerobot|pingdom)\b/i;
+
+/**
+ * The filterable facts of a stored event: `good` bots are crawlers that
+ * name themselves in their User-Agent, `bad` ones every other event the bot
+ * verdict fired on.
+ */
+export function factsOf(e: { verdicts: Record<string, unknown>; signalsJson: string; suspect: boolean }): EntryFacts {
+  const result = (name: string) => (e.verdicts[name] as { result?: unknown } | undefined)?.result === true;
+  let ua = '';
+  try {
+    ua = String((JSON.parse(e.signalsJson) as { client?: { userAgent?: { userAgent?: unknown } } }).client?.userAgent?.userAgent ?? '');
+  } catch {
+    ua = '';
+  }
+  const b: BotKind = GOOD_BOT_UA.test(ua) ? 'good' : result('bot') ? 'bad' : 'none';
+  return { b, n: result('vpn'), t: result('tor'), s: e.suspect };
+}
+
+export class EventIndexRepo {
+  readonly col: Collection<IndexEntry>;
+
+  constructor(db: Db) {
+    this.col = db.collection('eventIndex');
+  }
+
+  /** Entries of `prefix` with ULIDs strictly between `lo` and `hi` (ULID strings or time bounds), in order. */
+  range(prefix: string, lo: string, hi: string, order: 'desc' | 'asc', limit: number): Promise<IndexEntry[]> {
+    return this.col
+      .find({ _id: { $gt: `${prefix}|${lo}`, $lt: `${prefix}|${hi}` } })
+      .sort({ _id: order === 'desc' ? -1 : 1 })
+      .limit(limit)
+      .toArray();
+  }
+
+  /** The event's `a` entry (its facts as indexed), or null. */
+  facts(accountId: string, requestId: string): Promise<IndexEntry | null> {
+    return this.col.findOne({ _id: `${accountId}|a|${ulidOf(requestId)}` });
+  }
+
+  /** Writes entries (and outbox entries) in one command. */
+  async insert(entries: (IndexEntry | OutboxEntry)[]): Promise<void> {
+    if (entries.length) await this.col.insertMany(entries as IndexEntry[], { ordered: false });
+  }
+
+  /** Outbox entries of events before `beforeRequestId` (requestIds sort by time), oldest first. */
+  async outbox(beforeRequestId: string, limit: number): Promise<OutboxEntry[]> {
+    const docs = await this.col
+      .find({ _id: { $gt: '~o|', $lt: outboxId(beforeRequestId) } })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
+    return docs as unknown as OutboxEntry[];
+  }
+
+  async deleteOutbox(requestIds: string[]): Promise<void> {
+    if (requestIds.length) await this.col.bulkWrite(requestIds.map((r) => ({ deleteOne: { filter: { _id: outboxId(r) } } })));
+  }
+
+  /** Deletes every entry of these events (one command per 100 events). */
+  async deleteFor(events: readonly IndexedEvent[]): Promise<void> {
+    for (let i = 0; i < events.length; i += 100) {
+      const ops: AnyBulkWriteOperation<IndexEntry>[] = events.slice(i, i + 100).flatMap((e) => possibleIds(e).map((_id) => ({ deleteOne: { filter: { _id } } })));
+      if (ops.length) await this.col.bulkWrite(ops, { ordered: false });
+    }
+  }
+
+  /**
+   * Re-indexes one event after its suspect flag or linkedId changed: the
+   * entries of `before` go, those of `after` come, with the facts of the
+   * `a` entry (as identify indexed them) and the new flag.
+   */
+  async reindex(before: IndexedEvent, after: IndexedEvent): Promise<void> {
+    const a = await this.facts(before.accountId, before._id);
+    if (!a) return; // indexed before search existed, or being deleted
+    const f: EntryFacts = { ...a.f, s: after.suspect };
+    await this.deleteFor([before]);
+    await this.insert(entriesOf(after, f));
+  }
+}

@@ -1,0 +1,245 @@
+// GET /v1/events: every filter, their combinations, time bounds, order,
+// pagination, bad input, account isolation; and the typed client's pages and
+// iterator against the service on a real port.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { createServerClient, ValidationError, type EventSearchResult, type FullEvent } from '../clients/node/index.js';
+import { ipPlan } from '../server/search/service.js';
+import { signUp } from './support/dashboard.js';
+import { createHarness, type Harness } from './support/harness.js';
+import { listenApp, type Listening } from './support/httpServer.js';
+import { deviceValues, identifyBody } from './support/signals.js';
+
+const lists = mkdtempSync(join(tmpdir(), 'deviceid-search-lists-'));
+writeFileSync(join(lists, 'tor-exits.txt'), '185.220.100.240\n');
+writeFileSync(join(lists, 'vpn-ranges.txt'), '89.187.160.0/24\n');
+
+const HOUR = 3600_000;
+const t0 = Date.UTC(2026, 0, 15, 12);
+
+let h: Harness;
+let srv: Listening;
+let live: string;
+let secret: string;
+let otherLive: string;
+const ids: Record<string, { requestId: string; visitorId: string }> = {};
+
+type V = ReturnType<typeof deviceValues>;
+const headless = (v: V): V => ({ ...v, automation: { ...v.automation, webdriver: true, headlessUserAgent: true } });
+const googlebot = (v: V): V => ({
+  ...v,
+  userAgent: { ...v.userAgent, userAgent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html) Chrome/130.0.0.0 Safari/537.36' },
+});
+
+async function identify(name: string, key: string, ip: string, v: V, at: number, extra: Record<string, unknown> = {}) {
+  h.clock.set(at);
+  const res = await request(h.app).post('/v1/identify').set('x-api-key', key).set('x-forwarded-for', ip).send(identifyBody(v, extra));
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  ids[name] = res.body;
+}
+
+const search = async (query: string) => {
+  const res = await request(h.app).get(`/v1/events?${query}`).set('authorization', `Bearer ${secret}`);
+  return res;
+};
+const found = async (query: string) => {
+  const res = await search(query);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return (res.body.events as FullEvent[]).map((e) => e.requestId);
+};
+const req = (...names: string[]) => names.map((n) => ids[n]!.requestId);
+/** The verdicts each event got (a datacenter network with a disagreeing time zone is a VPN too). */
+const verdicts: Record<string, FullEvent['verdicts']> = {};
+const where = (names: string[], test: (v: FullEvent['verdicts']) => boolean) => names.filter((n) => test(verdicts[n]!));
+
+beforeAll(async () => {
+  h = await createHarness(import.meta.filename, { PLANS: '{"free":{"rps":100000,"monthly":1000000}}', LISTS_DIR: lists, TRUST_PROXY: '127.0.0.1/32,::1' });
+  srv = await listenApp(h.app);
+  const c = await signUp(h);
+  live = await c.key('live');
+  secret = await c.key('secret');
+  otherLive = await (await signUp(h)).key('live');
+
+  const a = deviceValues(501);
+  await identify('a1', live, '8.8.8.8', a, t0);
+  await identify('a2', live, '8.8.8.8', a, t0 + HOUR, { linkedId: 'user-1' });
+  await identify('a3', live, '8.8.4.4', a, t0 + 2 * HOUR);
+  await identify('vpn', live, '89.187.160.5', deviceValues(502), t0 + 3 * HOUR, { linkedId: 'user-1' });
+  await identify('tor', live, '185.220.100.240', deviceValues(503), t0 + 4 * HOUR);
+  await identify('bad', live, '8.9.10.11', headless(deviceValues(504)), t0 + 5 * HOUR);
+  await identify('good', live, '66.249.66.1', googlebot(deviceValues(505)), t0 + 6 * HOUR);
+  await identify('v6', live, '2001:4860:4860::8888', deviceValues(506), t0 + 7 * HOUR);
+  await identify('v6b', live, '2001:4860:1234::1', deviceValues(507), t0 + 8 * HOUR);
+  // Another account's event with the same IP and linkedId is never found.
+  await identify('other', otherLive, '8.8.8.8', deviceValues(508), t0 + 9 * HOUR, { linkedId: 'user-1' });
+  for (const name of Object.keys(ids)) {
+    if (name === 'other') continue;
+    verdicts[name] = (await request(h.app).get(`/v1/events/${ids[name]!.requestId}`).set('authorization', `Bearer ${secret}`)).body.verdicts;
+  }
+});
+afterAll(async () => {
+  await srv.close();
+  await h.close();
+  rmSync(lists, { recursive: true, force: true });
+});
+
+describe('GET /v1/events filters', () => {
+  const all = ['v6b', 'v6', 'good', 'bad', 'tor', 'vpn', 'a3', 'a2', 'a1'];
+
+  it('without filters: every event of the account, newest first', async () => {
+    expect(await found('limit=100')).toEqual(req(...all));
+    expect(await found('limit=100&reverse=true')).toEqual(req(...all).reverse());
+  });
+
+  it('visitorId, linkedId and both', async () => {
+    expect(ids.a1!.visitorId).toBe(ids.a3!.visitorId);
+    expect(await found(`visitorId=${ids.a1!.visitorId}`)).toEqual(req('a3', 'a2', 'a1'));
+    expect(await found('linkedId=user-1')).toEqual(req('vpn', 'a2'));
+    expect(await found(`linkedId=user-1&visitorId=${ids.a1!.visitorId}`)).toEqual(req('a2'));
+    expect(await found('linkedId=nobody')).toEqual([]);
+    // A well-formed id nobody has: nothing, not an error.
+    expect(await found('visitorId=iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z')).toEqual([]);
+  });
+
+  it('ip: an address, and CIDRs of every width (split, exact level, coarser level with a check)', async () => {
+    expect(await found('ip=8.8.8.8')).toEqual(req('a2', 'a1'));
+    expect(await found('ip=8.8.8.8/32')).toEqual(req('a2', 'a1'));
+    expect(await found(`ip=${encodeURIComponent('8.8.8.0/24')}`)).toEqual(req('a2', 'a1'));
+    expect(await found(`ip=${encodeURIComponent('8.8.0.0/16')}`)).toEqual(req('a3', 'a2', 'a1'));
+    expect(await found(`ip=${encodeURIComponent('8.8.0.0/20')}`)).toEqual(req('a3', 'a2', 'a1'));
+    expect(await found(`ip=${encodeURIComponent('8.8.4.0/22')}`)).toEqual(req('a3'));
+    expect(await found(`ip=${encodeURIComponent('8.0.0.0/9')}`)).toEqual(req('bad', 'a3', 'a2', 'a1'));
+    expect(await found(`ip=${encodeURIComponent('8.0.0.0/8')}`)).toEqual(req('bad', 'a3', 'a2', 'a1'));
+    expect(await found(`ip=${encodeURIComponent('0.0.0.0/4')}`)).toEqual(req('bad', 'a3', 'a2', 'a1'));
+    expect(await found(`ip=${encodeURIComponent('2001:4860:4860::8888')}`)).toEqual(req('v6'));
+    expect(await found(`ip=${encodeURIComponent('2001:4860::/32')}`)).toEqual(req('v6b', 'v6'));
+    expect(await found(`ip=${encodeURIComponent('2001:4860:4860::/48')}`)).toEqual(req('v6'));
+    expect(await found(`ip=${encodeURIComponent('2001:4860:4860::/50')}`)).toEqual(req('v6'));
+    expect(await found(`ip=${encodeURIComponent('::ffff:8.8.4.4')}`)).toEqual(req('a3'));
+  });
+
+  it('bot, vpn, tor', async () => {
+    expect(await found('bot=bad')).toEqual(req('bad'));
+    expect(await found('bot=good')).toEqual(req('good'));
+    expect(await found('bot=all')).toEqual(req('good', 'bad'));
+    expect(await found('bot=none&limit=100')).toEqual(req('v6b', 'v6', 'tor', 'vpn', 'a3', 'a2', 'a1'));
+    expect(where(all, (v) => v.vpn.result)).toContain('vpn');
+    expect(where(all, (v) => v.tor.result)).toEqual(['tor']);
+    expect(await found('vpn=true&limit=100')).toEqual(req(...where(all, (v) => v.vpn.result)));
+    expect(await found('vpn=false&limit=100')).toEqual(req(...where(all, (v) => !v.vpn.result)));
+    expect(await found('tor=true')).toEqual(req('tor'));
+    expect(await found('vpn=false&tor=false&bot=none&limit=100')).toEqual(req(...where(['v6b', 'v6', 'a3', 'a2', 'a1'], (v) => !v.vpn.result)));
+    expect(await found('linkedId=user-1&vpn=true')).toEqual(req(...where(['vpn', 'a2'], (v) => v.vpn.result)));
+  });
+
+  it('suspect follows PATCH, and so does a changed linkedId', async () => {
+    expect(await found('suspect=true')).toEqual([]);
+    const patch = (id: string, body: object) => request(h.app).patch(`/v1/events/${id}`).set('authorization', `Bearer ${secret}`).send(body);
+    expect((await patch(ids.a1!.requestId, { suspect: true })).status).toBe(200);
+    expect((await patch(ids.tor!.requestId, { suspect: true, linkedId: 'user-2' })).status).toBe(200);
+    expect(await found('suspect=true')).toEqual(req('tor', 'a1'));
+    expect(await found(`suspect=false&visitorId=${ids.a1!.visitorId}`)).toEqual(req('a3', 'a2'));
+    expect(await found('linkedId=user-2&tor=true&suspect=true')).toEqual(req('tor'));
+    expect((await patch(ids.a1!.requestId, { suspect: false })).status).toBe(200);
+    expect((await patch(ids.tor!.requestId, { linkedId: null })).status).toBe(200);
+    expect(await found('suspect=true')).toEqual(req('tor'));
+    expect(await found('linkedId=user-2')).toEqual([]);
+    expect((await patch(ids.tor!.requestId, { suspect: false })).status).toBe(200);
+  });
+
+  it('start and end bound the time (inclusive), in either order of results', async () => {
+    expect(await found(`start=${t0 + HOUR}&end=${t0 + 3 * HOUR}`)).toEqual(req('vpn', 'a3', 'a2'));
+    expect(await found(`start=${t0 + HOUR}&end=${t0 + 3 * HOUR}&reverse=true`)).toEqual(req('a2', 'a3', 'vpn'));
+    expect(await found(`start=${t0 + 7 * HOUR + 1}`)).toEqual(req('v6b'));
+    expect(await found(`end=${t0 - 1}`)).toEqual([]);
+    expect(await found(`ip=8.8.8.8&start=${t0 + 1}`)).toEqual(req('a2'));
+  });
+
+  it('pages with an opaque paginationKey, newest first and reversed, without gaps or repeats', async () => {
+    for (const reverse of [false, true]) {
+      const seen: string[] = [];
+      let key: string | undefined;
+      let pages = 0;
+      do {
+        const res = await search(`limit=2${reverse ? '&reverse=true' : ''}${key ? `&paginationKey=${key}` : ''}`);
+        expect(res.status).toBe(200);
+        seen.push(...res.body.events.map((e: FullEvent) => e.requestId));
+        key = res.body.paginationKey;
+        pages++;
+      } while (key && pages < 20);
+      const expected = req(...all);
+      expect(seen).toEqual(reverse ? expected.reverse() : expected);
+    }
+    // The last page has no key.
+    const last = await search('limit=100');
+    expect(last.body).not.toHaveProperty('paginationKey');
+  });
+
+  it('answers 400 naming the field for bad input, and 401 without a secret key', async () => {
+    const cases: [string, RegExp][] = [
+      ['ip=8.8.8', /^ip: /],
+      ['ip=8.8.8.8/33', /^ip: /],
+      [`ip=${encodeURIComponent('0.0.0.0/2')}`, /^ip: CIDR too wide/],
+      ['bot=maybe', /^bot: /],
+      ['vpn=yes', /^vpn: /],
+      ['start=-1', /^start: /],
+      ['end=soon', /^end: /],
+      [`start=${t0}&end=${t0 - 1}`, /^start: must not be after end/],
+      ['limit=0', /^limit: /],
+      ['limit=101', /^limit: /],
+      ['paginationKey=not-a-key', /^paginationKey: /],
+      ['visitorId=someone', /^visitorId: /],
+      ['linkedId=', /^linkedId: /],
+      ['color=red', /color/],
+    ];
+    for (const [query, message] of cases) {
+      const res = await search(query);
+      expect(res.status, query).toBe(400);
+      expect(res.body.error, query).toMatch(message);
+    }
+    expect((await request(h.app).get('/v1/events').set('authorization', `Bearer ${live}`)).status).toBe(401);
+  });
+});
+
+describe('ipPlan', () => {
+  it('splits into at most 16 ranges of a finer level, else reads a coarser level and checks each entry', () => {
+    expect(ipPlan('8.8.8.8')).toEqual({ prefixes: ['i4_32|08080808'], contains: null });
+    expect(ipPlan('8.8.0.0/20').prefixes).toHaveLength(16);
+    expect(ipPlan('8.8.0.0/20').prefixes[15]).toBe('i4_24|08080f');
+    const coarse = ipPlan('8.8.0.0/18');
+    expect(coarse.prefixes).toEqual(['i4_16|0808']);
+    expect(coarse.contains!('8.8.63.1')).toBe(true);
+    expect(coarse.contains!('8.8.64.1')).toBe(false);
+    expect(ipPlan('2001:db8::/64').prefixes).toEqual(['i6_64|20010db800000000']);
+  });
+});
+
+describe('typed client', () => {
+  it('searchEvents, searchEventPages and searchAllEvents', async () => {
+    const client = createServerClient({ baseUrl: srv.url, secretKey: secret, validateResponses: true });
+    const page = await client.searchEvents({ ip: '8.8.0.0/16', limit: 2 });
+    expectTypeOf(page).toEqualTypeOf<EventSearchResult>();
+    expect(page.events.map((e) => e.requestId)).toEqual(req('a3', 'a2'));
+    expect(page.paginationKey).toEqual(expect.any(String));
+
+    const pages: string[][] = [];
+    for await (const p of client.searchEventPages({ limit: 4, bot: 'none', tor: false })) pages.push(p.events.map((e) => e.requestId));
+    expect(pages.flat()).toEqual(req('v6b', 'v6', 'vpn', 'a3', 'a2', 'a1'));
+    expect(pages.length).toBeGreaterThanOrEqual(2);
+
+    const events: FullEvent[] = [];
+    for await (const e of client.searchAllEvents({ limit: 3, start: new Date(t0 + HOUR), reverse: true })) events.push(e);
+    expect(events.map((e) => e.requestId)).toEqual(req('a2', 'a3', 'vpn', 'tor', 'bad', 'good', 'v6', 'v6b'));
+    const firstTwo: FullEvent[] = [];
+    for await (const e of client.searchAllEvents({ limit: 1, maxPages: 2 })) firstTwo.push(e);
+    expect(firstTwo.map((e) => e.requestId)).toEqual(req('v6b', 'v6'));
+
+    await expect(client.searchEvents({ ip: 'nope' })).rejects.toBeInstanceOf(ValidationError);
+    await expect(client.searchEvents({ suspect: 'yes' as never })).rejects.toThrow(TypeError);
+    // The old form still works.
+    expect((await client.searchEvents({ linkedId: 'user-1' })).events.map((e) => e.requestId)).toEqual(req('vpn', 'a2'));
+  });
+});

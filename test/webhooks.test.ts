@@ -1,0 +1,277 @@
+// Webhooks against a real local receiver: endpoints and secrets through the
+// dashboard API, signed deliveries that verifyWebhook accepts (and refuses
+// when altered, with another secret, or replayed), retries with back-off
+// (fails twice, delivered the third time), giving up after 24 hours,
+// redelivery, a restart in the middle of a delivery or before the fan-out
+// losing nothing, and the SSRF guard. Time moves by the injected clock.
+import request from 'supertest';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook, WebhookVerificationError } from '../clients/node/index.js';
+import type { Services } from '../server/routes/deps.js';
+import { SecretBox } from '../server/sealing/secretBox.js';
+import { guardedLookup } from '../server/webhooks/ssrf.js';
+import { backoffMs, LEASE_MS, OUTBOX_GRACE_MS, RETRY_WINDOW_MS, WebhooksService } from '../server/webhooks/service.js';
+import { signUp, type Customer } from './support/dashboard.js';
+import { createHarness, type Harness } from './support/harness.js';
+import { scripted, type Seen } from './support/httpServer.js';
+import { deviceValues, identifyBody } from './support/signals.js';
+
+let h: Harness;
+let strict: Harness;
+let services: Services;
+let c: Customer;
+let live: string;
+let secret: string;
+
+beforeAll(async () => {
+  const env = { PLANS: '{"free":{"rps":100000,"monthly":1000000}}' };
+  h = await createHarness(import.meta.filename, { ...env, WEBHOOKS_ALLOW_PRIVATE: 'true' });
+  strict = await createHarness(import.meta.filename, env);
+  services = h.app.locals.services as Services;
+  c = await signUp(h);
+  live = await c.key('live');
+  secret = await c.key('secret');
+});
+afterAll(async () => {
+  await services.webhooks.idle();
+  services.webhooks.stop();
+  await h.close();
+  await strict.close();
+});
+
+let seed = 900;
+const identify = async (key = live) => {
+  const res = await request(h.app).post('/v1/identify').set('x-api-key', key).send(identifyBody(deviceValues(++seed)));
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as { requestId: string; visitorId: string };
+};
+const hooksPath = (customer: Customer, projectId = customer.projectId) => `/api/projects/${projectId}/webhooks`;
+const addEndpoint = async (url: string, customer = c, projectId = customer.projectId) => {
+  const res = await customer.agent.post(hooksPath(customer, projectId)).set('origin', customer.origin).send({ url });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as { endpoint: { id: string; url: string; secretHint: string }; secret: string };
+};
+const removeEndpoint = async (id: string, customer = c, projectId = customer.projectId) => {
+  expect((await customer.agent.delete(`${hooksPath(customer, projectId)}/${id}`).set('origin', customer.origin)).status).toBe(200);
+};
+const log = async (endpointId: string, customer = c, projectId = customer.projectId) => {
+  const res = await customer.agent.get(`${hooksPath(customer, projectId)}/${endpointId}/deliveries`);
+  expect(res.status).toBe(200);
+  return res.body.deliveries as { requestId: string; status: string; attempts: number; lastStatus: number | null; lastError: string | null; nextAttemptAt: string | null }[];
+};
+const outboxEntries = () => h.store.db.collection('eventIndex').countDocuments({ _id: { $gt: '~o|', $lt: '~o|~' } as never });
+const verify = (s: Seen, key: string, now = h.clock.now()) => verifyWebhook(s.body, s.headers['deviceid-signature'], key, { now });
+
+/** A receiver answering with `statuses[n]` (the last one from then on); `hold` keeps the n-th request unanswered. */
+async function receiver(statuses: number[], hold?: number) {
+  let arrived!: () => void;
+  const first = new Promise<void>((r) => (arrived = r));
+  const srv = await scripted((_req, n, res) => {
+    arrived();
+    if (n === hold) return; // never answered
+    res.writeHead(statuses[Math.min(n, statuses.length - 1)]!);
+    res.end();
+  });
+  return { ...srv, first };
+}
+
+describe('webhook endpoints (dashboard API)', () => {
+  it('creates an endpoint with a signing secret shown once, stored encrypted; rotates it; removes it', async () => {
+    const created = await addEndpoint('https://hooks.example.com/deviceid');
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(created.endpoint).toMatchObject({ id: expect.stringMatching(/^whe_/), url: 'https://hooks.example.com/deviceid', secretHint: created.secret.slice(-4) });
+    const listed = await c.agent.get(hooksPath(c));
+    expect(listed.body.endpoints).toEqual([created.endpoint]);
+    expect(JSON.stringify(listed.body)).not.toContain(created.secret);
+    const stored = await h.store.webhooks.endpoint(created.endpoint.id);
+    expect(stored?.secret).toMatch(/^sb1:/);
+    expect(JSON.stringify(stored)).not.toContain(created.secret);
+    expect((await h.store.projects.byId(c.projectId))?.webhookEndpoints).toBe(1);
+
+    const rotated = await c.agent.post(`${hooksPath(c)}/${created.endpoint.id}/secret`).set('origin', c.origin).send({});
+    expect(rotated.status).toBe(201);
+    expect(rotated.body.secret).not.toBe(created.secret);
+    expect(rotated.body.endpoint.secretHint).toBe(rotated.body.secret.slice(-4));
+
+    // Other accounts, cross-site requests and bad input.
+    const other = await signUp(h);
+    expect((await other.agent.get(hooksPath(c))).status).toBe(404);
+    expect((await other.agent.delete(`${hooksPath(other)}/${created.endpoint.id}`).set('origin', other.origin)).status).toBe(404);
+    expect((await c.agent.post(hooksPath(c)).send({ url: 'https://a.example' })).status).toBe(403);
+    for (const url of ['not a url', 'ftp://files.example.com/', 'https://user:pw@hooks.example.com/', 'x'.repeat(3000)]) {
+      const res = await c.agent.post(hooksPath(c)).set('origin', c.origin).send({ url });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error, url).toMatch(/^url: /);
+    }
+    expect(h.logs()).not.toContain(created.secret);
+
+    await removeEndpoint(created.endpoint.id);
+    expect((await c.agent.get(hooksPath(c))).body.endpoints).toEqual([]);
+    expect((await h.store.projects.byId(c.projectId))?.webhookEndpoints).toBe(0);
+  });
+
+  it('refuses loopback, private, link-local and metadata targets unless WEBHOOKS_ALLOW_PRIVATE=true', async () => {
+    const s = await signUp(strict);
+    for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost:3000/', 'http://[::1]/', 'http://10.1.2.3/', 'http://192.168.1.1/', 'http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/', 'http://100.64.0.1/', 'http://[::ffff:127.0.0.1]/']) {
+      const res = await s.agent.post(hooksPath(s)).set('origin', s.origin).send({ url });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error, url).toBe('url: points at a loopback, private or link-local address');
+    }
+    expect((await s.agent.post(hooksPath(s)).set('origin', s.origin).send({ url: 'https://8.8.8.8/hook' })).status).toBe(201);
+    // A host name is checked on the address it resolves to, at connection time.
+    const refused = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(false)('localhost', {}, (err) => resolve(err)));
+    expect(refused?.code).toBe('EPRIVATE');
+    const allowed = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(true)('localhost', {}, (err) => resolve(err)));
+    expect(allowed).toBeNull();
+  });
+});
+
+describe('delivery', () => {
+  it('costs identify nothing for a project without endpoints: no outbox entry', async () => {
+    await identify();
+    await services.webhooks.idle();
+    expect(await outboxEntries()).toBe(0);
+  });
+
+  it('POSTs the full event, signed: verifyWebhook accepts it, and refuses it altered, with another secret, or replayed', async () => {
+    const rx = await receiver([200]);
+    const ep = await addEndpoint(`${rx.url}/hook`);
+    try {
+      const r = await identify();
+      await services.webhooks.idle();
+      expect(rx.seen).toHaveLength(1);
+      const [s] = rx.seen as [Seen];
+      expect(s.method).toBe('POST');
+      expect(s.url).toBe('/hook');
+      expect(s.headers['content-type']).toBe('application/json');
+      expect(s.headers['deviceid-delivery']).toBe(r.requestId);
+      expect(s.headers['deviceid-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+      const event = verify(s, ep.secret);
+      expect(event).toEqual((await request(h.app).get(`/v1/events/${r.requestId}`).set('authorization', `Bearer ${secret}`)).body);
+      expect(event.visitorId).toBe(r.visitorId);
+
+      expect(() => verify({ ...s, body: s.body.replace(r.visitorId, 'iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z') }, ep.secret)).toThrow(WebhookVerificationError);
+      expect(() => verify(s, `${ep.secret}x`)).toThrow(/does not match/);
+      expect(() => verify(s, ep.secret, h.clock.now() + 301_000)).toThrow(/tolerance/);
+      expect(() => verify(s, ep.secret, h.clock.now() - 301_000)).toThrow(/tolerance/);
+      expect(() => verify({ ...s, headers: {} }, ep.secret)).toThrow(/Missing/);
+      expect(() => verify({ ...s, headers: { 'deviceid-signature': 't=1,v1=zz' } }, ep.secret)).toThrow(/Malformed/);
+
+      expect(await log(ep.endpoint.id)).toEqual([expect.objectContaining({ requestId: r.requestId, status: 'delivered', attempts: 1, lastStatus: 200, lastError: null, nextAttemptAt: null })]);
+      expect(await outboxEntries()).toBe(0);
+
+      // Deleting the visitor deletes its deliveries from the log too.
+      expect((await request(h.app).delete(`/v1/visitors/${r.visitorId}`).set('authorization', `Bearer ${secret}`)).status).toBe(202);
+      await services.deletions.idle();
+      expect(await log(ep.endpoint.id)).toEqual([]);
+    } finally {
+      await removeEndpoint(ep.endpoint.id);
+      await rx.close();
+    }
+  });
+
+  it('retries with exponential back-off: a receiver failing twice gets the event on the third try', async () => {
+    const rx = await receiver([500, 503, 200]);
+    const ep = await addEndpoint(rx.url);
+    try {
+      const r = await identify();
+      await services.webhooks.idle();
+      expect(rx.seen).toHaveLength(1);
+      let [d] = await log(ep.endpoint.id);
+      expect(d).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 500, lastError: 'HTTP 500', nextAttemptAt: new Date(h.clock.now() + backoffMs(1)).toISOString() });
+
+      expect(await services.webhooks.tick()).toBe(0); // not due yet
+      h.clock.advance(backoffMs(1));
+      expect(await services.webhooks.tick()).toBe(1);
+      [d] = await log(ep.endpoint.id);
+      expect(d).toMatchObject({ status: 'pending', attempts: 2, lastStatus: 503, nextAttemptAt: new Date(h.clock.now() + backoffMs(2)).toISOString() });
+      expect(backoffMs(2)).toBe(2 * backoffMs(1));
+
+      h.clock.advance(backoffMs(2));
+      expect(await services.webhooks.tick()).toBe(1);
+      [d] = await log(ep.endpoint.id);
+      expect(d).toMatchObject({ requestId: r.requestId, status: 'delivered', attempts: 3, lastStatus: 200, lastError: null, nextAttemptAt: null });
+      expect(rx.seen).toHaveLength(3);
+      // The same event every time, each signed afresh.
+      expect(new Set(rx.seen.map((s) => s.body)).size).toBe(1);
+      expect(rx.seen.map((s) => s.headers['deviceid-attempt'])).toEqual(['1', '2', '3']);
+      expect(verify(rx.seen[2]!, ep.secret).requestId).toBe(r.requestId);
+      expect(await services.webhooks.tick()).toBe(0);
+
+      // Redeliver from the log: delivered again.
+      const again = await c.agent.post(`${hooksPath(c)}/${ep.endpoint.id}/deliveries/${r.requestId}/redeliver`).set('origin', c.origin).send({});
+      expect(again.status).toBe(202);
+      expect(again.body.status).toBe('pending');
+      await services.webhooks.idle();
+      expect(rx.seen).toHaveLength(4);
+      expect((await log(ep.endpoint.id))[0]).toMatchObject({ status: 'delivered', attempts: 4 });
+      expect((await c.agent.post(`${hooksPath(c)}/${ep.endpoint.id}/deliveries/req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z/redeliver`).set('origin', c.origin).send({})).status).toBe(404);
+    } finally {
+      await removeEndpoint(ep.endpoint.id);
+      await rx.close();
+    }
+  });
+
+  it('gives up after 24 hours of failures', async () => {
+    const rx = await receiver([500]);
+    const ep = await addEndpoint(rx.url);
+    try {
+      await identify();
+      await services.webhooks.idle();
+      const start = h.clock.now();
+      for (let i = 0; i < 100; i++) {
+        const [d] = await log(ep.endpoint.id);
+        if (d!.status !== 'pending') break;
+        h.clock.set(Date.parse(d!.nextAttemptAt!));
+        await services.webhooks.tick();
+      }
+      const [d] = await log(ep.endpoint.id);
+      expect(d).toMatchObject({ status: 'failed', lastStatus: 500, nextAttemptAt: null });
+      expect(h.clock.now() - start).toBeLessThanOrEqual(RETRY_WINDOW_MS);
+      expect(h.clock.now() - start).toBeGreaterThan(RETRY_WINDOW_MS - backoffMs(20));
+      expect(rx.seen).toHaveLength(d!.attempts);
+    } finally {
+      await removeEndpoint(ep.endpoint.id);
+      await rx.close();
+    }
+  });
+
+  it('loses nothing when the process stops in the middle of a delivery, or between identify and the fan-out', async () => {
+    const rx = await receiver([200], 0); // the first request is never answered
+    const ep = await addEndpoint(rx.url);
+    try {
+      const r = await identify();
+      await rx.first;
+      // The process goes away while the receiver holds the request.
+      services.webhooks.stop();
+      await services.webhooks.idle();
+      expect(await log(ep.endpoint.id)).toEqual([expect.objectContaining({ status: 'pending', attempts: 0 })]);
+
+      // Identify keeps writing outbox entries while nothing fans them out.
+      const r2 = await identify();
+      expect(await outboxEntries()).toBe(1);
+
+      // The next process: the dead one's claim holds until its lease window ends.
+      const next = new WebhooksService(h.store, new SecretBox(h.config.serverSecret), services.identification, h.clock, pino({ level: 'silent' }), true);
+      expect(await next.tick()).toBe(0);
+      expect(await next.recover()).toBe(0); // the outbox entry is still young: another process may be fanning it out
+      h.clock.advance(Math.max(LEASE_MS, OUTBOX_GRACE_MS) + 1);
+      expect(await next.recover()).toBe(1);
+      expect(await next.tick()).toBe(2);
+      await next.idle();
+      const byRequest = Object.fromEntries((await log(ep.endpoint.id)).map((d) => [d.requestId, d]));
+      expect(byRequest[r.requestId]).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(byRequest[r2.requestId]).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(await outboxEntries()).toBe(0);
+      const received = rx.seen.map((s) => s.headers['deviceid-delivery']);
+      expect(received.filter((id) => id === r.requestId)).toHaveLength(2); // once held by the dead process, once delivered
+      expect(received.filter((id) => id === r2.requestId)).toHaveLength(1);
+      for (const s of rx.seen.slice(1)) expect(verify(s, ep.secret).requestId).toMatch(/^req_/);
+      next.stop();
+    } finally {
+      await removeEndpoint(ep.endpoint.id);
+      await rx.close();
+    }
+  });
+});
