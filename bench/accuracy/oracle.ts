@@ -1,0 +1,265 @@
+// Oracle ceiling: the best recall any linker could reach on the benchmark's
+// visits, so that a missed target can be told apart from an unreachable one.
+// Same worlds, devices, seeds and visit streams as run.ts (simulate.ts's
+// worldOf), the same edge code for the network, the same revisit categories.
+//
+// Online, in time order, with perfect discrimination and ideal healing:
+// - A visit presenting a token this device presented before keeps that
+//   token's visitor.
+// - Any other visit (first visit, private window, cleared storage, ITP
+//   deletion, no storage) goes to the device's current visitor (that of its
+//   last visit) when the device was seen before and is *distinguishable*;
+//   else to a new visitor (a split; correct for a first visit).
+// - Distinguishable: no other device seen so far has last-visit components
+//   (extractComponents, every component) equal to this visit's with the same
+//   network fit, i.e. this visit's network key (IPv4 /24 or IPv6 /56 on fixed
+//   lines, the AS on mobile carriers, whose CGNAT pools change the prefix
+//   per session; none through anonymizers) in both devices' sets of networks
+//   used or in neither. Ties go to a new visitor: linking one would risk a
+//   false merge, so this oracle never merges devices.
+//   With --components stable --network prefix, only the exact key's stable
+//   components and every visit's raw prefix are compared: less information,
+//   so more ties and a lower ceiling (about 0.7-1 point of recall).
+// - Ideal healing: at every visit where the device is distinguishable, all
+//   its visitors are re-joined to its first one (that visit and those after
+//   count on it). "No healing" is the same oracle without re-joining.
+// Recall: revisits on the device's first visitor (or one healed into it).
+//
+//   node --import tsx bench/accuracy/oracle.ts [--devices 5000] [--seed 1] [--world base ...] [--threads 2] [--components all|stable] [--network carrier-asn|prefix]
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { loadAsn } from '../../server/edge/asn.js';
+import { classifyNetwork } from '../../server/edge/asnCategory.js';
+import { normalizeIp } from '../../server/edge/ip.js';
+import { visitNetwork } from '../../server/edge/network.js';
+import { COMPONENTS, extractComponents, type ComponentName } from '../../server/identification/components.js';
+import type { VisitNetwork } from '../../server/identification/evidence.js';
+import { worldOf } from './simulate.js';
+import { worldNamed, WORLDS } from './world.js';
+
+const NO_LISTS = { tor: false, vpn: false, cdn: false, datacenter: false };
+const NAMES = Object.keys(COMPONENTS) as ComponentName[];
+const STABLE = NAMES.filter((k) => COMPONENTS[k].stable);
+const TARGETS = { recall: 0.97, worstRecall: 0.95, privateOrCleared: 0.9, webkit: 0.85 };
+
+/** Revisits and how many of them each oracle recalled. */
+class Count {
+  revisits = 0;
+  healed = 0;
+  unhealed = 0;
+  add(healed: boolean, unhealed: boolean) {
+    this.revisits++;
+    if (healed) this.healed++;
+    if (unhealed) this.unhealed++;
+  }
+  get recall() {
+    return this.revisits ? this.healed / this.revisits : NaN;
+  }
+  get recallUnhealed() {
+    return this.revisits ? this.unhealed / this.revisits : NaN;
+  }
+}
+
+export interface OracleResult {
+  world: string;
+  devices: number;
+  events: number;
+  revisits: number;
+  seconds: number;
+  recall: number;
+  recallUnhealed: number;
+  privateOrCleared: number;
+  privateOrClearedUnhealed: number;
+  webkit: number;
+  webkitUnhealed: number;
+  /** Revisits without a surviving token, and the share of them that were ties (lost until healed). */
+  tokenless: number;
+  tied: number;
+  /** Devices still split at the end (healed oracle). */
+  split: number;
+}
+
+export interface OracleOptions {
+  /** Components compared: all of them, or the stable ones of the exact key. */
+  components: 'all' | 'stable';
+  /** Network key: the prefix, the AS on carriers and none through anonymizers; or the prefix of every visit. */
+  network: 'carrier-asn' | 'prefix';
+}
+
+/** The network a visit's fit is judged on. */
+export function networkKey(n: VisitNetwork, how: OracleOptions['network'] = 'carrier-asn'): string | null {
+  if (how === 'prefix') return n.prefix;
+  if (n.kind === 'anonymizer' || n.prefix === null) return null;
+  return n.kind === 'mobile' && n.asn !== null ? `as:${n.asn}` : n.prefix;
+}
+
+export async function oracle(worldName: string, size: number, seed: number, opts: OracleOptions = { components: 'all', network: 'carrier-asn' }): Promise<OracleResult> {
+  const started = performance.now();
+  const world = worldNamed(worldName);
+  const n = world.devices ?? size;
+  const asn = await loadAsn();
+  const { born, schedule, visits } = worldOf(world, n, seed);
+  const compared = opts.components === 'all' ? NAMES : STABLE;
+  const webkitDevice = born.map(({ device: d }) => d.profile.os === 'iOS' || d.profile.family === 'Safari');
+
+  // What the oracle knows of each device.
+  const lastKey: (string | undefined)[] = new Array(n);
+  const nets = born.map(() => new Set<string>());
+  const byComponents = new Map<string, Set<number>>();
+  const tokens = born.map(() => new Map<string, number>());
+  const first: number[] = new Array(n);
+  const current: number[] = new Array(n);
+  const visitorsOf = born.map((): number[] => []);
+  // Visitor → the visitor it was healed into (its device's first), or itself.
+  const root: number[] = [];
+
+  const all = new Count();
+  const privateOrCleared = new Count();
+  const webkit = new Count();
+  let tokenless = 0;
+  let tied = 0;
+
+  for (const sim of visits()) {
+    const { dev, i } = sim;
+    const ip = normalizeIp(sim.ip);
+    const asnInfo = ip ? asn.lookup(ip) : null;
+    const net = networkKey(visitNetwork(ip, asnInfo, classifyNetwork(asnInfo, NO_LISTS)), opts.network);
+    const c = extractComponents(sim.values);
+    const key = compared.map((k) => c[k] ?? '∅').join('\n');
+    const token = sim.values.deviceToken?.token ?? null;
+
+    let distinguishable = false;
+    if (i > 0) {
+      distinguishable = true;
+      const mine = net !== null && nets[dev]!.has(net);
+      for (const other of byComponents.get(key) ?? []) {
+        if (other !== dev && (net !== null && nets[other]!.has(net)) === mine) {
+          distinguishable = false;
+          break;
+        }
+      }
+    }
+
+    const kept = token === null ? undefined : tokens[dev]!.get(token);
+    let visitor: number;
+    if (kept !== undefined) visitor = kept;
+    else if (distinguishable) visitor = current[dev]!;
+    else {
+      visitor = root.push(root.length) - 1;
+      visitorsOf[dev]!.push(visitor);
+      if (i === 0) first[dev] = visitor;
+    }
+    if (distinguishable) for (const v of visitorsOf[dev]!) root[v] = first[dev]!;
+    if (token !== null && kept === undefined) tokens[dev]!.set(token, visitor);
+    current[dev] = visitor;
+
+    if (i > 0) {
+      const healed = root[visitor] === first[dev];
+      const unhealed = visitor === first[dev];
+      all.add(healed, unhealed);
+      if (sim.drift.includes('incognito') || sim.drift.includes('storageCleared')) privateOrCleared.add(healed, unhealed);
+      if (webkitDevice[dev]) webkit.add(healed, unhealed);
+      if (kept === undefined) {
+        tokenless++;
+        if (!distinguishable) tied++;
+      }
+    }
+
+    const before = lastKey[dev];
+    if (before !== undefined && before !== key) byComponents.get(before)!.delete(dev);
+    if (before !== key) (byComponents.get(key) ?? byComponents.set(key, new Set()).get(key)!).add(dev);
+    lastKey[dev] = key;
+    if (net !== null) nets[dev]!.add(net);
+  }
+
+  return {
+    world: world.name,
+    devices: n,
+    events: schedule.length,
+    revisits: all.revisits,
+    seconds: Math.round((performance.now() - started) / 1000),
+    recall: all.recall,
+    recallUnhealed: all.recallUnhealed,
+    privateOrCleared: privateOrCleared.recall,
+    privateOrClearedUnhealed: privateOrCleared.recallUnhealed,
+    webkit: webkit.recall,
+    webkitUnhealed: webkit.recallUnhealed,
+    tokenless: all.revisits ? tokenless / all.revisits : NaN,
+    tied: tokenless ? tied / tokenless : NaN,
+    split: visitorsOf.filter((vs, d) => vs.some((v) => root[v] !== first[d])).length,
+  };
+}
+
+/** Runs each job in a worker thread that loads this module, a few at a time (pool.ts's, for this file). */
+async function inWorkers(jobs: { world: string; devices: number; seed: number; opts: OracleOptions }[], threads: number): Promise<OracleResult[]> {
+  const out: OracleResult[] = new Array(jobs.length);
+  let next = 0;
+  const code = `import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(import.meta.url)}); })`;
+  await Promise.all(
+    Array.from({ length: Math.max(1, threads) }, async () => {
+      for (let i = next++; i < jobs.length; i = next++) {
+        out[i] = await new Promise<OracleResult>((resolve, reject) => {
+          const w = new Worker(code, { eval: true, workerData: jobs[i] });
+          w.once('message', resolve);
+          w.once('error', reject);
+        });
+        console.error(`${out[i]!.world}: ${out[i]!.seconds}s`);
+      }
+    }),
+  );
+  return out;
+}
+
+if (!isMainThread) {
+  const { world, devices, seed, opts } = workerData as { world: string; devices: number; seed: number; opts: OracleOptions };
+  parentPort!.postMessage(await oracle(world, devices, seed, opts));
+} else if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const { values: args } = parseArgs({
+    options: {
+      devices: { type: 'string', default: '5000' },
+      seed: { type: 'string', default: '1' },
+      world: { type: 'string', multiple: true },
+      threads: { type: 'string', default: String(Math.min(2, availableParallelism())) },
+      components: { type: 'string', default: 'all' },
+      network: { type: 'string', default: 'carrier-asn' },
+    },
+  });
+  const devices = Number(args.devices);
+  const seed = Number(args.seed);
+  const names = args.world?.length ? args.world : WORLDS.map((w) => w.name);
+  names.forEach(worldNamed);
+  if (!['all', 'stable'].includes(args.components!) || !['carrier-asn', 'prefix'].includes(args.network!)) throw new Error('--components all|stable, --network carrier-asn|prefix');
+  const opts = { components: args.components, network: args.network } as OracleOptions;
+  const started = performance.now();
+  const results = await inWorkers(
+    names.map((world) => ({ world, devices, seed, opts })),
+    Number(args.threads),
+  );
+
+  const pct = (x: number, d = 2) => (Number.isFinite(x) ? `${(x * 100).toFixed(d)}%` : '-');
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const cols = ['recall', 'recallUnhealed', 'privateOrCleared', 'privateOrClearedUnhealed', 'webkit', 'webkitUnhealed'] as const;
+  const across = (f: (xs: number[]) => number) => cols.map((k) => pct(f(results.map((r) => r[k]))));
+
+  console.log(`deviceid oracle ceiling: ${devices} devices per world, seed ${seed}, ${results.length} worlds, components ${opts.components}, network ${opts.network}, ${Math.round((performance.now() - started) / 1000)}s`);
+  table(
+    'per world (ideal healing; "no heal": the same oracle without re-joining)',
+    ['world', 'revisits', 'recall', 'no heal', 'private/cleared', 'no heal', 'Safari/iOS', 'no heal', 'no token', 'of which tied', 'devices split'],
+    results.map((r) => [r.world, r.revisits, ...cols.map((k) => pct(r[k])), pct(r.tokenless), pct(r.tied), r.split]),
+  );
+  table('across worlds', ['', 'recall', 'no heal', 'private/cleared', 'no heal', 'Safari/iOS', 'no heal'], [
+    ['mean', ...across(mean)],
+    ['worst', ...across((xs) => Math.min(...xs))],
+    ['target', `≥${pct(TARGETS.recall, 0)} (worst ≥${pct(TARGETS.worstRecall, 0)})`, '', `≥${pct(TARGETS.privateOrCleared, 0)}`, '', `≥${pct(TARGETS.webkit, 0)}`, ''],
+  ]);
+}
+
+function table(title: string, header: string[], rows: (string | number)[][]) {
+  const all = [header, ...rows.map((r) => r.map(String))];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  console.log(`\n${title}`);
+  for (const r of all) console.log(`  ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`);
+}
