@@ -55,6 +55,9 @@ export class StoreIndex implements LinkIndex {
    * may have left half done (every step is idempotent).
    */
   async merge(from: string, into: string, now: number): Promise<void> {
+    // Both documents change: recording the visit must read them again.
+    this.read.delete(from);
+    this.read.delete(into);
     if (!(await this.store.identity.claimMerge(this.accountId, 'merge', from, into, now))) return;
     const merged = await this.store.visitors.merge(from, into);
     const tokens = merged?.tokens ?? (await this.visitor(from))?.tokens ?? [];
@@ -62,6 +65,8 @@ export class StoreIndex implements LinkIndex {
   }
 
   async unmerge(from: string, into: string): Promise<void> {
+    this.read.delete(from);
+    this.read.delete(into);
     if (!(await this.store.identity.claimMerge(this.accountId, 'unmerge', from, into, this.now))) return;
     const restored = await this.store.visitors.unmerge(from, into);
     await Promise.all((restored?.tokens ?? []).map((t) => this.store.identity.moveToken(this.accountId, t.hash, into, from)));
