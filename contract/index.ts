@@ -33,3 +33,9 @@ export * from './identify.js';
 export * from './risk.js';
 export * from './signals.js';
 export * from './visits.js';
+
+// Plain types of the main payloads, for code that does not want zod in its signatures.
+import type { z } from 'zod';
+import type { IdentifyRequestSchema, IdentifyResultSchema } from './identify.js';
+export type IdentifyRequestBody = z.infer<typeof IdentifyRequestSchema>;
+export type IdentifyResultBody = z.infer<typeof IdentifyResultSchema>;

@@ -15,4 +15,4 @@ export {
   type StoredCredential,
 } from './credentials.js';
 export { EXIT, run, type CliIo } from './main.js';
-export { AbortedError, DeviceIdError, NetworkError, RateLimitError, ServerError, TimeoutError, UnexpectedResponseError, ValidationError } from '../node/errors.js';
+export { AbortedError, DeviceIdError, NetworkError, RateLimitError, ServerError, TimeoutError, UnexpectedResponseError, ValidationError } from '@deviceid/client';

@@ -2,7 +2,7 @@
 // carries only what a script may capture (the `export` line of --print).
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { AbortedError, DeviceIdError, NetworkError, RateLimitError, TimeoutError } from '../node/errors.js';
+import { AbortedError, DeviceIdError, NetworkError, RateLimitError, TimeoutError } from '@deviceid/client';
 import { authorizeDevice, type Verification } from './authorize.js';
 import { noBrowserReason, openInBrowser } from './browser.js';
 import { API_KEY_ENV, checkWritable, credentialsPath, CredentialsFileError, saveCredential } from './credentials.js';

@@ -1,7 +1,7 @@
 // The identify client for custom (non-browser) clients: signals in, the
 // compact identification result out, with a live or test key.
 import type { ClientInferRequest, ClientInferResponseBody } from '@ts-rest/core';
-import { identifyContract } from '../../contract/identify.js';
+import { identifyContract } from '@deviceid/contract';
 import { createRawClient, unwrap, type CallOptions, type ClientOptions, type Credentials } from './transport.js';
 
 /** The identify body: `signals` (name → `{value, duration}`), `timestamp`, optional `url`, `referrer`, `tag`, `linkedId`. */
