@@ -7,6 +7,7 @@ import { deviceFlowContract } from './deviceflow.js';
 import { eventsContract } from './events.js';
 import { healthContract } from './health.js';
 import { identifyContract } from './identify.js';
+import { keysContract } from './keys.js';
 import { visitsContract } from './visits.js';
 
 const c = initContract();
@@ -16,6 +17,7 @@ export const contract = c.router({
   identify: identifyContract,
   events: eventsContract,
   visits: visitsContract,
+  keys: keysContract,
   deviceFlow: deviceFlowContract,
   account: accountContract,
   admin: adminContract,
@@ -28,8 +30,10 @@ export * from './admin.js';
 export * from './common.js';
 export * from './deviceflow.js';
 export * from './edge.js';
+export * from './errors.js';
 export * from './events.js';
 export * from './identify.js';
+export * from './keys.js';
 export * from './risk.js';
 export * from './signals.js';
 export * from './visits.js';

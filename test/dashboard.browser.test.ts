@@ -136,7 +136,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     expect(revoked[8]).toBe('');
     const refused = await identify(key);
     expect(refused.status).toBe(401);
-    expect(await refused.json()).toEqual({ error: 'Invalid or missing API key' });
+    expect(await refused.json()).toEqual({ error: 'Invalid or missing API key', code: expect.any(String) });
     await shot(page, '06-revoked.png');
 
     // A key created 120 days ago (server clock) is flagged for rotation.

@@ -79,14 +79,14 @@ describe('usage per day', () => {
   it('needs a session: 401', async () => {
     const res = await h.http().get('/api/account/usage');
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'Not signed in' });
+    expect(res.body).toEqual({ error: 'Not signed in', code: expect.any(String) });
   });
 
   it.each([['2026-13'], ['2026-1'], ['March'], ['2026-03-01'], ['']])('refuses the period %j with 400', async (period) => {
     const c = await signUp(h);
     const res = await c.agent.get(`/api/account/usage?period=${encodeURIComponent(period)}`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'period: must be a month, YYYY-MM' });
+    expect(res.body).toEqual({ error: 'period: must be a month, YYYY-MM', code: expect.any(String) });
   });
 
   it('refuses a month that has not started with 400', async () => {
@@ -94,7 +94,7 @@ describe('usage per day', () => {
     const c = await signUp(h);
     const res = await c.agent.get('/api/account/usage?period=2026-07');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'period: must not be after the current month' });
+    expect(res.body).toEqual({ error: 'period: must not be after the current month', code: expect.any(String) });
     expect((await c.agent.get('/api/account/usage?period=2026-06')).body.days).toHaveLength(30);
   });
 });

@@ -30,6 +30,7 @@ import { deviceFlowRoutes } from '../routes/deviceflow.js';
 import { eventsRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
 import { identifyRoutes } from '../routes/identify.js';
+import { keysRoutes } from '../routes/keys.js';
 import { openApiDocument } from '../routes/openapi.js';
 import { visitsRoutes } from '../routes/visits.js';
 import type { Store } from '../store/index.js';
@@ -53,7 +54,7 @@ function loggedPath(url: string): string {
 }
 
 /** Paths that never touch the database: they answer while it is away. */
-const WITHOUT_DATABASE = /^\/(healthz|readyz|openapi\.json|agent\.js|assets\/)/;
+const WITHOUT_DATABASE = /^\/(healthz|readyz|openapi\.json|openapi\/dashboard\.json|agent\.js|assets\/)/;
 
 /** While the database is known to be unreachable, requests that need it get 503 at once. */
 function databaseGate(store: Store): RequestHandler {
@@ -126,7 +127,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(pageRoutes(rd));
 
   app.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument);
+    res.json(openApiDocument('public', deps.config.baseUrl));
+  });
+  app.get('/openapi/dashboard.json', (_req, res) => {
+    res.json(openApiDocument('dashboard', deps.config.baseUrl));
   });
   app.get('/agent.js', (_req, res, next) => {
     agentScript()
@@ -144,6 +148,7 @@ export function createApp(deps: AppDeps): Express {
     identify: identifyRoutes(rd),
     events: eventsRoutes(rd),
     visits: visitsRoutes(rd),
+    keys: keysRoutes(rd),
     deviceFlow: deviceFlowRoutes(rd),
     account: accountRoutes(rd),
     admin: adminRoutes(rd),
