@@ -211,7 +211,7 @@ const { authorizeDevice, EXIT } = require('@deviceid/cli');
   it('the deviceid command starts from the installed package', () => {
     const r = spawnSync(join(scratch, 'node_modules/.bin/deviceid'), ['--help'], { cwd: scratch, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout + r.stderr).toContain('deviceid login');
+    expect(r.stdout + r.stderr).toContain('deviceid <login|logout|status>');
   });
 
   it('the agent package ships the classic script that defines DeviceId', () => {
