@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DatabaseStartError, startDatabase } from './database.js';
@@ -18,6 +19,14 @@ import { Store } from './store/index.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/** JSON lines for machines; readable, coloured lines when a person watches the terminal (LOG_FORMAT). */
+function createLogger(config: Config): Logger {
+  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true);
+  if (!pretty) return pino({ level: config.logLevel });
+  const stream = pinoPretty({ colorize: process.stdout.isTTY === true, sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' });
+  return pino({ level: config.logLevel }, stream);
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -29,7 +38,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = pino({ level: config.logLevel });
+  const logger = createLogger(config);
 
   let db;
   try {
@@ -70,8 +79,12 @@ async function main(): Promise<void> {
   });
   const port = (server.address() as AddressInfo).port;
   const url = config.port === 0 ? `${config.tls ? 'https' : 'http'}://localhost:${port}` : config.baseUrl;
-  process.stdout.write(`deviceid listening on ${url}  (database: ${db.source})\n`);
-  process.stdout.write(`  health: ${url}/healthz   API document: ${url}/openapi.json\n`);
+  // The banner is logged whatever LOG_LEVEL says (except silent): it is how one learns the URL.
+  const banner = config.logLevel === 'silent' ? logger : logger.child({}, { level: 'info' });
+  banner.info(
+    { url, database: db.source, home: `${url}/`, docs: `${url}/docs`, openapi: `${url}/openapi.json`, health: `${url}/healthz` },
+    `deviceid listening on ${url} (database: ${db.source}); open ${url}/ to start`,
+  );
 
   const stopSweeps = startSweeps(defaultSweeps(store, config.retentionDays), systemClock, logger);
 
