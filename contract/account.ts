@@ -47,12 +47,14 @@ export const UsageSchema = z
     period: Period.describe('Calendar month in UTC, YYYY-MM'),
     limit: z.number().int().nonnegative().describe("Monthly quota of the account's current plan (plan history is not kept)"),
     count: z.number().int().nonnegative().describe('Successful identify calls with live keys in the period'),
+    testCount: z.number().int().nonnegative().describe('Successful identify calls with test keys in the period (not counted against the quota)'),
     days: z
       .array(
         z
           .object({
             date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('Day in UTC, YYYY-MM-DD'),
             count: z.number().int().nonnegative().describe('Successful identify calls with live keys that day'),
+            test: z.number().int().nonnegative().describe('Successful identify calls with test keys that day (not counted against the quota)'),
           })
           .openapi({ title: 'UsageDay' }),
       )

@@ -3,6 +3,7 @@
 import { accountContract } from './account.js';
 import { adminContract } from './admin.js';
 import { initContract } from './common.js';
+import { demoContract } from './demo.js';
 import { deviceFlowContract } from './deviceflow.js';
 import { eventsContract } from './events.js';
 import { healthContract } from './health.js';
@@ -20,6 +21,7 @@ export const contract = c.router({
   keys: keysContract,
   deviceFlow: deviceFlowContract,
   account: accountContract,
+  demo: demoContract,
   admin: adminContract,
 });
 
@@ -28,6 +30,7 @@ export type Contract = typeof contract;
 export * from './account.js';
 export * from './admin.js';
 export * from './common.js';
+export * from './demo.js';
 export * from './deviceflow.js';
 export * from './edge.js';
 export * from './errors.js';

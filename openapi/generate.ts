@@ -37,6 +37,7 @@ export const ROUTERS = {
   dashboard: c.router({
     deviceFlow: { getGrant, authorizeGrant, denyGrant },
     account: contract.account,
+    demo: contract.demo,
     admin: contract.admin,
   }),
 };

@@ -17,7 +17,7 @@ afterAll(async () => {
 let seed = 9000;
 const identify = (key: string) => request(h.app).post('/v1/identify').set('x-api-key', key).send(identifyBody(deviceValues(++seed)));
 const zeroDays = (period: string, n: number) =>
-  Array.from({ length: n }, (_, i) => ({ date: `${period}-${String(i + 1).padStart(2, '0')}`, count: 0 }));
+  Array.from({ length: n }, (_, i) => ({ date: `${period}-${String(i + 1).padStart(2, '0')}`, count: 0, test: 0 }));
 
 describe('usage per day', () => {
   it('counts successful live calls per UTC day up to today; test keys and other accounts never show', async () => {
@@ -37,7 +37,9 @@ describe('usage per day', () => {
     const days = zeroDays('2026-03', 10);
     days[8]!.count = 2;
     days[9]!.count = 3;
-    expect(res.body).toEqual({ period: '2026-03', limit: 10_000, count: 5, days });
+    // The test key's call is shown apart and never counted against the quota.
+    days[8]!.test = 1;
+    expect(res.body).toEqual({ period: '2026-03', limit: 10_000, count: 5, testCount: 1, days });
     // The same document the quota uses: one write per call, no second collection.
     const doc = await h.store.db.collection('usage').findOne({ accountId: c.accountId });
     expect(doc).toMatchObject({ period: '2026-03', count: 5, days: { '09': 2, '10': 3 } });
@@ -45,7 +47,7 @@ describe('usage per day', () => {
 
     const theirs = await other.agent.get('/api/account/usage');
     expect(theirs.status).toBe(200);
-    expect(theirs.body).toEqual({ period: '2026-03', limit: 10_000, count: 0, days: zeroDays('2026-03', 10) });
+    expect(theirs.body).toEqual({ period: '2026-03', limit: 10_000, count: 0, testCount: 0, days: zeroDays('2026-03', 10) });
   });
 
   it('answers a past month with all its days and the current plan’s limit; a new month starts empty', async () => {
@@ -60,10 +62,10 @@ describe('usage per day', () => {
     expect(feb.status).toBe(200);
     const days = zeroDays('2026-02', 28);
     days[27]!.count = 1;
-    expect(feb.body).toEqual({ period: '2026-02', limit: 250_000, count: 1, days });
+    expect(feb.body).toEqual({ period: '2026-02', limit: 250_000, count: 1, testCount: 0, days });
 
     const now = await c.agent.get('/api/account/usage');
-    expect(now.body).toEqual({ period: '2026-03', limit: 250_000, count: 0, days: zeroDays('2026-03', 1) });
+    expect(now.body).toEqual({ period: '2026-03', limit: 250_000, count: 0, testCount: 0, days: zeroDays('2026-03', 1) });
     // Before the account existed: nothing counted, every day listed.
     expect((await c.agent.get('/api/account/usage?period=2024-02')).body.days).toEqual(zeroDays('2024-02', 29));
   });
@@ -73,7 +75,7 @@ describe('usage per day', () => {
     expect((await usage.reserve('acc_release', '2026-05', '04', 10)).ok).toBe(true);
     expect((await usage.reserve('acc_release', '2026-05', '04', 10)).ok).toBe(true);
     await usage.release('acc_release', '2026-05', '04');
-    expect(await usage.month('acc_release', '2026-05')).toEqual({ count: 1, days: { '04': 1 } });
+    expect(await usage.month('acc_release', '2026-05')).toEqual({ count: 1, days: { '04': 1 }, testCount: 0, testDays: {} });
   });
 
   it('needs a session: 401', async () => {

@@ -26,6 +26,7 @@ import { ProjectsService } from '../projects/service.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminRoutes } from '../routes/admin.js';
 import type { RouteDeps, Services } from '../routes/deps.js';
+import { demoRoutes } from '../routes/demo.js';
 import { deviceFlowRoutes } from '../routes/deviceflow.js';
 import { eventsRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
@@ -54,7 +55,7 @@ function loggedPath(url: string): string {
 }
 
 /** Paths that never touch the database: they answer while it is away. */
-const WITHOUT_DATABASE = /^\/(healthz|readyz|openapi\.json|openapi\/dashboard\.json|agent\.js|assets\/)/;
+const WITHOUT_DATABASE = /^\/(healthz|readyz|openapi\.json|openapi\/dashboard\.json|agent\.js|assets\/|favicon\.ico$|docs$|$)/;
 
 /** While the database is known to be unreachable, requests that need it get 503 at once. */
 function databaseGate(store: Store): RequestHandler {
@@ -151,6 +152,7 @@ export function createApp(deps: AppDeps): Express {
     keys: keysRoutes(rd),
     deviceFlow: deviceFlowRoutes(rd),
     account: accountRoutes(rd),
+    demo: demoRoutes(rd),
     admin: adminRoutes(rd),
   });
 

@@ -41,10 +41,15 @@ export class Meter {
     if (!second.ok) {
       throw new ApiError(429, 'Rate limit exceeded', { usage: second.count, limit: limits.rps }, rateLimitHeaders(limits.rps, 1));
     }
-    if (key.type !== 'live') return NOTHING_TO_RELEASE;
-
     const period = periodOf(now);
     const day = dayOf(now);
+    if (key.type === 'test') {
+      // Shown apart in the dashboard's chart; never against the quota.
+      await this.store.usage.countTest(key.accountId, period, day, 1);
+      return { release: () => this.store.usage.countTest(key.accountId, period, day, -1) };
+    }
+    if (key.type !== 'live') return NOTHING_TO_RELEASE;
+
     const month = await this.store.usage.reserve(key.accountId, period, day, limits.monthly);
     if (!month.ok) {
       throw new ApiError(

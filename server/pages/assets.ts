@@ -10,6 +10,8 @@ const SCRIPTS = {
   'login.js': repoFile('server/pages/login/browser.ts'),
   'cli-consent.js': repoFile('server/deviceflow/page/browser.ts'),
   'dashboard.js': repoFile('server/pages/dashboard/browser.ts'),
+  'home.js': repoFile('server/pages/home/browser.ts'),
+  'demo.js': repoFile('server/pages/demo/browser.ts'),
 } as const;
 const STYLESHEET = repoFile('server/pages/browser/pages.css');
 

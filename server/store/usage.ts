@@ -20,12 +20,18 @@ interface UsageDoc {
   period: string;
   count: number;
   days?: Record<string, number>;
+  /** Identify calls with test keys (never against the quota), and per day. */
+  testCount?: number;
+  testDays?: Record<string, number>;
 }
 
 export interface MonthUsage {
   count: number;
   /** Calls per day of the month (`DD` → count); days without calls are absent. */
   days: Record<string, number>;
+  /** Calls with test keys (not counted against the quota), in all and per day. */
+  testCount: number;
+  testDays: Record<string, number>;
 }
 
 export class UsageRepo {
@@ -38,7 +44,7 @@ export class UsageRepo {
 
   async month(accountId: string, period: string): Promise<MonthUsage> {
     const doc = await this.col.findOne({ _id: `${accountId}:${period}` });
-    return { count: doc?.count ?? 0, days: doc?.days ?? {} };
+    return { count: doc?.count ?? 0, days: doc?.days ?? {}, testCount: doc?.testCount ?? 0, testDays: doc?.testDays ?? {} };
   }
 
   /**
@@ -62,6 +68,28 @@ export class UsageRepo {
         // limit and the filter did not match): a plain conditional update decides.
         const doc = await this.col.findOneAndUpdate(filter, { $inc }, { returnDocument: 'after' });
         return doc ? { ok: true, count: doc.count } : { ok: false, count: limit };
+      }
+    });
+  }
+
+  /**
+   * Counts (delta 1) or uncounts (-1) a call with a test key on `day`. Test
+   * calls never count against the quota; the dashboard shows them apart. The
+   * document starts with `count: 0`, so `reserve`'s filter still matches it.
+   */
+  countTest(accountId: string, period: string, day: string, delta: 1 | -1): Promise<void> {
+    const _id = `${accountId}:${period}`;
+    return this.lock.run(_id, async () => {
+      const $inc = { testCount: delta, [`testDays.${day}`]: delta };
+      if (delta < 0) {
+        await this.col.updateOne({ _id, testCount: { $gt: 0 } }, { $inc });
+        return;
+      }
+      try {
+        await this.col.updateOne({ _id }, { $inc, $setOnInsert: { accountId, period, count: 0 } }, { upsert: true });
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        await this.col.updateOne({ _id }, { $inc });
       }
     });
   }
