@@ -125,6 +125,8 @@ describe.skipIf(!hasChromium)('first-hour pages in headless Chromium', () => {
     // The dashboard: the demo's calls are test traffic, shown apart; the install step.
     await page.goto(`${origin}/dashboard`);
     await page.locator('#install-panel').waitFor({ state: 'visible' });
+    // The note names the project's browser key once its keys have loaded.
+    await page.locator('#install-note', { hasText: 'Demo page (test)' }).waitFor();
     expect(await page.locator('#chart rect.bar-test').count()).toBe(1);
     expect(await page.locator('#chart rect.bar').count()).toBe(0);
     expect(await page.textContent('#chart-caption')).toContain('Test keys, shown apart, never count: 2 calls.');

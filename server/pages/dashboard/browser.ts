@@ -487,6 +487,7 @@ async function start(): Promise<void> {
   showWho(me.body.user.email, () => void signOut());
   renderPlan();
   renderProjects();
+  renderInstall();
   for (const id of ['plan-panel', 'projects-panel', 'keys-panel', 'install-panel']) el(id).hidden = false;
   for (const id of ['snippet-html', 'snippet-npm']) {
     el(`copy-${id}`).addEventListener('click', () => {
