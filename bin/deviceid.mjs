@@ -1,16 +1,17 @@
 #!/usr/bin/env node
-// The `deviceid` command. From a checkout it runs the TypeScript source through
-// tsx; where only a build exists (npm run build), it runs dist/.
+// The `deviceid` command from a checkout: runs the TypeScript source through
+// tsx (which applies tsconfig.json's paths, so @deviceid/* are the sources).
+// The published command is clients/cli/bin/deviceid.js.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const source = new URL('../clients/cli/bin.ts', import.meta.url);
-const built = new URL('../dist/clients/cli/bin.js', import.meta.url);
+const built = new URL('../clients/cli/dist/esm/bin.js', import.meta.url);
 
 async function tsx() {
   try {
     const { register } = await import('tsx/esm/api');
-    register();
+    register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) });
     return true;
   } catch {
     return false;

@@ -1,7 +1,7 @@
 // The dashboard API: sign-up/sign-in, the account and its plan, projects and
 // API keys. Session cookie auth; our design (spec 2.10, 3.2, 5, 8).
 import { z } from 'zod';
-import { commonErrorResponses, ErrorSchema, initContract, meta } from './common.js';
+import { commonErrorResponses, initContract, meta, errorResponse } from './common.js';
 
 const c = initContract();
 
@@ -47,12 +47,14 @@ export const UsageSchema = z
     period: Period.describe('Calendar month in UTC, YYYY-MM'),
     limit: z.number().int().nonnegative().describe("Monthly quota of the account's current plan (plan history is not kept)"),
     count: z.number().int().nonnegative().describe('Successful identify calls with live keys in the period'),
+    testCount: z.number().int().nonnegative().describe('Successful identify calls with test keys in the period (not counted against the quota)'),
     days: z
       .array(
         z
           .object({
             date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('Day in UTC, YYYY-MM-DD'),
             count: z.number().int().nonnegative().describe('Successful identify calls with live keys that day'),
+            test: z.number().int().nonnegative().describe('Successful identify calls with test keys that day (not counted against the quota)'),
           })
           .openapi({ title: 'UsageDay' }),
       )
@@ -104,11 +106,11 @@ const Email = EmailSchema;
 const ProjectName = z.string().trim().min(1, 'must not be empty').max(100);
 const KeyName = z.string().trim().min(1, 'must not be empty').max(100);
 
-export const sessionRoutes = { ...commonErrorResponses, 401: ErrorSchema.describe('Not signed in') };
+export const sessionRoutes = { ...commonErrorResponses, 401: errorResponse(401, 'Not signed in', 'Not signed in') };
 /** Answers of state-changing dashboard routes (CSRF protection). */
 export const csrfResponses = {
-  403: ErrorSchema.describe("'Cross-site request rejected': Origin (or Referer) is not this service"),
-  415: ErrorSchema.describe('The body must be application/json'),
+  403: errorResponse(403, 'Cross-site request rejected', "'Cross-site request rejected': Origin (or Referer) is not this service"),
+  415: errorResponse(415, 'Content-Type must be application/json', 'The body must be application/json'),
 };
 
 export const accountContract = c.router(
@@ -130,11 +132,11 @@ export const accountContract = c.router(
       responses: {
         201: SessionViewSchema,
         ...commonErrorResponses,
-        400: ErrorSchema.describe("A field fails validation, or 'password: too easy to guess. <why>'"),
+        400: errorResponse(400, 'password: too easy to guess. This is a commonly used password.', "A field fails validation, or 'password: too easy to guess. <why>'"),
         ...csrfResponses,
-        403: ErrorSchema.describe("Sign-up is not open to this request (closed, no invitation, or one that is not valid; the error says which), or 'Cross-site request rejected'"),
-        409: ErrorSchema.describe('Email already registered'),
-        429: ErrorSchema.describe('Too many sign-ups from this address; retry after `Retry-After` seconds'),
+        403: errorResponse(403, 'Sign-up is closed on this instance', "Sign-up is not open to this request (closed, no invitation, or one that is not valid; the error says which), or 'Cross-site request rejected'"),
+        409: errorResponse(409, 'Email already registered', 'Email already registered'),
+        429: errorResponse(429, 'Too many sign-ups from this address; try again later', 'Too many sign-ups from this address; retry after `Retry-After` seconds'),
       },
       metadata: meta({ auth: 'public', csrf: true }),
     },
@@ -146,9 +148,9 @@ export const accountContract = c.router(
       responses: {
         200: SessionViewSchema,
         ...commonErrorResponses,
-        401: ErrorSchema.describe("'Invalid email or password'"),
+        401: errorResponse(401, 'Invalid email or password', "'Invalid email or password'"),
         ...csrfResponses,
-        429: ErrorSchema.describe('Too many failed sign-ins for this email from this address, from this address, or for this email; retry after `Retry-After` seconds'),
+        429: errorResponse(429, 'Too many failed sign-in attempts; try again later', 'Too many failed sign-ins for this email from this address, from this address, or for this email; retry after `Retry-After` seconds'),
       },
       metadata: meta({ auth: 'public', csrf: true }),
     },
@@ -177,7 +179,7 @@ export const accountContract = c.router(
       responses: {
         200: UsageSchema,
         ...sessionRoutes,
-        400: ErrorSchema.describe("A malformed `period`, or one after the current month: 'period: …'"),
+        400: errorResponse(400, 'period: must not be after the current month', "A malformed `period`, or one after the current month: 'period: …'"),
       },
       metadata: meta({ auth: 'session' }),
     },
@@ -190,7 +192,7 @@ export const accountContract = c.router(
         200: AccountSchema,
         ...sessionRoutes,
         ...csrfResponses,
-        403: ErrorSchema.describe("'Plans are assigned by the administrator' (or 'Cross-site request rejected')"),
+        403: errorResponse(403, 'Plans are assigned by the administrator', "'Plans are assigned by the administrator' (or 'Cross-site request rejected')"),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },
@@ -210,7 +212,7 @@ export const accountContract = c.router(
         201: ProjectSchema,
         ...sessionRoutes,
         ...csrfResponses,
-        409: ErrorSchema.describe(`The account already has ${ACCOUNT_LIMITS.projects} projects`),
+        409: errorResponse(409, `An account can have at most ${ACCOUNT_LIMITS.projects} projects`, `The account already has ${ACCOUNT_LIMITS.projects} projects`),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },
@@ -219,14 +221,14 @@ export const accountContract = c.router(
       path: '/api/projects/:projectId',
       summary: "Rename a project or replace its allowed domains",
       body: z.object({ name: ProjectName.optional(), allowedDomains: z.array(DomainSchema).max(100).optional() }).openapi({ title: 'UpdateProjectRequest' }),
-      responses: { 200: ProjectSchema, ...sessionRoutes, ...csrfResponses, 404: ErrorSchema.describe("'Project not found'") },
+      responses: { 200: ProjectSchema, ...sessionRoutes, ...csrfResponses, 404: errorResponse(404, 'Project not found', "'Project not found'") },
       metadata: meta({ auth: 'session', csrf: true }),
     },
     listKeys: {
       method: 'GET',
       path: '/api/projects/:projectId/keys',
       summary: "A project's API keys (never their values)",
-      responses: { 200: z.object({ keys: z.array(ApiKeySchema) }), ...sessionRoutes, 404: ErrorSchema.describe("'Project not found'") },
+      responses: { 200: z.object({ keys: z.array(ApiKeySchema) }), ...sessionRoutes, 404: errorResponse(404, 'Project not found', "'Project not found'") },
       metadata: meta({ auth: 'session' }),
     },
     createKey: {
@@ -238,9 +240,9 @@ export const accountContract = c.router(
         201: z.object({ apiKey: ApiKeySchema, key: z.string().describe('The plaintext key. Shown once; store it now.') }),
         ...sessionRoutes,
         ...csrfResponses,
-        404: ErrorSchema.describe("'Project not found'"),
-        409: ErrorSchema.describe(`The project already has ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`),
-        429: ErrorSchema.describe(`${ACCOUNT_LIMITS.keysPerDay} keys were created today; retry after \`Retry-After\` seconds`),
+        404: errorResponse(404, 'Project not found', "'Project not found'"),
+        409: errorResponse(409, `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`, `The project already has ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`),
+        429: errorResponse(429, `At most ${ACCOUNT_LIMITS.keysPerDay} keys can be created a day; try again tomorrow`, `${ACCOUNT_LIMITS.keysPerDay} keys were created today; retry after \`Retry-After\` seconds`),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },
@@ -253,7 +255,7 @@ export const accountContract = c.router(
         200: z.object({ apiKey: ApiKeySchema }),
         ...sessionRoutes,
         ...csrfResponses,
-        404: ErrorSchema.describe("'API key not found'"),
+        404: errorResponse(404, 'API key not found', "'API key not found'"),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },

@@ -3,6 +3,7 @@
 import { initContract } from '@ts-rest/core';
 import { extendZodWithOpenApi } from '@anatine/zod-openapi';
 import { z } from 'zod';
+import { ERROR_CODES, errorCode } from './errors.js';
 
 extendZodWithOpenApi(z);
 
@@ -16,10 +17,11 @@ export { initContract };
  * - `browserKey`: `X-API-Key` with an active live or test key (identify).
  * - `secretKey`: `X-API-Key` with an active secret key.
  * - `secretBearer`: `Authorization: Bearer svc_secret_...`.
+ * - `anyKey`: `X-API-Key` with any active key (live, test or secret).
  * - `session`: the dashboard session cookie.
  * - `admin`: the session of the instance's administrator (403 for anyone else).
  */
-export type AuthKind = 'public' | 'browserKey' | 'secretKey' | 'secretBearer' | 'session' | 'admin';
+export type AuthKind = 'public' | 'browserKey' | 'secretKey' | 'secretBearer' | 'anyKey' | 'session' | 'admin';
 
 export interface RouteMeta {
   auth: AuthKind;
@@ -34,19 +36,32 @@ export interface RouteMeta {
 export const meta = (m: RouteMeta): RouteMeta => m;
 
 export const ErrorSchema = z
-  .object({ error: z.string().openapi({ example: 'Event not found' }) })
-  .openapi({ title: 'Error', description: 'Every error body carries a human-readable `error`.' });
+  .object({
+    error: z.string().describe('What went wrong, for people (the texts of the spec)'),
+    code: z.enum(ERROR_CODES).describe('What went wrong, for programs: stable across releases'),
+  })
+  .openapi({ title: 'Error', description: 'Every error body carries a human-readable `error` and a machine-readable `code`.' });
+
+/**
+ * An error response of a route: the error body with the real text this route
+ * answers (`error`) and its code as its example.
+ */
+export function errorResponse(status: number, message: string, description: string) {
+  return ErrorSchema.describe(description).openapi({ example: { error: message, code: errorCode(status, message) } });
+}
 
 export const RateLimitErrorSchema = z
   .object({
-    error: z.string().openapi({ example: 'Monthly API call limit exceeded' }),
+    error: z.string(),
+    code: z.enum(['rate_limit_exceeded', 'monthly_quota_exceeded']),
     usage: z.number().int().nonnegative().describe('Requests counted in the current window (second or month).'),
     limit: z.number().int().nonnegative().describe("The plan's limit for that window."),
   })
   .openapi({
     title: 'RateLimitError',
     description:
-      "429 body. `error` is 'Rate limit exceeded' for the per-second limit and 'Monthly API call limit exceeded' for the monthly quota. A `Retry-After` header (seconds) says when to retry.",
+      "429 body. `error` is 'Rate limit exceeded' (`code` rate_limit_exceeded) for the per-second limit and 'Monthly API call limit exceeded' (`code` monthly_quota_exceeded) for the monthly quota. A `Retry-After` header (seconds) says when to retry.",
+    example: { error: 'Monthly API call limit exceeded', code: 'monthly_quota_exceeded', usage: 10000, limit: 10000 },
   });
 
 const ulidPattern = '[0-9A-HJKMNP-TV-Z]{26}';
@@ -63,7 +78,7 @@ export const TimestampMs = z.number().int().nonnegative().describe('Unix time in
 
 /** Responses every authenticated route can answer besides its own. */
 export const commonErrorResponses = {
-  400: ErrorSchema.describe('Malformed JSON or a field that fails validation; `error` names the field.'),
-  413: ErrorSchema.describe('Request body larger than the limit.'),
-  500: ErrorSchema.describe('Internal error; `error` carries an incident id. Retry with exponential backoff.'),
+  400: errorResponse(400, 'Invalid JSON body', 'Malformed JSON or a field that fails validation; `error` names the field.'),
+  413: errorResponse(413, 'Request body too large (limit 262144 bytes)', 'Request body larger than the limit.'),
+  500: errorResponse(500, 'Internal error (incident rid_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z)', 'Internal error; `error` carries an incident id. Retry with exponential backoff.'),
 } as const;

@@ -5,7 +5,7 @@
 // pending → denied (our addition). The token endpoint maps them to
 // 200 pending / 200 authorized (once) / 410 expired|consumed|denied.
 import { z } from 'zod';
-import { initContract, commonErrorResponses, ErrorSchema, meta } from './common.js';
+import { initContract, commonErrorResponses, meta, errorResponse } from './common.js';
 
 const c = initContract();
 
@@ -72,6 +72,7 @@ export const TokenEndedSchema = z
   .object({ status: z.enum(['expired', 'consumed', 'denied']) })
   .openapi({
     title: 'TokenEnded',
+    example: { status: 'expired' },
     description:
       '`expired`: the 600 s window elapsed before the key was collected (an authorized grant never polled also expires; no key exists for it). `consumed`: the key was already returned. `denied` (our addition): the user refused on the consent page. In every case start a new grant.',
   });
@@ -100,16 +101,16 @@ const UserCodeParam = z.object({
 
 const grantErrors = {
   ...commonErrorResponses,
-  401: ErrorSchema.describe('Not signed in'),
-  404: ErrorSchema.describe('Unknown code (counts toward the limit of 5 unknown codes per user per 10 minutes)'),
-  410: ErrorSchema.describe('The code expired, or another account already used it'),
-  429: ErrorSchema.describe(
+  401: errorResponse(401, 'Not signed in', 'Not signed in'),
+  404: errorResponse(404, 'Unknown code: check the code shown in your terminal', 'Unknown code (counts toward the limit of 5 unknown codes per user per 10 minutes)'),
+  410: errorResponse(410, 'This code has expired: start again in your terminal', 'The code expired, or another account already used it'),
+  429: errorResponse(429, 'Too many unknown codes tried; try again later', 
     'Too many unknown codes tried (5 per signed-in user, 20 per IP, per 10 minutes; RFC 8628 §5.1). Every code lookup is refused until `Retry-After` seconds have passed.',
   ),
 };
 const csrfResponses = {
-  403: ErrorSchema.describe("'Cross-site request rejected': Origin (or Referer) is not this service"),
-  415: ErrorSchema.describe('The body must be application/json'),
+  403: errorResponse(403, 'Cross-site request rejected', "'Cross-site request rejected': Origin (or Referer) is not this service"),
+  415: errorResponse(415, 'Content-Type must be application/json', 'The body must be application/json'),
 };
 
 export const deviceFlowContract = c.router(
@@ -124,8 +125,8 @@ export const deviceFlowContract = c.router(
       responses: {
         200: DeviceCodeGrantSchema,
         ...commonErrorResponses,
-        400: ErrorSchema.describe('`client_name` missing, empty, longer than 64 characters or containing control characters'),
-        429: ErrorSchema.describe(`More than ${DEVICE_CODES_PER_IP_PER_MINUTE} grants started from this IP in a minute; retry after \`Retry-After\` seconds`),
+        400: errorResponse(400, 'client_name: must not be empty', '`client_name` missing, empty, longer than 64 characters or containing control characters'),
+        429: errorResponse(429, 'Too many device codes requested from this address; try again later', `More than ${DEVICE_CODES_PER_IP_PER_MINUTE} grants started from this IP in a minute; retry after \`Retry-After\` seconds`),
       },
       metadata: meta({ auth: 'public' }),
     },
@@ -139,7 +140,7 @@ export const deviceFlowContract = c.router(
       responses: {
         200: z.union([TokenPendingSchema, TokenAuthorizedSchema]),
         ...commonErrorResponses,
-        400: ErrorSchema.describe('Unknown or malformed device_code'),
+        400: errorResponse(400, 'Unknown or malformed device_code', 'Unknown or malformed device_code'),
         410: TokenEndedSchema,
       },
       metadata: meta({ auth: 'public' }),
@@ -164,8 +165,8 @@ export const deviceFlowContract = c.router(
         200: GrantViewSchema,
         ...grantErrors,
         ...csrfResponses,
-        404: ErrorSchema.describe("Unknown code, or 'Project not found' (not a project of your account)"),
-        409: ErrorSchema.describe('You already decided this grant differently (denied it, or approved it for another project)'),
+        404: errorResponse(404, 'Project not found', "Unknown code, or 'Project not found' (not a project of your account)"),
+        409: errorResponse(409, 'You already denied this request', 'You already decided this grant differently (denied it, or approved it for another project)'),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },
@@ -180,7 +181,7 @@ export const deviceFlowContract = c.router(
         200: GrantViewSchema,
         ...grantErrors,
         ...csrfResponses,
-        409: ErrorSchema.describe('You already approved this grant'),
+        409: errorResponse(409, 'You already approved this request', 'You already approved this grant'),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },

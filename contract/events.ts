@@ -1,6 +1,6 @@
 // GET /v1/events/:requestId (spec 4.4): one full event, secret key only.
 import { z } from 'zod';
-import { initContract, commonErrorResponses, ErrorSchema, meta, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
+import { initContract, commonErrorResponses, meta, RequestIdSchema, TimestampMs, VisitorIdSchema, errorResponse } from './common.js';
 import { ServerSignalsSchema } from './edge.js';
 import { JsonObjectSchema, LinkedIdSchema, TagSchema } from './identify.js';
 import { FullVerdictsSchema } from './risk.js';
@@ -84,8 +84,8 @@ export const eventsContract = c.router(
       responses: {
         200: FullEventSchema,
         ...commonErrorResponses,
-        401: ErrorSchema.describe('Missing or invalid secret key'),
-        404: ErrorSchema.describe("'Event not found': unknown id or another account's event"),
+        401: errorResponse(401, 'Invalid or missing secret key', 'Missing or invalid secret key'),
+        404: errorResponse(404, 'Event not found', "'Event not found': unknown id or another account's event"),
       },
       metadata: meta({ auth: 'secretBearer' }),
     },
@@ -108,8 +108,8 @@ export const eventsContract = c.router(
       responses: {
         200: FullEventSchema,
         ...commonErrorResponses,
-        401: ErrorSchema.describe('Missing or invalid secret key'),
-        404: ErrorSchema.describe("'Event not found': unknown id or another account's event"),
+        401: errorResponse(401, 'Invalid or missing secret key', 'Missing or invalid secret key'),
+        404: errorResponse(404, 'Event not found', "'Event not found': unknown id or another account's event"),
       },
       metadata: meta({ auth: 'secretBearer' }),
     },
@@ -127,7 +127,7 @@ export const eventsContract = c.router(
           })
           .openapi({ title: 'EventSearchResult' }),
         ...commonErrorResponses,
-        401: ErrorSchema.describe('Missing or invalid secret key'),
+        401: errorResponse(401, 'Invalid or missing secret key', 'Missing or invalid secret key'),
       },
       metadata: meta({ auth: 'secretBearer' }),
     },

@@ -37,7 +37,7 @@ export const healthContract = c.router(
       responses: {
         200: z.object({ status: z.literal('ready'), database: DatabaseStateSchema }),
         503: z
-          .object({ error: z.string(), database: DatabaseStateSchema })
+          .object({ error: z.string(), code: z.literal('service_unavailable'), database: DatabaseStateSchema })
           .describe("'Database not reachable', with the database's state"),
       },
       metadata: meta({ auth: 'public' }),

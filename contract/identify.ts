@@ -1,6 +1,6 @@
 // POST /v1/identify (spec 4.3): browser signals in, compact result out.
 import { z } from 'zod';
-import { initContract, commonErrorResponses, ErrorSchema, meta, RateLimitErrorSchema, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
+import { initContract, commonErrorResponses, errorResponse, meta, RateLimitErrorSchema, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
 import { IpLocationSchema } from './edge.js';
 import { RiskFactorSchema, VerdictsSchema } from './risk.js';
 import { SignalsRequestSchema } from './signals.js';
@@ -104,8 +104,8 @@ export const identifyContract = c.router(
       responses: {
         200: z.union([IdentifyResultSchema, SealedIdentifyResultSchema]).describe('The compact result; for a project with sealing on, `{sealedResult}` in its place'),
         ...commonErrorResponses,
-        401: ErrorSchema.describe("Missing, unknown, revoked or secret key: 'Invalid or missing API key'"),
-        403: ErrorSchema.describe("The page or Origin host is not in the project's allowed domains: 'Domain not allowed'"),
+        401: errorResponse(401, 'Invalid or missing API key', "Missing, unknown, revoked or secret key: 'Invalid or missing API key'"),
+        403: errorResponse(403, 'Domain not allowed', "The page or Origin host is not in the project's allowed domains: 'Domain not allowed'"),
         429: RateLimitErrorSchema,
       },
       metadata: meta({ auth: 'browserKey' }),

@@ -3,42 +3,75 @@
 import { accountContract } from './account.js';
 import { adminContract } from './admin.js';
 import { initContract } from './common.js';
+import { demoContract } from './demo.js';
 import { deviceFlowContract } from './deviceflow.js';
 import { eventsContract } from './events.js';
 import { healthContract } from './health.js';
 import { identifyContract } from './identify.js';
 import { sealingContract } from './sealing.js';
 import { visitorsContract } from './visitors.js';
+import { keysContract } from './keys.js';
 import { visitsContract } from './visits.js';
 import { webhooksContract } from './webhooks.js';
 
 const c = initContract();
 
-export const contract = c.router({
+/**
+ * Spelled out so that declarations name each area's type instead of
+ * expanding the whole router (which made index.d.ts 1.2 MB).
+ */
+// A type alias (not an interface): ts-rest's AppRouter needs the implicit index signature.
+export type Contract = {
+  health: typeof healthContract;
+  identify: typeof identifyContract;
+  events: typeof eventsContract;
+  visits: typeof visitsContract;
+  visitors: typeof visitorsContract;
+  keys: typeof keysContract;
+  deviceFlow: typeof deviceFlowContract;
+  account: typeof accountContract;
+  demo: typeof demoContract;
+  admin: typeof adminContract;
+  sealing: typeof sealingContract;
+  webhooks: typeof webhooksContract;
+};
+
+export const contract: Contract = c.router({
   health: healthContract,
   identify: identifyContract,
   events: eventsContract,
   visits: visitsContract,
   visitors: visitorsContract,
+  keys: keysContract,
   deviceFlow: deviceFlowContract,
   account: accountContract,
+  demo: demoContract,
   admin: adminContract,
   sealing: sealingContract,
   webhooks: webhooksContract,
 });
 
-export type Contract = typeof contract;
-
 export * from './account.js';
 export * from './admin.js';
 export * from './common.js';
+export * from './demo.js';
 export * from './deviceflow.js';
 export * from './edge.js';
+export * from './errors.js';
 export * from './events.js';
 export * from './identify.js';
+export * from './keys.js';
 export * from './risk.js';
 export * from './sealing.js';
 export * from './signals.js';
 export * from './visitors.js';
 export * from './visits.js';
 export * from './webhooks.js';
+
+// Plain types of the main payloads, for code that does not want zod in its signatures.
+import type { z } from 'zod';
+import type { IdentifyRequestSchema, IdentifyResultSchema } from './identify.js';
+import type { SealedIdentifyResultSchema } from './sealing.js';
+export type IdentifyRequestBody = z.infer<typeof IdentifyRequestSchema>;
+export type IdentifyResultBody = z.infer<typeof IdentifyResultSchema>;
+export type SealedIdentifyResultBody = z.infer<typeof SealedIdentifyResultSchema>;

@@ -3,7 +3,7 @@
 // opens it with the project's sealing key (deviceid/client `unseal`).
 import { z } from 'zod';
 import { csrfResponses, sessionRoutes } from './account.js';
-import { initContract, ErrorSchema, meta } from './common.js';
+import { initContract, errorResponse, meta } from './common.js';
 
 const c = initContract();
 
@@ -23,7 +23,7 @@ export const SealedIdentifyResultSchema = z
   .strict()
   .openapi({ title: 'SealedIdentifyResult' });
 
-const notFound = { 404: ErrorSchema.describe("'Project not found'") };
+const notFound = { 404: errorResponse(404, 'Project not found', "Unknown project, or another account's") };
 
 export const sealingContract = c.router(
   {

@@ -1,7 +1,7 @@
 // DELETE /v1/visitors/:visitorId: delete everything stored about a device
 // (a privacy request), secret key only.
 import { z } from 'zod';
-import { initContract, commonErrorResponses, ErrorSchema, meta, VisitorIdSchema } from './common.js';
+import { initContract, commonErrorResponses, errorResponse, meta, VisitorIdSchema } from './common.js';
 
 const c = initContract();
 
@@ -26,8 +26,8 @@ export const visitorsContract = c.router(
       responses: {
         202: DeletionSchema,
         ...commonErrorResponses,
-        401: ErrorSchema.describe('Missing or invalid secret key'),
-        404: ErrorSchema.describe("'Visitor not found': unknown id or another account's visitor"),
+        401: errorResponse(401, 'Invalid or missing secret key', 'Missing or invalid secret key'),
+        404: errorResponse(404, 'Visitor not found', "Unknown id or another account's visitor"),
       },
       metadata: meta({ auth: 'secretBearer' }),
     },

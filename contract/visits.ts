@@ -1,6 +1,6 @@
 // GET /v1/demo/visits/:visitorId (spec 4.5): a visitor's recent visits, secret key only.
 import { z } from 'zod';
-import { initContract, commonErrorResponses, ErrorSchema, meta, TimestampMs, VisitorIdSchema } from './common.js';
+import { initContract, commonErrorResponses, meta, TimestampMs, errorResponse, VisitorIdSchema } from './common.js';
 import { ASN_CATEGORIES, ServerSignalsSchema } from './edge.js';
 import { RiskFactorSchema } from './risk.js';
 import { ClientSignalsSchema } from './signals.js';
@@ -56,9 +56,9 @@ export const visitsContract = c.router(
       responses: {
         200: VisitHistorySchema,
         ...commonErrorResponses,
-        400: ErrorSchema.describe('Malformed cursor'),
-        401: ErrorSchema.describe('Missing or invalid secret key'),
-        404: ErrorSchema.describe("'Visitor not found': unknown id or another account's visitor"),
+        400: errorResponse(400, 'before: must be a visit id of this visitor or a Unix ms timestamp', 'Malformed cursor'),
+        401: errorResponse(401, 'Invalid or missing secret key', 'Missing or invalid secret key'),
+        404: errorResponse(404, 'Visitor not found', "'Visitor not found': unknown id or another account's visitor"),
       },
       metadata: meta({ auth: 'secretKey' }),
     },

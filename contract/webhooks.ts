@@ -2,7 +2,7 @@
 // every identification event, signed; their delivery log and redelivery.
 import { z } from 'zod';
 import { csrfResponses, sessionRoutes } from './account.js';
-import { initContract, ErrorSchema, meta, RequestIdSchema } from './common.js';
+import { initContract, errorResponse, meta, RequestIdSchema } from './common.js';
 
 const c = initContract();
 
@@ -51,7 +51,7 @@ const UrlBody = z
   .strict()
   .openapi({ title: 'CreateWebhookRequest' });
 
-const notFound = (what: string) => ({ 404: ErrorSchema.describe(`'${what} not found'`) });
+const notFound = (what: string) => ({ 404: errorResponse(404, `${what} not found`, `Unknown ${what.toLowerCase()}, or another account's`) });
 const projectPath = '/api/projects/:projectId/webhooks';
 
 export const webhooksContract = c.router(
@@ -75,7 +75,7 @@ export const webhooksContract = c.router(
         ...sessionRoutes,
         ...csrfResponses,
         ...notFound('Project'),
-        409: ErrorSchema.describe(`The project already has ${WEBHOOK_LIMITS.endpointsPerProject} endpoints`),
+        409: errorResponse(409, `A project can have at most ${WEBHOOK_LIMITS.endpointsPerProject} webhook endpoints`, 'The project has as many endpoints as it may'),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },

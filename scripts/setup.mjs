@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The set-up step of `npm start` and `npm test`, using only Node built-ins:
 // 1. installs npm packages (`npm ci`) when node_modules does not match the lock file;
-// 2. builds the FerretDB launcher (devdb/) into .devdb/bin when it is missing
+// 2. compiles the workspace packages and the server (scripts/build.mjs --if-changed);
+// 3. builds the FerretDB launcher (devdb/) into .devdb/bin when it is missing
 //    or its source changed. A cold Go build takes 2–5 minutes on 2 cores.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -36,7 +37,10 @@ if (!existsSync(lockStamp) || readFileSync(lockStamp, 'utf8') !== lockHash) {
   writeFileSync(lockStamp, lockHash);
 }
 
-// 2. the FerretDB launcher
+// 2. the packages and the server, compiled (skipped when their sources did not change)
+run(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-changed']);
+
+// 3. the FerretDB launcher
 const bin = join(root, '.devdb', 'bin', 'devdb');
 const binStamp = bin + '.sha256';
 const srcHash = sha256(['devdb/go.mod', 'devdb/go.sum', 'devdb/main.go']);

@@ -62,6 +62,7 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default('./.data'),
   TRUST_PROXY: TrustProxy.default(''),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   PLANS: z
     .string()
     .transform((s, ctx) => {
@@ -112,6 +113,8 @@ export interface Config {
   dataDir: string;
   trustProxy: TrustProxy;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise. */
+  logFormat: 'auto' | 'json' | 'pretty';
   plans: PlanTable;
   serverSecret: string;
   /** Tor exit, blocklist, datacenter, VPN and proxy lists (re-read when they change). */
@@ -167,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     plans,
     serverSecret: e.SERVER_SECRET ?? loadOrCreateSecret(dataDir),
     listsDir: resolve(e.LISTS_DIR ?? join(dataDir, 'lists')),

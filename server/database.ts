@@ -8,7 +8,9 @@ import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+import { REPO_ROOT } from './paths.js';
+
+export { REPO_ROOT };
 export const DEVDB_BIN = join(REPO_ROOT, '.devdb', 'bin', 'devdb');
 
 export interface Database {

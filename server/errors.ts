@@ -1,6 +1,8 @@
 // The one error type handlers and modules throw. Its message is what the
 // client sees, so never put internal detail in it; 5xx are built by the error
-// middleware with an incident id instead.
+// middleware with an incident id instead. Its body is `{error, code, ...extra}`.
+import { errorCode, type ErrorCode } from '../contract/errors.js';
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -14,7 +16,12 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
+  /** The stable machine-readable code of this error (contract/errors.ts). */
+  get code(): ErrorCode {
+    return errorCode(this.status, this.message);
+  }
+
   body(): Record<string, unknown> {
-    return { error: this.message, ...this.extra };
+    return { error: this.message, code: this.code, ...this.extra };
   }
 }

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DatabaseStartError, startDatabase } from './database.js';
@@ -22,6 +23,14 @@ import { Store } from './store/index.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/** JSON lines for machines; readable, coloured lines when a person watches the terminal (LOG_FORMAT). */
+function createLogger(config: Config): Logger {
+  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true);
+  if (!pretty) return pino({ level: config.logLevel });
+  const stream = pinoPretty({ colorize: process.stdout.isTTY === true, sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' });
+  return pino({ level: config.logLevel }, stream);
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -33,7 +42,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = pino({ level: config.logLevel });
+  const logger = createLogger(config);
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config, logger);
   const slot = workerSlot();
 
@@ -77,8 +86,13 @@ async function main(): Promise<void> {
   const port = (server.address() as AddressInfo).port;
   const url = config.port === 0 ? `${config.tls ? 'https' : 'http'}://localhost:${port}` : config.baseUrl;
   if (slot === 0) {
-    process.stdout.write(`deviceid listening on ${url}  (database: ${process.env[DB_SOURCE_ENV] ?? db.source}${cluster.isWorker ? `, ${config.workers} workers` : ''})\n`);
-    process.stdout.write(`  health: ${url}/healthz   API document: ${url}/openapi.json\n`);
+    // The banner is logged whatever LOG_LEVEL says (except silent): it is how one learns the URL.
+    const banner = config.logLevel === 'silent' ? logger : logger.child({}, { level: 'info' });
+    const database = process.env[DB_SOURCE_ENV] ?? db.source;
+    banner.info(
+      { url, database, workers: config.workers, home: `${url}/`, docs: `${url}/docs`, openapi: `${url}/openapi.json`, health: `${url}/healthz` },
+      `deviceid listening on ${url} (database: ${database}${cluster.isWorker ? `, ${config.workers} workers` : ''}); open ${url}/ to start`,
+    );
   }
 
   // Background work: webhook deliveries in every worker (claimed per delivery);

@@ -47,7 +47,7 @@ describe('sign-up, sign-in, sign-out', () => {
   it('refuses a second sign-up with the same email (any case): 409', async () => {
     const res = await request(h.app).post('/api/auth/signup').set('origin', origin).send({ email: 'ADA@example.com', password: 'another password' });
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ error: 'Email already registered' });
+    expect(res.body).toEqual({ error: 'Email already registered', code: expect.any(String) });
   });
 
   it('lets exactly one of concurrent sign-ups with one email win', async () => {
@@ -80,7 +80,7 @@ describe('sign-up, sign-in, sign-out', () => {
     ]) {
       const bad = await request(h.app).post('/api/auth/login').set('origin', origin).send(body);
       expect(bad.status).toBe(401);
-      expect(bad.body).toEqual({ error: 'Invalid email or password' });
+      expect(bad.body).toEqual({ error: 'Invalid email or password', code: expect.any(String) });
       expect(bad.headers['set-cookie']).toBeUndefined();
     }
   });
@@ -131,14 +131,14 @@ describe('session and CSRF protection', () => {
   ] as const)('%s %s without a session: 401 {error}', async (method, path) => {
     const res = await request(h.app)[method](path).set('origin', origin).send({});
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'Not signed in' });
+    expect(res.body).toEqual({ error: 'Not signed in', code: expect.any(String) });
   });
 
   it('rejects a state change from another origin, or with no origin at all: 403', async () => {
     const c = await signUp(h);
     const evil = await c.agent.post('/api/projects').set('origin', 'https://evil.example').send({ name: 'x' });
     expect(evil.status).toBe(403);
-    expect(evil.body).toEqual({ error: 'Cross-site request rejected' });
+    expect(evil.body).toEqual({ error: 'Cross-site request rejected', code: expect.any(String) });
     const none = await c.agent.post('/api/projects').send({ name: 'x' });
     expect(none.status).toBe(403);
     const referer = await c.agent.post('/api/projects').set('referer', `${c.origin}/dashboard`).send({ name: 'via referer' });
@@ -151,7 +151,7 @@ describe('session and CSRF protection', () => {
     const c = await signUp(h);
     const res = await c.agent.post('/api/projects').set('origin', c.origin).type('form').send('name=x');
     expect(res.status).toBe(415);
-    expect(res.body).toEqual({ error: 'Content-Type must be application/json' });
+    expect(res.body).toEqual({ error: 'Content-Type must be application/json', code: expect.any(String) });
   });
 });
 
@@ -160,7 +160,7 @@ describe('account and plan', () => {
     const c = await signUp(h);
     const res = await c.agent.put('/api/account/plan').set('origin', c.origin).send({ plan: 'scale' });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: 'Plans are assigned by the administrator' });
+    expect(res.body).toEqual({ error: 'Plans are assigned by the administrator', code: expect.any(String) });
     expect((await c.agent.get('/api/account')).body.account).toMatchObject({ plan: 'free', admin: false, canChangePlan: false });
   });
 
@@ -242,7 +242,7 @@ describe('API keys', () => {
     expect(after.status).toBe(401);
     const missing = await c.agent.delete(`/api/projects/${c.projectId}/keys/key_nope`).set('origin', c.origin);
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ error: 'API key not found' });
+    expect(missing.body).toEqual({ error: 'API key not found', code: expect.any(String) });
   });
 
   it('refuses a key type that does not exist and an empty name', async () => {

@@ -171,7 +171,7 @@ describe('deviceid login', () => {
   }, 40_000);
 
   it('exits 2 on usage errors and 0 for --help', async () => {
-    const cases = [[], ['logout'], ['login', '--bogus'], ['login', 'extra'], ['login', '--base-url', 'ftp://x'], ['login', '--name', '']];
+    const cases = [[], ['frobnicate'], ['logout', 'extra'], ['login', '--bogus'], ['login', 'extra'], ['login', '--base-url', 'ftp://x'], ['login', '--name', '']];
     const runs = cases.map((args) => deviceid(args));
     for (const [i, run] of runs.entries()) {
       expect((await run.exited).code, `${cases[i]!.join(' ')}: ${run.stderr()}`).toBe(2);
@@ -200,4 +200,87 @@ describe('deviceid login', () => {
     expect(run.stderr()).toContain('--print');
     expect(await h.store.db.collection('deviceGrants').countDocuments()).toBe(before);
   }, 40_000);
+});
+
+describe('deviceid login again, logout and status', () => {
+  const approve = async (run: Run) => {
+    const [, userCode] = await run.waitFor(CODE_RE);
+    await authorizeGrant(c, userCode!).expect(200);
+    const { code } = await run.exited;
+    expect(code, run.stderr()).toBe(0);
+  };
+  const stored = (file: string): string => JSON.parse(readFileSync(file, 'utf8')).servers[srv.url].apiKey;
+  const statusOf = async (key: string) => {
+    const res = await h.http().get('/v1/keys/self').set('x-api-key', key);
+    return res.status === 200 ? res.body.apiKey.status : res.status;
+  };
+  const cmd = async (file: string, ...args: string[]) => {
+    const run = deviceid([...args, '--base-url', srv.url], { DEVICEID_CREDENTIALS_FILE: file });
+    const { code } = await run.exited;
+    return { code, stdout: run.stdout(), stderr: run.stderr() };
+  };
+
+  it('a second login replaces the stored key and revokes the old one; --keep-old keeps it active', async () => {
+    const file = freshFile();
+    await approve(login(file, '--name', 'laptop'));
+    const first = stored(file);
+    const again = login(file, '--name', 'laptop');
+    await approve(again);
+    const second = stored(file);
+    expect(second).not.toBe(first);
+    expect(again.stderr()).toContain(`The key stored before (svc_live_…${first.slice(-4)}) was revoked.`);
+    expect(again.stderr()).not.toContain(first);
+    expect(await statusOf(first)).toBe(401);
+    expect(await statusOf(second)).toBe('active');
+
+    const kept = login(file, '--name', 'laptop', '--keep-old');
+    await approve(kept);
+    expect(kept.stderr()).toContain('stays active (--keep-old)');
+    expect(await statusOf(second)).toBe('active');
+    expect(await statusOf(stored(file))).toBe('active');
+  }, 60_000);
+
+  it('status shows the service, the key hint and whether it works; logout revokes and forgets', async () => {
+    const file = freshFile();
+    const none = await cmd(file, 'status');
+    expect(none.code).toBe(9);
+    expect(none.stdout).toContain(`Service:     ${srv.url}`);
+    expect(none.stdout).toContain('none stored');
+
+    await approve(login(file, '--name', 'ci box'));
+    const key = stored(file);
+    const ok = await cmd(file, 'status');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain(`svc_live_…${key.slice(-4)}`);
+    expect(ok.stdout).toContain('"ci box (CLI)"');
+    expect(ok.stdout).toMatch(/Works: +yes \(live key of project prj_/);
+    expect(ok.stdout + ok.stderr).not.toContain(key);
+
+    const out = await cmd(file, 'logout');
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toContain(`Revoked the key svc_live_…${key.slice(-4)}`);
+    expect(await statusOf(key)).toBe(401);
+    expect(JSON.parse(readFileSync(file, 'utf8')).servers[srv.url]).toBeUndefined();
+    expect((await cmd(file, 'logout')).stderr).toContain('Not signed in');
+
+    // A stored key revoked elsewhere: status says it no longer works.
+    await approve(login(file));
+    const revoked = stored(file);
+    await h.http().delete('/v1/keys/self').set('x-api-key', revoked).expect(200);
+    const dead = await cmd(file, 'status');
+    expect(dead.code).toBe(9);
+    expect(dead.stdout).toContain('Works:       no');
+  }, 60_000);
+
+  it('logout leaves a dashboard key active (it cannot revoke itself) but forgets it', async () => {
+    const file = freshFile();
+    const key = await c.key('live');
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, JSON.stringify({ version: 1, servers: { [srv.url]: { apiKey: key, clientName: 'x', createdAt: '2026-01-01T00:00:00.000Z' } } }));
+    const out = await cmd(file, 'logout');
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toContain('created in the dashboard');
+    expect(await statusOf(key)).toBe('active');
+    expect(JSON.parse(readFileSync(file, 'utf8')).servers[srv.url]).toBeUndefined();
+  }, 30_000);
 });

@@ -117,8 +117,8 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     await page.locator('#keys-body tr').first().waitFor();
     expect(await page.textContent('#usage-count')).toBe('3 of 10,000 (January 2026)');
     expect(await page.textContent('#usage-percent')).toBe('0.03% used');
-    expect(await page.locator('#chart rect.bar title').allTextContents()).toEqual(['2026-01-14: 2 calls', '2026-01-15: 1 call']);
-    expect(await page.textContent('#chart-caption')).toContain('Monthly quota 10,000: 3 used (0.03%)');
+    expect(await page.locator('#chart rect.bar title').allTextContents()).toEqual(['2026-01-14: 2 calls with live keys', '2026-01-15: 1 call with live keys']);
+    expect(await page.textContent('#chart-caption')).toContain('monthly quota of 10,000: 3 used (0.03%)');
     expect(await page.getAttribute('#chart svg', 'aria-labelledby')).toBe('chart-title chart-desc');
     expect((await cells(page, '#keys-body tr'))[6]).toBe('2026-01-15 12:00 UTC');
     await shot(page, '04-usage.png');
@@ -136,7 +136,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     expect(revoked[8]).toBe('');
     const refused = await identify(key);
     expect(refused.status).toBe(401);
-    expect(await refused.json()).toEqual({ error: 'Invalid or missing API key' });
+    expect(await refused.json()).toEqual({ error: 'Invalid or missing API key', code: expect.any(String) });
     await shot(page, '06-revoked.png');
 
     // A key created 120 days ago (server clock) is flagged for rotation.

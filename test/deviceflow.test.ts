@@ -84,7 +84,7 @@ describe('POST /api/cli/device-code', () => {
   ])('rejects %o with 400 {error}', async (body, error) => {
     const res = await h.http().post('/api/cli/device-code').send(body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: expect.stringMatching(error) });
+    expect(res.body).toEqual({ error: expect.stringMatching(error), code: expect.any(String) });
   });
 
   it('accepts 64 characters after trimming, and non-ASCII names', async () => {
@@ -98,7 +98,7 @@ describe('POST /api/cli/device-code', () => {
     h.clock.advance(30_000);
     const limited = await h.http().post('/api/cli/device-code').send({ client_name: 'one too many' });
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ error: expect.stringMatching(/Too many device codes/) });
+    expect(limited.body).toEqual({ error: expect.stringMatching(/Too many device codes/), code: expect.any(String) });
     expect(Number(limited.headers['retry-after'])).toBe(30);
     h.clock.advance(30_000);
     expect((await h.http().post('/api/cli/device-code').send({ client_name: 'next minute' })).status).toBe(200);
@@ -124,7 +124,7 @@ describe('POST /api/cli/token', () => {
   ])('answers 400 {error} to %s', async (_what, body, error) => {
     const res = await h.http().post('/api/cli/token').send(body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error });
+    expect(res.body).toEqual({ error, code: expect.any(String) });
   });
 
   it('slow_down: a poll sooner than the interval still answers pending but raises the interval by 5 s, for good', async () => {
@@ -157,7 +157,7 @@ describe('POST /api/cli/token', () => {
     expect((await getGrant(c, g.user_code)).status).toBe(410);
     const late = await authorizeGrant(c, g.user_code);
     expect(late.status).toBe(410);
-    expect(late.body).toEqual({ error: 'This code has expired: start again in your terminal' });
+    expect(late.body).toEqual({ error: 'This code has expired: start again in your terminal', code: expect.any(String) });
   });
 });
 
@@ -207,7 +207,7 @@ describe('approval, consumption and the issued key', () => {
     expect(revoked.status).toBe(200);
     const refused = await identify(apiKey);
     expect(refused.status).toBe(401);
-    expect(refused.body).toEqual({ error: 'Invalid or missing API key' });
+    expect(refused.body).toEqual({ error: 'Invalid or missing API key', code: expect.any(String) });
   });
 
   it('issues the key in the project chosen on the consent page', async () => {
@@ -284,14 +284,14 @@ describe('deny', () => {
     expect((await denyGrant(customer, denied.user_code)).status).toBe(200);
     const flip = await authorizeGrant(customer, denied.user_code);
     expect(flip.status).toBe(409);
-    expect(flip.body).toEqual({ error: 'You already denied this request' });
+    expect(flip.body).toEqual({ error: 'You already denied this request', code: expect.any(String) });
 
     const approved = await startGrant(h, 'two');
     expect((await authorizeGrant(customer, approved.user_code)).status).toBe(200);
     expect((await authorizeGrant(customer, approved.user_code)).body).toMatchObject({ status: 'authorized' });
     const deny = await denyGrant(customer, approved.user_code);
     expect(deny.status).toBe(409);
-    expect(deny.body).toEqual({ error: 'You already approved this request' });
+    expect(deny.body).toEqual({ error: 'You already approved this request', code: expect.any(String) });
     const other = await customer.agent.post('/api/projects').set('origin', customer.origin).send({ name: 'Other' });
     const moved = await authorizeGrant(customer, approved.user_code, other.body.id);
     expect(moved.status).toBe(409);
@@ -333,7 +333,7 @@ describe('consent API: codes, accounts, CSRF, brute force', () => {
     for (const code of ['BBBB-BBBB', 'not-a-code']) {
       const res = await getGrant(c, code);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: 'Unknown code: check the code shown in your terminal' });
+      expect(res.body).toEqual({ error: 'Unknown code: check the code shown in your terminal', code: expect.any(String) });
     }
   });
 
@@ -342,7 +342,7 @@ describe('consent API: codes, accounts, CSRF, brute force', () => {
     const g = await startGrant(h);
     const res = await authorizeGrant(c, g.user_code, other.projectId);
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'Project not found' });
+    expect(res.body).toEqual({ error: 'Project not found', code: expect.any(String) });
     expect((await poll(h, g.device_code)).body).toEqual({ status: 'pending', interval: 5 });
   });
 
@@ -353,7 +353,7 @@ describe('consent API: codes, accounts, CSRF, brute force', () => {
     expect((await getGrant(c, g.user_code)).body.status).toBe('authorized');
     for (const res of [await getGrant(other, g.user_code), await denyGrant(other, g.user_code), await authorizeGrant(other, g.user_code)]) {
       expect(res.status).toBe(410);
-      expect(res.body).toEqual({ error: 'This code has already been used' });
+      expect(res.body).toEqual({ error: 'This code has already been used', code: expect.any(String) });
     }
   });
 
@@ -367,7 +367,7 @@ describe('consent API: codes, accounts, CSRF, brute force', () => {
       await request(h.app).post(`/api/cli/grants/${g.user_code}/deny`).set('origin', origin).send({}),
     ]) {
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'Not signed in' });
+      expect(res.body).toEqual({ error: 'Not signed in', code: expect.any(String) });
     }
   });
 
@@ -376,7 +376,7 @@ describe('consent API: codes, accounts, CSRF, brute force', () => {
     const path = `/api/cli/grants/${g.user_code}`;
     const evil = await c.agent.post(`${path}/authorize`).set('origin', 'https://evil.example').send({ projectId: c.projectId });
     expect(evil.status).toBe(403);
-    expect(evil.body).toEqual({ error: 'Cross-site request rejected' });
+    expect(evil.body).toEqual({ error: 'Cross-site request rejected', code: expect.any(String) });
     expect((await c.agent.post(`${path}/authorize`).send({ projectId: c.projectId })).status).toBe(403);
     expect((await c.agent.post(`${path}/deny`).set('origin', 'https://evil.example').send({})).status).toBe(403);
     expect((await c.agent.post(`${path}/deny`).set('referer', 'https://evil.example/page').send({})).status).toBe(403);
@@ -396,7 +396,7 @@ describe('consent API: codes, accounts, CSRF, brute force', () => {
     }
     for (const res of [await getGrant(user, 'BBBB-BBBB'), await getGrant(user, g.user_code), await authorizeGrant(user, g.user_code), await denyGrant(user, g.user_code)]) {
       expect(res.status).toBe(429);
-      expect(res.body).toEqual({ error: 'Too many unknown codes tried; try again later' });
+      expect(res.body).toEqual({ error: 'Too many unknown codes tried; try again later', code: expect.any(String) });
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
       expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(UNKNOWN_CODE_WINDOW_SECONDS);
     }

@@ -48,6 +48,7 @@ describe('health', () => {
       expect(res.status).toBe(503);
       expect(res.body).toEqual({
         error: 'Database not reachable',
+        code: 'service_unavailable',
         database: { reachable: false, launcher: { state: 'stopped', restarts: 0, lastExit: null } },
       });
       expect((await request(app).get('/healthz')).status).toBe(200);

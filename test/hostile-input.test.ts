@@ -57,7 +57,7 @@ describe('malformed percent-escapes in the path are 400', () => {
   ] as const)('%s %s', async (method, path) => {
     const res = await request(h.app)[method](path).set('authorization', `Bearer ${secret}`).set('x-api-key', secret);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'Malformed percent-escape in the URL path' });
+    expect(res.body).toEqual({ error: 'Malformed percent-escape in the URL path', code: expect.any(String) });
   });
 });
 
@@ -88,7 +88,7 @@ describe('corrupt compressed bodies are 400 on every JSON route', () => {
         .set('authorization', `Bearer ${secret}`)
         .send(body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: 'Malformed compressed body' });
+      expect(res.body).toEqual({ error: 'Malformed compressed body', code: expect.any(String) });
     },
   );
 });
@@ -115,7 +115,7 @@ describe('tag nesting is bounded', () => {
     expect(ok.status).toBe(200);
     const deep = await h.http().post('/v1/identify').set('x-api-key', live).set('content-type', 'application/json').send(identifyText(deepTag(LIMITS.tagDepth + 1)));
     expect(deep.status).toBe(400);
-    expect(deep.body).toEqual({ error: `tag: must nest at most ${LIMITS.tagDepth} levels deep` });
+    expect(deep.body).toEqual({ error: `tag: must nest at most ${LIMITS.tagDepth} levels deep`, code: expect.any(String) });
   });
 
   it('answers 400, not a stack overflow, for a tag thousands of levels deep (8 KB)', async () => {
@@ -179,7 +179,7 @@ describe('the error handler', () => {
     expect(big.status).toBe(413);
     const br = await h.http().post('/api/cli/token').set('content-type', 'application/json').set('content-encoding', 'br').send('{}');
     expect(br.status).toBe(415);
-    expect(br.body).toEqual({ error: 'Unsupported content encoding or charset' });
+    expect(br.body).toEqual({ error: 'Unsupported content encoding or charset', code: expect.any(String) });
   });
 
   it('logs a true 500 exactly once, at error level, with the request id and the stack', async () => {
@@ -197,7 +197,7 @@ describe('the error handler', () => {
     }
     const incident = res!.headers['x-request-id'];
     expect(res!.status).toBe(500);
-    expect(res!.body).toEqual({ error: `Internal error (incident ${incident})` });
+    expect(res!.body).toEqual({ error: `Internal error (incident ${incident})`, code: expect.any(String) });
     const errors = lines!.filter((l) => (l.level as number) >= 50);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ req: { id: incident }, err: { message: 'simulated bug' } });

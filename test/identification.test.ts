@@ -162,7 +162,7 @@ describe('POST /v1/identify', () => {
   it('refuses a secret key on identify', async () => {
     const res = await identify(secret, identifyBody(nextDevice()));
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'Invalid or missing API key' });
+    expect(res.body).toEqual({ error: 'Invalid or missing API key', code: expect.any(String) });
   });
 });
 
@@ -214,7 +214,7 @@ describe('GET /v1/events/:requestId', () => {
     const otherSecret = await other.key('secret');
     for (const res of [await getEvent('req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z'), await getEvent('nonsense'), await getEvent(idr.body.requestId, otherSecret)]) {
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: 'Event not found' });
+      expect(res.body).toEqual({ error: 'Event not found', code: expect.any(String) });
     }
   });
 
@@ -224,7 +224,7 @@ describe('GET /v1/events/:requestId', () => {
     expect((await getEvent(idr.body.requestId, live)).status).toBe(401);
     const viaHeader = await request(h.app).get(`/v1/events/${idr.body.requestId}`).set('x-api-key', secret);
     expect(viaHeader.status).toBe(401);
-    expect(viaHeader.body).toEqual({ error: 'Invalid or missing secret key' });
+    expect(viaHeader.body).toEqual({ error: 'Invalid or missing secret key', code: expect.any(String) });
   });
 
   it('updates suspect, linkedId and tag, and finds events by linkedId newest first', async () => {
@@ -307,7 +307,7 @@ describe('GET /v1/demo/visits/:visitorId', () => {
     const otherSecret = await other.key('secret');
     for (const res of [await getVisits('iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z'), await getVisits(r.body.visitorId, '', otherSecret)]) {
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: 'Visitor not found' });
+      expect(res.body).toEqual({ error: 'Visitor not found', code: expect.any(String) });
     }
     expect((await getVisits(r.body.visitorId, '', live)).status).toBe(401);
   });

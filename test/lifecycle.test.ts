@@ -1,6 +1,6 @@
 // The real process: `npm start`'s entry point prints its URL, serves, and on
 // SIGTERM stops cleanly without leaving a database process behind.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,8 +44,12 @@ function devdbPidsFor(dir: string): number[] {
     .map((l) => Number(l.trim().split(/\s+/)[0]));
 }
 
-function startServer(dataDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+function startServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  entry = ['--import', 'tsx', 'server/main.ts'],
+): Promise<{ child: ChildProcess; url: string; out: () => string }> {
+  const child = spawn(process.execPath, entry, {
     env: { ...serverEnv(), PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -58,7 +62,7 @@ function startServer(dataDir: string, env: Record<string, string> = {}): Promise
       const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ child, url: m[1]! });
+        resolve({ child, url: m[1]!, out: () => out });
       }
     });
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -97,6 +101,22 @@ describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('process li
     expect(await exitOf(child)).toBe(0);
     expect(await waitFor(() => devdbPidsFor(dir).length === 0, 5_000)).toBe(true);
   });
+
+  it('npm start runs the compiled server; the banner is a log line: JSON when stdout is not a terminal, readable with LOG_FORMAT=pretty', async () => {
+    const built = spawnSync(process.execPath, ['scripts/build.mjs', '--if-changed'], { encoding: 'utf8' });
+    expect(built.status, built.stderr).toBe(0);
+    const json = await startServer(tempDir(), {}, ['dist/server/main.js']);
+    const line = JSON.parse(json.out().split('\n').find((l) => l.includes('listening on'))!);
+    expect(line).toMatchObject({ level: 30, url: json.url, health: `${json.url}/healthz`, docs: `${json.url}/docs` });
+    json.child.kill('SIGTERM');
+    expect(await exitOf(json.child)).toBe(0);
+
+    const pretty = await startServer(tempDir(), { LOG_FORMAT: 'pretty' }, ['dist/server/main.js']);
+    expect(pretty.out()).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: deviceid listening on http/m);
+    expect((await fetch(`${pretty.url}/healthz`)).status).toBe(200);
+    pretty.child.kill('SIGTERM');
+    expect(await exitOf(pretty.child)).toBe(0);
+  }, 120_000);
 
   it('the launcher exits by itself when the server is killed outright', async () => {
     const dir = tempDir();

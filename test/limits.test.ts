@@ -23,7 +23,7 @@ describe('per-account limits', () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(ACCOUNT_LIMITS.projects - 1);
     const refused = results.filter((r) => r.status === 409);
     expect(refused).toHaveLength(6);
-    expect(refused[0]!.body).toEqual({ error: `An account can have at most ${ACCOUNT_LIMITS.projects} projects` });
+    expect(refused[0]!.body).toEqual({ error: `An account can have at most ${ACCOUNT_LIMITS.projects} projects`, code: expect.any(String) });
     expect((await c.agent.get('/api/projects')).body.projects).toHaveLength(ACCOUNT_LIMITS.projects);
     // Another account is not affected.
     const other = await signUp(h);
@@ -36,7 +36,7 @@ describe('per-account limits', () => {
     const results = await Promise.all(Array.from({ length: ACCOUNT_LIMITS.activeKeysPerProject + 3 }, create));
     expect(results.filter((r) => r.status === 201)).toHaveLength(ACCOUNT_LIMITS.activeKeysPerProject);
     const refused = results.find((r) => r.status === 409)!;
-    expect(refused.body).toEqual({ error: `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first` });
+    expect(refused.body).toEqual({ error: `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`, code: expect.any(String) });
     const first = results.find((r) => r.status === 201)!.body.apiKey.id;
     expect((await c.agent.delete(`/api/projects/${c.projectId}/keys/${first}`).set('origin', c.origin)).status).toBe(200);
     expect((await create()).status).toBe(201);
@@ -61,7 +61,7 @@ describe('per-account limits', () => {
     await revoke(active.shift()!);
     const refused = await create('one more');
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ error: `At most ${ACCOUNT_LIMITS.keysPerDay} keys can be created a day; try again tomorrow` });
+    expect(refused.body).toEqual({ error: `At most ${ACCOUNT_LIMITS.keysPerDay} keys can be created a day; try again tomorrow`, code: expect.any(String) });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     h.clock.advance(24 * 3600_000);
     expect((await create('tomorrow')).status).toBe(201);

@@ -28,7 +28,7 @@ describe('per-second limit', () => {
     expect(statuses).toEqual(Array(10).fill(200));
     const over = await identify(test);
     expect(over.status).toBe(429);
-    expect(over.body).toEqual({ error: 'Rate limit exceeded', usage: 11, limit: 10 });
+    expect(over.body).toEqual({ error: 'Rate limit exceeded', usage: 11, limit: 10, code: expect.any(String) });
     expect(over.headers['retry-after']).toBe('1');
     h.clock.advance(1000);
     expect((await identify(test)).status).toBe(200);
@@ -59,7 +59,7 @@ describe('monthly quota', () => {
     h.clock.advance(1000);
     const over = await identify(live);
     expect(over.status).toBe(429);
-    expect(over.body).toEqual({ error: 'Monthly API call limit exceeded', usage: 3, limit: 3 });
+    expect(over.body).toEqual({ error: 'Monthly API call limit exceeded', usage: 3, limit: 3, code: expect.any(String) });
     expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
     expect((await identify(test)).status).toBe(200);
     const account = await c.agent.get('/api/account');
@@ -129,7 +129,7 @@ describe('domain allowlist', () => {
       if (origin) req = req.set('origin', origin);
       const res = await req.send(body({ url }));
       expect([url, origin, res.status]).toEqual([url, origin, status]);
-      if (status === 403) expect(res.body).toEqual({ error: 'Domain not allowed' });
+      if (status === 403) expect(res.body).toEqual({ error: 'Domain not allowed', code: expect.any(String) });
     }
     const missingUrl = await identify(live, { ...body(), url: undefined });
     expect(missingUrl.status).toBe(403);

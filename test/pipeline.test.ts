@@ -16,7 +16,7 @@ describe('request pipeline', () => {
   it('answers unknown paths with 404 {error} and a request id', async () => {
     const res = await h.http().get('/nope');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'Not found' });
+    expect(res.body).toEqual({ error: 'Not found', code: expect.any(String) });
     expect(res.headers['x-request-id']).toMatch(/^rid_[0-9A-Z]{26}$/);
   });
 
@@ -30,13 +30,13 @@ describe('request pipeline', () => {
   it('answers malformed JSON with 400 {error}', async () => {
     const res = await h.http().post('/v1/identify').set('content-type', 'application/json').send('{"signals": ');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'Invalid JSON body' });
+    expect(res.body).toEqual({ error: 'Invalid JSON body', code: expect.any(String) });
   });
 
   it('checks the API key before the body: no key and a bad body is 401', async () => {
     const res = await h.http().post('/v1/identify').send({ nonsense: true });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'Invalid or missing API key' });
+    expect(res.body).toEqual({ error: 'Invalid or missing API key', code: expect.any(String) });
   });
 
   it.each([
@@ -45,7 +45,7 @@ describe('request pipeline', () => {
   ])('rejects a %s key with 401', async (_what, key) => {
     const res = await h.http().post('/v1/identify').set('x-api-key', key).send({});
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'Invalid or missing API key' });
+    expect(res.body).toEqual({ error: 'Invalid or missing API key', code: expect.any(String) });
   });
 
   it('rejects a well-formed key that does not exist with 401', async () => {
@@ -58,7 +58,7 @@ describe('request pipeline', () => {
     const key = await seedKey(h.store, 'live');
     const missing = await h.http().post('/v1/identify').set('x-api-key', key).send({ timestamp: 1 });
     expect(missing.status).toBe(400);
-    expect(missing.body).toEqual({ error: 'signals: Required' });
+    expect(missing.body).toEqual({ error: 'signals: Required', code: expect.any(String) });
 
     const wrongShape = await h
       .http()
@@ -77,7 +77,7 @@ describe('request pipeline', () => {
       const res = await broken.http().get('/v1/events/req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z').set('authorization', `Bearer ${key}`);
       expect(res.status).toBe(500);
       const incident = res.headers['x-request-id'];
-      expect(res.body).toEqual({ error: `Internal error (incident ${incident})` });
+      expect(res.body).toEqual({ error: `Internal error (incident ${incident})`, code: expect.any(String) });
       expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts/);
       expect(broken.logs()).toContain(incident);
       expect(broken.logs()).not.toContain(key);

@@ -88,10 +88,10 @@ describe('SIGNUP=invite', () => {
     for (const email of ['stranger@example.com', 'admin@example.com']) {
       const res = await signup(origin, { email });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ error: 'Sign-up needs an invitation from the administrator' });
+      expect(res.body).toEqual({ error: 'Sign-up needs an invitation from the administrator', code: expect.any(String) });
     }
     const bogus = await signup(origin, { email: 'stranger@example.com', invitation: 'not-a-real-token' });
-    expect(bogus.body).toEqual({ error: 'This invitation is not valid' });
+    expect(bogus.body).toEqual({ error: 'This invitation is not valid', code: expect.any(String) });
   });
 
   it('lets an invitation create exactly one account, for its address only', async () => {
@@ -112,11 +112,11 @@ describe('SIGNUP=invite', () => {
     const token = tokenOf(created.body.url);
     expect(JSON.stringify(await h.store.db.collection('invitations').find().toArray())).not.toContain(token);
 
-    expect((await signup(origin, { email: 'someone@example.com', invitation: token })).body).toEqual({ error: 'This invitation is for another email address' });
+    expect((await signup(origin, { email: 'someone@example.com', invitation: token })).body).toEqual({ error: 'This invitation is for another email address', code: expect.any(String) });
     const invitee = await signup(origin, { email: 'invitee@example.com', invitation: token });
     expect(invitee.status).toBe(201);
     expect(invitee.body.account).toMatchObject({ plan: 'free', admin: false, canChangePlan: false });
-    expect((await signup(origin, { email: 'invitee2@example.com', invitation: token })).body).toEqual({ error: 'This invitation has already been used' });
+    expect((await signup(origin, { email: 'invitee2@example.com', invitation: token })).body).toEqual({ error: 'This invitation has already been used', code: expect.any(String) });
 
     const listed = await admin.get('/api/admin/invitations');
     expect(listed.body.invitations).toEqual([expect.objectContaining({ id: created.body.invitation.id, status: 'used', usedAt: expect.any(String) })]);
@@ -130,7 +130,7 @@ describe('SIGNUP=invite', () => {
     const token = tokenOf((await admin.post('/api/admin/invitations').set('origin', origin).send({})).body.url);
     const taken = await signup(origin, { email: 'admin@example.com', invitation: token });
     expect(taken.status).toBe(409);
-    expect(taken.body).toEqual({ error: 'Email already registered' });
+    expect(taken.body).toEqual({ error: 'Email already registered', code: expect.any(String) });
     const race = await Promise.all([1, 2, 3, 4].map((i) => signup(origin, { email: `racer${i}@example.com`, invitation: token })));
     expect(race.map((r) => r.status).sort()).toEqual([201, 403, 403, 403]);
     expect(race.filter((r) => r.status === 403).map((r) => r.body.error)).toEqual(Array(3).fill('This invitation has already been used'));
@@ -145,14 +145,14 @@ describe('SIGNUP=invite', () => {
     const revoked = await admin.delete(`/api/admin/invitations/${withdrawn.invitation.id}`).set('origin', origin);
     expect(revoked.status).toBe(200);
     expect(revoked.body.invitation.status).toBe('revoked');
-    expect((await signup(origin, { email: 'a@example.com', invitation: tokenOf(withdrawn.url) })).body).toEqual({ error: 'This invitation has been withdrawn' });
+    expect((await signup(origin, { email: 'a@example.com', invitation: tokenOf(withdrawn.url) })).body).toEqual({ error: 'This invitation has been withdrawn', code: expect.any(String) });
     const missing = await admin.delete('/api/admin/invitations/inv_nope').set('origin', origin);
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ error: 'Invitation not found' });
+    expect(missing.body).toEqual({ error: 'Invitation not found', code: expect.any(String) });
 
     const stale = await invite();
     h.clock.advance(INVITATION_TTL_MS);
-    expect((await signup(origin, { email: 'a@example.com', invitation: tokenOf(stale.url) })).body).toEqual({ error: 'This invitation has expired' });
+    expect((await signup(origin, { email: 'a@example.com', invitation: tokenOf(stale.url) })).body).toEqual({ error: 'This invitation has expired', code: expect.any(String) });
     expect((await admin.get('/api/admin/invitations')).body.invitations.map((i: { status: string }) => i.status)).toEqual(['expired', 'revoked']);
   });
 
@@ -160,7 +160,7 @@ describe('SIGNUP=invite', () => {
     const origin = await start({ SIGNUP: 'invite' });
     const results = await Promise.all([1, 2, 3, 4, 5].map((i) => signup(origin, { email: `first${i}@example.com` })));
     expect(results.map((r) => r.status).sort()).toEqual([201, 403, 403, 403, 403]);
-    for (const r of results.filter((x) => x.status === 403)) expect(r.body).toEqual({ error: 'Sign-up needs an invitation from the administrator' });
+    for (const r of results.filter((x) => x.status === 403)) expect(r.body).toEqual({ error: 'Sign-up needs an invitation from the administrator', code: expect.any(String) });
     // The losers' emails are free again.
     const loser = results.findIndex((r) => r.status === 403) + 1;
     expect(await h.store.db.collection('emails').findOne({ _id: `first${loser}@example.com` as never })).toBeNull();
@@ -176,7 +176,7 @@ describe('SIGNUP=closed', () => {
     for (const body of [{ email: 'b@example.com' }, { email: 'b@example.com', invitation: token }]) {
       const res = await signup(origin, body);
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ error: 'Sign-up is closed on this instance' });
+      expect(res.body).toEqual({ error: 'Sign-up is closed on this instance', code: expect.any(String) });
     }
   });
 });
@@ -189,7 +189,7 @@ describe('SIGNUP=open', () => {
     expect((await signup(origin, { email: 'b@example.com' })).status).toBe(201);
     const limited = await signup(origin, { email: 'c@example.com' });
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ error: 'Too many sign-ups from this address; try again later' });
+    expect(limited.body).toEqual({ error: 'Too many sign-ups from this address; try again later', code: expect.any(String) });
     const hourEnd = (Math.floor(h.clock.now() / 3600_000) + 1) * 3600_000;
     expect(Number(limited.headers['retry-after'])).toBe(Math.ceil((hourEnd - h.clock.now()) / 1000));
     // A weak password is refused before anything is counted.
@@ -243,7 +243,7 @@ describe('administration', () => {
       expect((await request(h.app)[method](path).set('origin', origin).send({ plan: 'scale' })).status, path).toBe(401);
       const res = await member[method](path).set('origin', origin).send({ plan: 'scale' });
       expect(res.status, path).toBe(403);
-      expect(res.body).toEqual({ error: 'Administrators only' });
+      expect(res.body).toEqual({ error: 'Administrators only', code: expect.any(String) });
     }
   });
 
@@ -268,7 +268,7 @@ describe('administration', () => {
     expect((await member.get('/api/account')).body.account).toMatchObject({ plan: 'growth', limits: { monthly: 250_000 } });
     const missing = await admin.put('/api/admin/accounts/acc_missing/plan').set('origin', origin).send({ plan: 'growth' });
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ error: 'Account not found' });
+    expect(missing.body).toEqual({ error: 'Account not found', code: expect.any(String) });
     expect((await admin.put('/api/account/plan').set('origin', origin).send({ plan: 'scale' })).status).toBe(200);
   });
 

@@ -158,12 +158,12 @@ describe('POST /api/auth/login throttling', () => {
     for (let i = 0; i < SIGN_IN_LIMITS.emailAndIp.max; i++) {
       const wrong = await login(email, `wrong ${i}`, '203.0.113.66');
       expect(wrong.status).toBe(401);
-      expect(wrong.body).toEqual({ error: 'Invalid email or password' });
+      expect(wrong.body).toEqual({ error: 'Invalid email or password', code: expect.any(String) });
     }
     h.clock.advance(60_000);
     const blocked = await login(email, PASSWORD, '203.0.113.66');
     expect(blocked.status).toBe(429);
-    expect(blocked.body).toEqual({ error: 'Too many failed sign-in attempts; try again later' });
+    expect(blocked.body).toEqual({ error: 'Too many failed sign-in attempts; try again later', code: expect.any(String) });
     const windowEnd = (Math.floor(h.clock.now() / SIGN_IN_LIMITS.emailAndIp.windowMs) + 1) * SIGN_IN_LIMITS.emailAndIp.windowMs;
     expect(Number(blocked.headers['retry-after'])).toBe(Math.ceil((windowEnd - h.clock.now()) / 1000));
     expect((await login(email, PASSWORD, '192.0.2.10')).status).toBe(200);

@@ -17,7 +17,7 @@ afterAll(async () => {
 let seed = 9000;
 const identify = (key: string) => request(h.app).post('/v1/identify').set('x-api-key', key).send(identifyBody(deviceValues(++seed)));
 const zeroDays = (period: string, n: number) =>
-  Array.from({ length: n }, (_, i) => ({ date: `${period}-${String(i + 1).padStart(2, '0')}`, count: 0 }));
+  Array.from({ length: n }, (_, i) => ({ date: `${period}-${String(i + 1).padStart(2, '0')}`, count: 0, test: 0 }));
 
 describe('usage per day', () => {
   it('counts successful live calls per UTC day up to today; test keys and other accounts never show', async () => {
@@ -37,15 +37,17 @@ describe('usage per day', () => {
     const days = zeroDays('2026-03', 10);
     days[8]!.count = 2;
     days[9]!.count = 3;
-    expect(res.body).toEqual({ period: '2026-03', limit: 10_000, count: 5, days });
+    // The test key's call is shown apart and never counted against the quota.
+    days[8]!.test = 1;
+    expect(res.body).toEqual({ period: '2026-03', limit: 10_000, count: 5, testCount: 1, days });
     // Written to this process's slot, not once per call.
     const slot = await h.store.db.collection('usage').findOne({ _id: `${c.accountId}:2026-03:s0` as never });
-    expect(slot).toMatchObject({ period: '2026-03', count: 5, days: { '09': 2, '10': 3 } });
+    expect(slot).toMatchObject({ period: '2026-03', count: 5, days: { '09': 2, '10': 3 }, testCount: 1, testDays: { '09': 1 } });
     expect((await c.agent.get('/api/account')).body.account.usage).toEqual({ period: '2026-03', count: 5 });
 
     const theirs = await other.agent.get('/api/account/usage');
     expect(theirs.status).toBe(200);
-    expect(theirs.body).toEqual({ period: '2026-03', limit: 10_000, count: 0, days: zeroDays('2026-03', 10) });
+    expect(theirs.body).toEqual({ period: '2026-03', limit: 10_000, count: 0, testCount: 0, days: zeroDays('2026-03', 10) });
   });
 
   it('answers a past month with all its days and the current plan’s limit; a new month starts empty', async () => {
@@ -60,10 +62,10 @@ describe('usage per day', () => {
     expect(feb.status).toBe(200);
     const days = zeroDays('2026-02', 28);
     days[27]!.count = 1;
-    expect(feb.body).toEqual({ period: '2026-02', limit: 250_000, count: 1, days });
+    expect(feb.body).toEqual({ period: '2026-02', limit: 250_000, count: 1, testCount: 0, days });
 
     const now = await c.agent.get('/api/account/usage');
-    expect(now.body).toEqual({ period: '2026-03', limit: 250_000, count: 0, days: zeroDays('2026-03', 1) });
+    expect(now.body).toEqual({ period: '2026-03', limit: 250_000, count: 0, testCount: 0, days: zeroDays('2026-03', 1) });
     // Before the account existed: nothing counted, every day listed.
     expect((await c.agent.get('/api/account/usage?period=2024-02')).body.days).toEqual(zeroDays('2024-02', 29));
   });
@@ -71,14 +73,14 @@ describe('usage per day', () => {
   it('needs a session: 401', async () => {
     const res = await h.http().get('/api/account/usage');
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'Not signed in' });
+    expect(res.body).toEqual({ error: 'Not signed in', code: expect.any(String) });
   });
 
   it.each([['2026-13'], ['2026-1'], ['March'], ['2026-03-01'], ['']])('refuses the period %j with 400', async (period) => {
     const c = await signUp(h);
     const res = await c.agent.get(`/api/account/usage?period=${encodeURIComponent(period)}`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'period: must be a month, YYYY-MM' });
+    expect(res.body).toEqual({ error: 'period: must be a month, YYYY-MM', code: expect.any(String) });
   });
 
   it('refuses a month that has not started with 400', async () => {
@@ -86,7 +88,7 @@ describe('usage per day', () => {
     const c = await signUp(h);
     const res = await c.agent.get('/api/account/usage?period=2026-07');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'period: must not be after the current month' });
+    expect(res.body).toEqual({ error: 'period: must not be after the current month', code: expect.any(String) });
     expect((await c.agent.get('/api/account/usage?period=2026-06')).body.days).toHaveLength(30);
   });
 });

@@ -1,7 +1,7 @@
 // Starts every collector in turn, yielding to the page between slices of
 // synchronous work; async collectors then run concurrently, each behind its
 // own timeout. A signal that throws or hangs is left out and never delays the others.
-import type { SignalName, SignalValues } from '../../contract/signals.js';
+import type { SignalName, SignalValues } from '@deviceid/contract';
 import type { Collector } from './collector.js';
 import { createContext, type Context } from './context.js';
 import { collectors } from './signals/index.js';

@@ -1,4 +1,4 @@
-import type { SignalName, SignalValues } from '../../contract/signals.js';
+import type { SignalName, SignalValues } from '@deviceid/contract';
 import type { Context } from './context.js';
 
 /** Collects one signal; a throw or a timeout drops the signal from the request. */

@@ -1,15 +1,14 @@
 // Browser agent entry. Bundled as an IIFE exposing the global `DeviceId`:
 //   const agent = await DeviceId.load({ apiKey, endpoint });
 //   const result = await agent.get({ linkedId, tag });
-import type { z } from 'zod';
-import type { IdentifyRequestSchema, IdentifyResultSchema, LIMITS } from '../../contract/identify.js';
+import type { IdentifyRequestBody, IdentifyResultBody, LIMITS } from '@deviceid/contract';
 import { collectSignals } from './collect.js';
 
 export { collectSignals };
 
 /** The compact result, or `{sealedResult}` for a project with sealed results on (forward it to your backend). */
-export type IdentifyResult = z.infer<typeof IdentifyResultSchema> | { sealedResult: string };
-type IdentifyRequest = z.infer<typeof IdentifyRequestSchema>;
+export type IdentifyResult = IdentifyResultBody | { sealedResult: string };
+type IdentifyRequest = IdentifyRequestBody;
 
 /** The contract's URL limit; typed from LIMITS so a change there fails to compile here. */
 const URL_CHARS: (typeof LIMITS)['urlChars'] = 2048;

@@ -1,18 +1,8 @@
 // The device code flow from the tool's side (spec 3.1, 4.1, 4.2; RFC 8628 §3.4–3.5):
 // start a grant, show the code, poll until the user decides, return the key.
-import { deviceFlowContract } from '../../contract/deviceflow.js';
-import {
-  AbortedError,
-  DeviceIdError,
-  errorFromResponse,
-  NetworkError,
-  RateLimitError,
-  ServerError,
-  TimeoutError,
-  UnexpectedResponseError,
-  parseRetryAfter,
-} from '../node/errors.js';
-import { createRawClient, sleep, unwrap, type FetchLike } from '../node/transport.js';
+import { deviceFlowContract } from '@deviceid/contract';
+import { AbortedError, DeviceIdError, NetworkError, RateLimitError, ServerError, TimeoutError, UnexpectedResponseError } from '@deviceid/client';
+import { createRawClient, errorFromResponse, parseRetryAfter, sleep, unwrap, type FetchLike } from '@deviceid/client/internal';
 import { isWebUrl, openInBrowser } from './browser.js';
 import { GrantConsumedError, GrantDeniedError, GrantExpiredError } from './errors.js';
 

@@ -136,3 +136,17 @@ export async function saveCredential(baseUrl: string, credential: StoredCredenti
     throw new CredentialsFileError(`Cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, path, { cause: err });
   }
 }
+
+/** Forgets the credential for a service (other services' entries stay); false when there was none. */
+export async function removeCredential(baseUrl: string, path = credentialsPath()): Promise<boolean> {
+  try {
+    const file = await readFileJson(path);
+    if (!(serverKey(baseUrl) in file.servers)) return false;
+    delete file.servers[serverKey(baseUrl)];
+    await writePrivate(path, `${JSON.stringify(file, null, 2)}\n`);
+    return true;
+  } catch (err) {
+    if (err instanceof CredentialsFileError) throw err;
+    throw new CredentialsFileError(`Cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, path, { cause: err });
+  }
+}

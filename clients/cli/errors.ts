@@ -1,5 +1,6 @@
 // How a device code grant can end without a key (spec 3.1; `denied` is our addition).
-import { DeviceIdError, type ErrorDetails } from '../node/errors.js';
+import { DeviceIdError } from '@deviceid/client';
+import type { ErrorDetails } from '@deviceid/client/internal';
 
 export type GrantEnd = 'expired' | 'consumed' | 'denied';
 

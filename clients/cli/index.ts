@@ -11,8 +11,9 @@ export {
   CredentialsFileError,
   loadApiKey,
   loadCredential,
+  removeCredential,
   saveCredential,
   type StoredCredential,
 } from './credentials.js';
-export { EXIT, run, type CliIo } from './main.js';
-export { AbortedError, DeviceIdError, NetworkError, RateLimitError, ServerError, TimeoutError, UnexpectedResponseError, ValidationError } from '../node/errors.js';
+export { EXIT, keyHint, run, type CliIo } from './main.js';
+export { AbortedError, DeviceIdError, NetworkError, RateLimitError, ServerError, TimeoutError, UnexpectedResponseError, ValidationError } from '@deviceid/client';

@@ -2,10 +2,19 @@
 // carries only what a script may capture (the `export` line of --print).
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { AbortedError, DeviceIdError, NetworkError, RateLimitError, TimeoutError } from '../node/errors.js';
+import { AbortedError, createKeyClient, DeviceIdError, NetworkError, RateLimitError, TimeoutError } from '@deviceid/client';
 import { authorizeDevice, type Verification } from './authorize.js';
 import { noBrowserReason, openInBrowser } from './browser.js';
-import { API_KEY_ENV, checkWritable, credentialsPath, CredentialsFileError, saveCredential } from './credentials.js';
+import {
+  API_KEY_ENV,
+  checkWritable,
+  credentialsPath,
+  CredentialsFileError,
+  loadCredential,
+  removeCredential,
+  saveCredential,
+  type StoredCredential,
+} from './credentials.js';
 import { GrantConsumedError, GrantDeniedError, GrantExpiredError } from './errors.js';
 
 /** Exit codes of `deviceid` (documented in `deviceid --help`). */
@@ -27,6 +36,8 @@ export const EXIT = {
   UNREACHABLE: 7,
   /** The credentials file could not be written. */
   STORAGE: 8,
+  /** `status`: no key stored for the service, or it no longer works. */
+  NO_WORKING_KEY: 9,
   /** Interrupted with Ctrl-C (SIGINT): 128 + 2. */
   INTERRUPTED: 130,
 } as const;
@@ -34,18 +45,23 @@ export const EXIT = {
 export const DEFAULT_BASE_URL = 'http://localhost:8080';
 export const VERSION = '0.1.0';
 
-const HELP = `Usage: deviceid login [options]
+const HELP = `Usage: deviceid <login|logout|status> [options]
 
-Signs this machine in to a deviceid service with a device code: open the
-printed URL, check the code, pick a project and approve. The new live key is
-stored in a file only you can read, or printed with --print.
+  login   Signs this machine in to a deviceid service with a device code: open
+          the printed URL, check the code, pick a project and approve. The new
+          live key is stored in a file only you can read (or printed with
+          --print); a key stored before for the same service is replaced and
+          revoked, unless --keep-old.
+  logout  Revokes the stored key on the service and forgets it.
+  status  Shows the service, the stored key's hint and whether it still works.
 
 Options:
   --base-url <url>  Service URL (default: $DEVICEID_BASE_URL or ${DEFAULT_BASE_URL})
-  --name <name>     Name shown on the consent page; the key is named "<name> (CLI)"
+  --name <name>     login: name shown on the consent page; the key is named "<name> (CLI)"
                     (default: "deviceid CLI on <hostname>")
-  --no-browser      Do not offer to open a browser
-  --print           Print "export ${API_KEY_ENV}=..." on stdout instead of storing the key
+  --no-browser      login: do not offer to open a browser
+  --print           login: print "export ${API_KEY_ENV}=..." on stdout instead of storing the key
+  --keep-old        login: keep the key stored before active (it is still replaced in the file)
   -h, --help        Show this help
   -v, --version     Show the version
 
@@ -65,6 +81,7 @@ Exit codes:
   6    the key of this code was already collected
   7    the service could not be reached
   8    the credentials file could not be written
+  9    status: no key stored, or the stored key no longer works
   130  interrupted (Ctrl-C)
 `;
 
@@ -100,6 +117,7 @@ function parse(argv: string[]) {
         name: { type: 'string' },
         'no-browser': { type: 'boolean' },
         print: { type: 'boolean' },
+        'keep-old': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -130,7 +148,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       return EXIT.OK;
     }
     if (args.positionals.length === 0) throw new UsageError('missing command');
-    if (args.positionals[0] !== 'login') throw new UsageError(`unknown command "${args.positionals[0]}"`);
+    if (!COMMANDS.includes(args.positionals[0] as Command)) throw new UsageError(`unknown command "${args.positionals[0]}"`);
     if (args.positionals.length > 1) throw new UsageError(`unexpected argument "${args.positionals[1]}"`);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
@@ -147,6 +165,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     err('deviceid: --base-url must be an http(s) URL');
     return EXIT.USAGE;
   }
+  const command = args.positionals[0] as Command;
+  if (command === 'logout') return logout(baseUrl, io, err);
+  if (command === 'status') return status(baseUrl, io, err);
+
   const clientName = (args.values.name ?? defaultClientName()).trim();
   if (clientName.length === 0 || clientName.length > 64) {
     err('deviceid: --name must be 1 to 64 characters');
@@ -209,7 +231,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(`export ${API_KEY_ENV}='${apiKey}'\n`);
       return EXIT.OK;
     }
+    let previous: StoredCredential | undefined;
     try {
+      previous = await loadCredential(baseUrl, path);
       await saveCredential(baseUrl, { apiKey, clientName, createdAt: new Date().toISOString() }, path);
     } catch (e) {
       err(`✗ Approved, but the key could not be stored: ${(e as Error).message}`);
@@ -218,10 +242,98 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     }
     err(`✓ Approved. Key saved to ${path} (readable only by you).`);
     err(`  It is listed as "${clientName} (CLI)" under API Keys, where you can revoke it.`);
+    if (previous && previous.apiKey !== apiKey) {
+      const old = keyHint(previous.apiKey);
+      if (args.values['keep-old']) err(`  The key stored before (${old}) was replaced in the file and stays active (--keep-old).`);
+      else err(`  ${await revokeReplaced(baseUrl, previous.apiKey, old)}`);
+    }
     return EXIT.OK;
   } catch (e) {
     spinner.stop();
     stopPrompt();
+    return report(e, io, err);
+  }
+}
+
+const COMMANDS = ['login', 'logout', 'status'] as const;
+type Command = (typeof COMMANDS)[number];
+
+/** `svc_live_…a1B2`: enough to tell keys apart, never the key. */
+export function keyHint(key: string): string {
+  const m = /^(svc_[a-z]+_)/.exec(key);
+  return `${m?.[1] ?? ''}…${key.slice(-4)}`;
+}
+
+const keyClient = (baseUrl: string, apiKey: string) => createKeyClient({ baseUrl, apiKey, timeoutMs: 10_000, retries: 1, userAgent: `deviceid-cli/${VERSION}` });
+
+/** After a new login: revokes the key it replaced; says what happened. */
+async function revokeReplaced(baseUrl: string, oldKey: string, hint: string): Promise<string> {
+  try {
+    await keyClient(baseUrl, oldKey).revokeSelf();
+    return `The key stored before (${hint}) was revoked.`;
+  } catch (e) {
+    if (e instanceof DeviceIdError && e.status === 401) return `The key stored before (${hint}) no longer worked; nothing to revoke.`;
+    if (e instanceof DeviceIdError && e.status === 403) return `The key stored before (${hint}) was created in the dashboard; revoke it there if you no longer need it.`;
+    return `The key stored before (${hint}) could not be revoked (${e instanceof Error ? e.message : String(e)}); revoke it under API Keys in the dashboard.`;
+  }
+}
+
+/** `deviceid logout`: revokes the stored key on the service, then forgets it. */
+async function logout(baseUrl: string, io: CliIo, err: (line?: string) => void): Promise<number> {
+  const path = credentialsPath(io.env, io.platform);
+  try {
+    const stored = await loadCredential(baseUrl, path);
+    if (!stored) {
+      err(`Not signed in to ${baseUrl} (no key in ${path}).`);
+      return EXIT.OK;
+    }
+    const hint = keyHint(stored.apiKey);
+    try {
+      await keyClient(baseUrl, stored.apiKey).revokeSelf();
+      err(`✓ Revoked the key ${hint} on ${baseUrl}.`);
+    } catch (e) {
+      if (e instanceof DeviceIdError && e.status === 401) err(`The key ${hint} no longer worked on ${baseUrl}; nothing to revoke.`);
+      else if (e instanceof DeviceIdError && e.status === 403) err(`The key ${hint} was created in the dashboard and stays active there; revoke it under API Keys if you no longer need it.`);
+      else return report(e, io, err);
+    }
+    await removeCredential(baseUrl, path);
+    err(`✓ Removed it from ${path}.`);
+    return EXIT.OK;
+  } catch (e) {
+    return report(e, io, err);
+  }
+}
+
+/** `deviceid status`: the service, the stored key's hint, and whether it still works. */
+async function status(baseUrl: string, io: CliIo, err: (line?: string) => void): Promise<number> {
+  const path = credentialsPath(io.env, io.platform);
+  const out = (line: string) => io.stdout.write(`${line}\n`);
+  try {
+    out(`Service:     ${baseUrl}`);
+    const stored = await loadCredential(baseUrl, path);
+    if (!stored) {
+      out(`Key:         none stored in ${path}`);
+      err('Run "deviceid login" to get one.');
+      return EXIT.NO_WORKING_KEY;
+    }
+    out(`Key:         ${keyHint(stored.apiKey)} ("${stored.clientName} (CLI)", stored ${stored.createdAt} in ${path})`);
+    try {
+      const info = await keyClient(baseUrl, stored.apiKey).self();
+      out(`Works:       yes (${info.type} key of project ${info.projectId}, last used ${info.lastUsedAt ?? 'never'})`);
+      return EXIT.OK;
+    } catch (e) {
+      if (e instanceof DeviceIdError && e.status === 401) {
+        out('Works:       no: the service refuses it (revoked or deleted)');
+        err('Run "deviceid login" to get a new key.');
+        return EXIT.NO_WORKING_KEY;
+      }
+      if (e instanceof NetworkError || e instanceof TimeoutError) {
+        out(`Works:       unknown: cannot reach the service (${e.message})`);
+        return EXIT.UNREACHABLE;
+      }
+      throw e;
+    }
+  } catch (e) {
     return report(e, io, err);
   }
 }

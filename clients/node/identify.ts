@@ -1,18 +1,16 @@
 // The identify client for custom (non-browser) clients: signals in, the
 // compact identification result out, with a live or test key.
 import type { ClientInferRequest } from '@ts-rest/core';
-import type { z } from 'zod';
-import { identifyContract, type IdentifyResultSchema } from '../../contract/identify.js';
-import type { SealedIdentifyResultSchema } from '../../contract/sealing.js';
+import { identifyContract, type IdentifyResultBody, type SealedIdentifyResultBody } from '@deviceid/contract';
 import { UnexpectedResponseError } from './errors.js';
 import { createRawClient, unwrap, type CallOptions, type ClientOptions, type Credentials } from './transport.js';
 
 /** The identify body: `signals` (name → `{value, duration}`), `timestamp`, optional `url`, `referrer`, `tag`, `linkedId`. */
 export type IdentifyRequest = ClientInferRequest<typeof identifyContract.identify>['body'];
 /** The compact identification result. */
-export type IdentifyResult = z.infer<typeof IdentifyResultSchema>;
+export type IdentifyResult = IdentifyResultBody;
 /** What identify answers for a project with sealed results on: open it with `unseal`. */
-export type SealedIdentifyResult = z.infer<typeof SealedIdentifyResultSchema>;
+export type SealedIdentifyResult = SealedIdentifyResultBody;
 /** Either answer of identify. */
 export type IdentifyResponse = IdentifyResult | SealedIdentifyResult;
 

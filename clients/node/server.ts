@@ -2,9 +2,7 @@
 // visit history, with a secret key. Built with ts-rest's initClient over the
 // service's own contract, so request and result types cannot drift from it.
 import type { ClientInferRequest, ClientInferResponseBody } from '@ts-rest/core';
-import { eventsContract } from '../../contract/events.js';
-import { visitorsContract } from '../../contract/visitors.js';
-import { visitsContract } from '../../contract/visits.js';
+import { eventsContract, visitorsContract, visitsContract } from '@deviceid/contract';
 import { AbortedError } from './errors.js';
 import { createRawClient, unwrap, type CallOptions, type ClientOptions, type Credentials } from './transport.js';
 

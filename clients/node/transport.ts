@@ -12,8 +12,8 @@
 //   consume a key.
 // A `Retry-After` is honoured (we never retry sooner); when it asks for longer
 // than `maxRetryAfterMs` (e.g. the monthly quota), the call fails at once.
-import { initClient, isZodType, UnknownStatusError, type ApiFetcherArgs, type AppRouter } from '@ts-rest/core';
-import type { RouteMeta } from '../../contract/common.js';
+import { initClient, isZodType, UnknownStatusError, type ApiFetcherArgs, type AppRouter, type InitClientReturn } from '@ts-rest/core';
+import type { RouteMeta } from '@deviceid/contract';
 import {
   AbortedError,
   DeviceIdError,
@@ -248,13 +248,23 @@ function validated(raw: RawResponse, route: ApiFetcherArgs['route'], validate: b
  * one route function and returns the body of its success status or throws the
  * typed error of any other outcome.
  */
-export function createRawClient<T extends AppRouter>(router: T, options: ClientOptions, credentials: Credentials) {
+/** The ts-rest client arguments of every raw client (named so that declarations can spell the client's type). */
+export interface RawClientArgs {
+  baseUrl: string;
+  api: Fetcher;
+  throwOnUnknownStatus: true;
+  validateResponse: false;
+}
+
+export type RawClient<T extends AppRouter> = InitClientReturn<T, RawClientArgs>;
+
+export function createRawClient<T extends AppRouter>(router: T, options: ClientOptions, credentials: Credentials): RawClient<T> {
   const baseUrl = normalizeBaseUrl(options.baseUrl);
   const api = createFetcher(options, credentials);
   // throwOnUnknownStatus: statuses the contract does not declare (a proxy's
   // 502, say) reach us as UnknownStatusError and are mapped like the rest.
-  const client = initClient(router, { baseUrl, api, throwOnUnknownStatus: true, validateResponse: false });
-  return client;
+  const args: RawClientArgs = { baseUrl, api, throwOnUnknownStatus: true, validateResponse: false };
+  return initClient(router, args);
 }
 
 /** Runs a raw client call: the body of its success status, or the typed error of anything else. */

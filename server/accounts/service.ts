@@ -181,15 +181,16 @@ export class AccountsService {
     const month = period ?? current;
     if (month > current) throw new ApiError(400, 'period: must not be after the current month');
     const account = await this.mustAccount(session.accountId);
-    const { count, days } = await this.usageOf(account._id, month);
+    const { count, days, testCount, testDays } = await this.usageOf(account._id, month);
     const lastDay = month === current ? Number(dayOf(now)) : daysInPeriod(month);
     return {
       period: month,
       limit: this.config.plans[account.plan].monthly,
       count,
+      testCount,
       days: Array.from({ length: lastDay }, (_, i) => {
         const dd = String(i + 1).padStart(2, '0');
-        return { date: `${month}-${dd}`, count: days[dd] ?? 0 };
+        return { date: `${month}-${dd}`, count: days[dd] ?? 0, test: testDays[dd] ?? 0 };
       }),
     };
   }

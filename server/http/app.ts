@@ -31,10 +31,12 @@ import { EventSearchService } from '../search/service.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminRoutes } from '../routes/admin.js';
 import type { RouteDeps, Services } from '../routes/deps.js';
+import { demoRoutes } from '../routes/demo.js';
 import { deviceFlowRoutes } from '../routes/deviceflow.js';
 import { eventsRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
 import { identifyRoutes } from '../routes/identify.js';
+import { keysRoutes } from '../routes/keys.js';
 import { openApiDocument } from '../routes/openapi.js';
 import { sealingRoutes } from '../routes/sealing.js';
 import { visitorsRoutes } from '../routes/visitors.js';
@@ -61,7 +63,7 @@ function loggedPath(url: string): string {
 }
 
 /** Paths that never touch the database: they answer while it is away. */
-const WITHOUT_DATABASE = /^\/(healthz|readyz|openapi\.json|agent\.js|assets\/)/;
+const WITHOUT_DATABASE = /^\/(healthz|readyz|openapi\.json|openapi\/dashboard\.json|agent\.js|assets\/|favicon\.ico$|docs$|$)/;
 
 /** While the database is known to be unreachable, requests that need it get 503 at once. */
 function databaseGate(store: Store): RequestHandler {
@@ -157,7 +159,10 @@ export function createApp(deps: AppDeps): App {
   app.use(pageRoutes(rd));
 
   app.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument);
+    res.json(openApiDocument('public', deps.config.baseUrl));
+  });
+  app.get('/openapi/dashboard.json', (_req, res) => {
+    res.json(openApiDocument('dashboard', deps.config.baseUrl));
   });
   app.get('/agent.js', (_req, res, next) => {
     agentScript()
@@ -176,8 +181,10 @@ export function createApp(deps: AppDeps): App {
     events: eventsRoutes(rd),
     visits: visitsRoutes(rd),
     visitors: visitorsRoutes(rd),
+    keys: keysRoutes(rd),
     deviceFlow: deviceFlowRoutes(rd),
     account: accountRoutes(rd),
+    demo: demoRoutes(rd),
     admin: adminRoutes(rd),
     sealing: sealingRoutes(rd),
     webhooks: webhooksRoutes(rd),

@@ -68,6 +68,9 @@ export function authMiddleware({ store, clock, accounts, ownOrigin }: AuthDeps) 
         case 'secretKey':
           req.auth.apiKey = await mustKey(header(req, 'x-api-key'), ['secret'], INVALID_SECRET);
           break;
+        case 'anyKey':
+          req.auth.apiKey = await mustKey(header(req, 'x-api-key'), ['live', 'test', 'secret'], INVALID_KEY);
+          break;
         case 'secretBearer':
           req.auth.apiKey = await mustKey(bearer(req), ['secret'], INVALID_SECRET);
           break;

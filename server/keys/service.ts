@@ -63,6 +63,14 @@ export class KeysService {
     return (await this.store.apiKeys.listForProject(projectId)).map(apiKeyView);
   }
 
+  /** `DELETE /v1/keys/self`: a device-flow key revokes itself. */
+  async revokeSelf(key: ApiKeyDoc) {
+    if (key.source !== 'cli') throw new ApiError(403, 'Only keys issued to a command-line tool can revoke themselves');
+    const doc = await this.store.apiKeys.revoke(key.projectId, key.id, new Date(this.clock.now()));
+    if (!doc) throw new ApiError(401, 'Invalid or missing API key');
+    return apiKeyView(doc);
+  }
+
   async revoke(accountId: string, projectId: string, keyId: string) {
     await this.project(accountId, projectId);
     const doc = await this.store.apiKeys.revoke(projectId, keyId, new Date(this.clock.now()));

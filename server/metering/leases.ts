@@ -31,8 +31,9 @@ interface MonthState {
   link: Link | null;
   /** Units leased and not spent. */
   available: number;
-  /** Admitted calls not yet written to the slot, per day. */
+  /** Admitted calls not yet written to the slot, per day: live and test keys. */
   pending: Record<string, number>;
+  pendingTest: Record<string, number>;
   slot: string | null;
   leasedAt: number;
   spentSinceLease: number;
@@ -94,6 +95,20 @@ export class Leases {
     };
   }
 
+  /** Counts a call with a test key (shown apart, never against the quota); the returned function uncounts it. */
+  countTest(accountId: string): () => void {
+    const now = this.clock.now();
+    const period = periodOf(now);
+    const key = `${accountId}:${period}`;
+    const m = this.months.get(key) ?? this.stateFor(key, accountId, period, now);
+    const day = dayOf(now);
+    m.pendingTest[day] = (m.pendingTest[day] ?? 0) + 1;
+    if (now - this.lastFlush >= FLUSH_MS) void this.flush().catch(() => {});
+    return () => {
+      m.pendingTest[day] = (m.pendingTest[day] ?? 0) - 1;
+    };
+  }
+
   /** The month's usage, with this process's pending calls written first. */
   async month(accountId: string, period: string): Promise<MonthUsage> {
     await this.flush();
@@ -109,19 +124,22 @@ export class Leases {
     await Promise.all(
       [...this.months.entries()].map(([key, m]) =>
         this.lock.run(`${key}:flush`, async () => {
-          const pending = Object.fromEntries(Object.entries(m.pending).filter(([, n]) => n !== 0));
+          const nonZero = (d: Record<string, number>) => Object.fromEntries(Object.entries(d).filter(([, n]) => n !== 0));
+          const [pending, pendingTest] = [nonZero(m.pending), nonZero(m.pendingTest)];
           m.pending = {};
-          if (Object.keys(pending).length) {
+          m.pendingTest = {};
+          if (Object.keys(pending).length || Object.keys(pendingTest).length) {
             try {
               m.slot ??= await usage.claimSlot(m.accountId, m.period, this.owner);
-              await usage.count(m.slot, pending);
+              await usage.count(m.slot, pending, pendingTest);
             } catch (err) {
               for (const [day, n] of Object.entries(pending)) m.pending[day] = (m.pending[day] ?? 0) + n;
+              for (const [day, n] of Object.entries(pendingTest)) m.pendingTest[day] = (m.pendingTest[day] ?? 0) + n;
               throw err;
             }
           }
           // A past month has nothing left to spend.
-          if (m.period !== current && !Object.keys(m.pending).length) this.months.delete(key);
+          if (m.period !== current && !Object.keys(m.pending).length && !Object.keys(m.pendingTest).length) this.months.delete(key);
         }),
       ),
     );
@@ -147,7 +165,7 @@ export class Leases {
   }
 
   private stateFor(key: string, accountId: string, period: string, now: number): MonthState {
-    const m: MonthState = { accountId, period, link: null, available: 0, pending: {}, slot: null, leasedAt: now, spentSinceLease: 0, lastBlock: 0 };
+    const m: MonthState = { accountId, period, link: null, available: 0, pending: {}, pendingTest: {}, slot: null, leasedAt: now, spentSinceLease: 0, lastBlock: 0 };
     this.months.set(key, m);
     if (!this.usage) {
       const previous = this.currentSecond.get(accountId);

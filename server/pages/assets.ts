@@ -4,13 +4,16 @@
 import { build, type Plugin } from 'esbuild';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { repoFile } from '../paths.js';
 
 const SCRIPTS = {
-  'login.js': new URL('./login/browser.ts', import.meta.url),
-  'cli-consent.js': new URL('../deviceflow/page/browser.ts', import.meta.url),
-  'dashboard.js': new URL('./dashboard/browser.ts', import.meta.url),
+  'login.js': repoFile('server/pages/login/browser.ts'),
+  'cli-consent.js': repoFile('server/deviceflow/page/browser.ts'),
+  'dashboard.js': repoFile('server/pages/dashboard/browser.ts'),
+  'home.js': repoFile('server/pages/home/browser.ts'),
+  'demo.js': repoFile('server/pages/demo/browser.ts'),
 } as const;
-const STYLESHEET = new URL('./browser/pages.css', import.meta.url);
+const STYLESHEET = repoFile('server/pages/browser/pages.css');
 
 export type ScriptName = keyof typeof SCRIPTS;
 export const scriptPath = (name: ScriptName) => `/assets/${name}`;

@@ -10,19 +10,18 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
-export function pageHtml({ title, script, body }: { title: string; script: ScriptName; body: string }): string {
+export function pageHtml({ title, script, body, head = '' }: { title: string; script?: ScriptName; body: string; head?: string }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="/favicon.ico" sizes="32x32">
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
-<script src="${scriptPath(script)}" defer></script>
-</head>
+${script ? `<script src="${scriptPath(script)}" defer></script>\n` : ''}${head}</head>
 <body>
-<header class="top"><span class="brand">deviceid</span><span id="who" class="who" hidden></span></header>
+<header class="top"><a class="brand" href="/">deviceid</a><nav class="nav" aria-label="Site"><a href="/docs">API reference</a><a href="/demo">Demo</a><a href="/dashboard">Dashboard</a></nav><span id="who" class="who" hidden></span></header>
 ${body}
 <noscript><p class="panel">This page needs JavaScript.</p></noscript>
 <footer class="foot">IP Geolocation by <a href="https://db-ip.com">DB-IP</a></footer>

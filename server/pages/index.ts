@@ -1,11 +1,16 @@
 // The service's own HTML pages and their assets, each behind the page
-// security headers: /login (sign-in / sign-up), /dashboard and /cli/auth
-// (device code consent). Registered on the app before the API routes.
+// security headers: / (home), /docs (API reference), /demo (playground),
+// /login (sign-in / sign-up), /dashboard and /cli/auth (device code
+// consent), and /favicon.ico. Registered on the app before the API routes.
 import { Router } from 'express';
 import { consentPage } from '../deviceflow/page/page.js';
 import type { RouteDeps } from '../routes/deps.js';
 import { isScriptName, pageScript, stylesheet } from './assets.js';
 import { dashboardPage } from './dashboard/page.js';
+import { demoPage } from './demo/page.js';
+import { docsPage, docsSecurity, REDOC_PATH, redocScript } from './docs/page.js';
+import { FAVICON } from './favicon.js';
+import { homePage } from './home/page.js';
 import { loginPage } from './login/page.js';
 import { pageSecurity } from './security.js';
 
@@ -28,6 +33,17 @@ export function pageRoutes({ services, config }: RouteDeps): Router {
       .then((js) => res.type('text/javascript').set('Cache-Control', 'public, max-age=300').send(js))
       .catch(next);
   });
+  router.get(REDOC_PATH, secure, (_req, res, next) => {
+    redocScript()
+      .then((js) => res.type('text/javascript').set('Cache-Control', 'public, max-age=3600').send(js))
+      .catch(next);
+  });
+  router.get('/favicon.ico', (_req, res) => {
+    res.type('image/x-icon').set('Cache-Control', 'public, max-age=86400').send(FAVICON);
+  });
+  router.get('/', secure, homePage());
+  router.get('/docs', docsSecurity(config.baseUrl), docsPage());
+  router.get('/demo', secure, demoPage(services.accounts));
   router.get('/login', secure, loginPage(services.accounts, config.baseUrl));
   router.get('/dashboard', secure, dashboardPage(services.accounts));
   router.get('/cli/auth', secure, consentPage(services.accounts));

@@ -11,6 +11,6 @@ export const healthRoutes = ({ store, launcher }: RouteDeps) =>
       const database = { reachable: await store.ping(), ...(launcher ? { launcher: launcher.status() } : {}) };
       return database.reachable
         ? { status: 200, body: { status: 'ready', database } }
-        : { status: 503, body: { error: 'Database not reachable', database } };
+        : { status: 503, body: { error: 'Database not reachable', code: 'service_unavailable' as const, database } };
     },
   });

@@ -30,12 +30,18 @@ interface UsageDoc {
   days?: Record<string, number>;
   /** Slot: the process that owns it. */
   owner?: string;
+  /** Identify calls with test keys (never against the quota), and per day. */
+  testCount?: number;
+  testDays?: Record<string, number>;
 }
 
 export interface MonthUsage {
   count: number;
   /** Calls per day of the month (`DD` → count); days without calls are absent. */
   days: Record<string, number>;
+  /** Calls with test keys (not counted against the quota), in all and per day. */
+  testCount: number;
+  testDays: Record<string, number>;
 }
 
 
@@ -87,11 +93,12 @@ export class UsageRepo implements LeaseStore {
     throw new Error(`usage: more than ${MAX_SLOTS} processes counted ${accountId} in ${period}`);
   }
 
-  /** Adds calls counted by the slot's owner (the only writer of the slot). */
-  async count(slot: string, days: Record<string, number>): Promise<void> {
-    const n = Object.values(days).reduce((a, b) => a + b, 0);
-    const $inc: Record<string, number> = { count: n };
+  /** Adds calls counted by the slot's owner (the only writer of the slot): live calls per day, test calls per day. */
+  async count(slot: string, days: Record<string, number>, testDays: Record<string, number>): Promise<void> {
+    const sum = (d: Record<string, number>) => Object.values(d).reduce((a, b) => a + b, 0);
+    const $inc: Record<string, number> = { count: sum(days), testCount: sum(testDays) };
     for (const [day, k] of Object.entries(days)) $inc[`days.${day}`] = k;
+    for (const [day, k] of Object.entries(testDays)) $inc[`testDays.${day}`] = k;
     await this.col.updateOne({ _id: slot }, { $inc });
   }
 
@@ -104,11 +111,15 @@ export class UsageRepo implements LeaseStore {
       docs.push(slot);
     }
     const days: Record<string, number> = {};
+    const testDays: Record<string, number> = {};
     let count = 0;
+    let testCount = 0;
     for (const d of docs) {
       count += d?.count ?? 0;
+      testCount += d?.testCount ?? 0;
       for (const [day, k] of Object.entries(d?.days ?? {})) if (k) days[day] = (days[day] ?? 0) + k;
+      for (const [day, k] of Object.entries(d?.testDays ?? {})) if (k) testDays[day] = (testDays[day] ?? 0) + k;
     }
-    return { count, days };
+    return { count, days, testCount, testDays };
   }
 }

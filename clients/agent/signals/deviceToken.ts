@@ -1,7 +1,7 @@
 // First-party device token: a random id the agent keeps in every storage it
 // can use, so clearing one of them does not lose the device. Read order is
 // localStorage, cookie, IndexedDB; whatever is found is copied to the others.
-import type { SignalValues } from '../../../contract/signals.js';
+import type { SignalValues } from '@deviceid/contract';
 import type { Collectors } from '../collector.js';
 
 type Storage = NonNullable<SignalValues['deviceToken']['storage']>;

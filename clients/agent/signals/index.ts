@@ -1,6 +1,6 @@
 // Every signal's collector. Typed as one Collectors<SignalName> so a signal
 // added to the contract without a collector (or with the wrong shape) fails to compile.
-import type { SignalName } from '../../../contract/signals.js';
+import type { SignalName } from '@deviceid/contract';
 import type { Collectors } from '../collector.js';
 import { appleCollectors } from './apple.js';
 import { audioCollectors } from './audio.js';

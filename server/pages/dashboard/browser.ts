@@ -75,6 +75,52 @@ function node<K extends keyof HTMLElementTagNameMap>(tag: K, content = '', class
   return n;
 }
 
+/** Each cell gets its column's name, which narrow screens show in front of it (pages.css). */
+function labelCells(tbodyId: string): void {
+  const body = el<HTMLTableSectionElement>(tbodyId);
+  const names = Array.from(body.closest('table')?.querySelectorAll('thead th') ?? [], (th) => th.textContent ?? '');
+  for (const tr of Array.from(body.rows)) {
+    Array.from(tr.cells).forEach((td, i) => {
+      if (names[i] && !td.querySelector('.sr-only')) td.dataset.label = names[i]!;
+    });
+  }
+}
+
+// ---- Install ----
+
+/** The value of a browser key created on this page (shown once), per project: it goes into the snippet. */
+const freshKeys = new Map<string, string>();
+
+function renderInstall(): void {
+  const project = projects.find((p) => p.id === projectId);
+  text('install-project', project?.name ?? '');
+  const origin = location.origin;
+  const fresh = freshKeys.get(projectId);
+  const active = keys.find((k) => k.status === 'active' && k.type === 'live') ?? keys.find((k) => k.status === 'active' && k.type === 'test');
+  const key = fresh ?? 'svc_live_YOUR_KEY';
+  const note = fresh
+    ? 'The snippets carry the key you just created. Copy them now: the key is shown only once.'
+    : active
+      ? `Paste the value of a browser key of this project (for example ${active.hint}, “${active.name}”): it was shown once when created. Or create a live key above and it is filled in here.`
+      : 'This project has no browser key yet: create a live key above (a test key for development) and it is filled in here.';
+  text('install-note', note);
+  el<HTMLTextAreaElement>('snippet-html').value = `<script src="${origin}/agent.js"></script>
+<script>
+  DeviceId.load({ apiKey: '${key}', endpoint: '${origin}' })
+    .then((agent) => agent.get({ linkedId: 'user-42' }))
+    .then((result) => {
+      // Send result.requestId to your backend; it reads the full event with a secret key.
+      console.log(result.visitorId, result.requestId);
+    });
+</script>`;
+  el<HTMLTextAreaElement>('snippet-npm').value = `npm install @deviceid/agent
+
+import { load } from '@deviceid/agent';
+
+const agent = await load({ apiKey: '${key}', endpoint: '${origin}' });
+const { visitorId, requestId } = await agent.get({ linkedId: 'user-42' });`;
+}
+
 function button(label: string, className: string, onClick: () => void, ariaLabel?: string): HTMLButtonElement {
   const b = node('button', label, className);
   b.type = 'button';
@@ -143,11 +189,11 @@ function niceCeil(n: number): number {
 
 /** Daily bars of the month (future days empty), with the quota in the caption. */
 function renderChart(): void {
-  const { period, days, count, limit } = usage;
+  const { period, days, count, limit, testCount } = usage;
   const [width, height, left, right, top, bottom] = [640, 200, 44, 8, 18, 26];
   const slots = daysInPeriod(period);
-  const busiest = days.reduce((a, d) => (d.count > a.count ? d : a), { date: '', count: 0 });
-  const max = niceCeil(Math.max(1, busiest.count));
+  const busiest = days.reduce((a, d) => (d.count > a.count ? d : a), { date: '', count: 0, test: 0 });
+  const max = niceCeil(Math.max(1, ...days.map((d) => d.count + d.test)));
   const slot = (width - left - right) / slots;
   const y = (v: number) => top + (height - top - bottom) * (1 - v / max);
 
@@ -156,14 +202,26 @@ function renderChart(): void {
   const summary = busiest.count ? `Busiest day ${busiest.date} with ${calls(busiest.count)}.` : 'No calls yet.';
   svg(root, 'desc', { id: 'chart-desc' }, `${calls(count)} of a monthly quota of ${fmt(limit)}. ${summary}`);
   svg(root, 'text', { x: left, y: 11, class: 'axis' }, 'calls per day');
+  // Legend: live keys (the quota) and test keys (apart, never counted).
+  svg(root, 'rect', { x: width - right - 190, y: 3, width: 10, height: 10, class: 'legend-live' });
+  svg(root, 'text', { x: width - right - 176, y: 12, class: 'axis' }, 'live keys');
+  svg(root, 'rect', { x: width - right - 100, y: 3, width: 10, height: 10, class: 'legend-test' });
+  svg(root, 'text', { x: width - right - 86, y: 12, class: 'axis' }, 'test keys');
   for (const v of [0, max / 2, max].filter(Number.isInteger)) {
     svg(root, 'line', { x1: left, x2: width - right, y1: y(v), y2: y(v), class: v === 0 ? 'base' : 'grid' });
     svg(root, 'text', { x: left - 6, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, fmt(v));
   }
   days.forEach((d, i) => {
-    if (d.count === 0) return;
-    const bar = svg(root, 'rect', { x: left + i * slot + slot * 0.15, y: y(d.count), width: slot * 0.7, height: y(0) - y(d.count), class: 'bar' });
-    svg(bar, 'title', {}, `${d.date}: ${calls(d.count)}`);
+    const x = left + i * slot + slot * 0.15;
+    if (d.count > 0) {
+      const bar = svg(root, 'rect', { x, y: y(d.count), width: slot * 0.7, height: y(0) - y(d.count), class: 'bar' });
+      svg(bar, 'title', {}, `${d.date}: ${calls(d.count)} with live keys`);
+    }
+    if (d.test > 0) {
+      // Stacked on the live bar, in its own colour.
+      const bar = svg(root, 'rect', { x, y: y(d.count + d.test), width: slot * 0.7, height: y(d.count) - y(d.count + d.test), class: 'bar-test' });
+      svg(bar, 'title', {}, `${d.date}: ${calls(d.test)} with test keys (not counted)`);
+    }
   });
   // Days 1, 5, 10, … and the last one (without a 30 crowding a 31).
   for (let day = 1; day <= slots; day++) {
@@ -171,7 +229,10 @@ function renderChart(): void {
     svg(root, 'text', { x: left + (day - 0.5) * slot, y: height - 8, class: 'axis', 'text-anchor': 'middle' }, String(day));
   }
   el('chart').replaceChildren(root);
-  text('chart-caption', `Daily identify calls with live keys in ${monthName(period)} (UTC days). Monthly quota ${fmt(limit)}: ${fmt(count)} used (${percent(count, limit)}).`);
+  text(
+    'chart-caption',
+    `Daily identify calls in ${monthName(period)} (UTC days). Live keys count against the monthly quota of ${fmt(limit)}: ${fmt(count)} used (${percent(count, limit)}). Test keys, shown apart, never count: ${calls(testCount)}.`,
+  );
 }
 
 async function switchPlan(event: Event): Promise<void> {
@@ -210,6 +271,7 @@ function renderProjects(): void {
     return tr;
   });
   el('projects-body').replaceChildren(...rows);
+  labelCells('projects-body');
   const select = el<HTMLSelectElement>('key-project');
   select.replaceChildren(
     ...projects.map((p) => {
@@ -309,6 +371,8 @@ function renderKeys(): void {
     return tr;
   });
   el('keys-body').replaceChildren(...rows);
+  labelCells('keys-body');
+  renderInstall();
   el('keys-empty').hidden = keys.length > 0;
 }
 
@@ -353,11 +417,12 @@ async function createKey(event: Event): Promise<void> {
   if (res.status !== 201) return showError('key-error', errorOf(res));
   name.value = '';
   keys = [...keys, res.body.apiKey];
+  if (type !== 'secret') freshKeys.set(projectId, res.body.key);
   renderKeys();
   reveal(res.body.apiKey.name, res.body.key);
 }
 
-async function copy(field: HTMLInputElement): Promise<boolean> {
+async function copy(field: HTMLInputElement | HTMLTextAreaElement): Promise<boolean> {
   try {
     await navigator.clipboard.writeText(field.value);
     return true;
@@ -423,7 +488,13 @@ async function start(): Promise<void> {
   showWho(me.body.user.email, () => void signOut());
   renderPlan();
   renderProjects();
-  for (const id of ['plan-panel', 'projects-panel', 'keys-panel']) el(id).hidden = false;
+  renderInstall();
+  for (const id of ['plan-panel', 'projects-panel', 'keys-panel', 'install-panel']) el(id).hidden = false;
+  for (const id of ['snippet-html', 'snippet-npm']) {
+    el(`copy-${id}`).addEventListener('click', () => {
+      void copy(el<HTMLTextAreaElement>(id)).then((ok) => text('install-status', ok ? 'Copied' : 'Press Ctrl+C (⌘C on a Mac) to copy the selected snippet.'));
+    });
+  }
 
   el('plan-form').addEventListener('submit', (e) => void switchPlan(e));
   el('project-form').addEventListener('submit', (e) => void createProject(e));

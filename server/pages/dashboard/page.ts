@@ -91,6 +91,19 @@ const BODY = `<main class="wide">
   <p id="keys-empty" class="muted" hidden>No keys in this project yet.</p>
 </section>
 
+<section class="panel" id="install-panel" aria-labelledby="install-title" hidden>
+  <h2 id="install-title">Install the agent on your site: <span id="install-project"></span></h2>
+  <p id="install-note" class="muted"></p>
+  <h3>On a plain page</h3>
+  <textarea id="snippet-html" class="snippet" rows="9" readonly spellcheck="false" aria-label="Snippet for a plain page"></textarea>
+  <button type="button" id="copy-snippet-html" class="btn small accent" aria-label="Copy the plain-page snippet">Copy</button>
+  <h3>With npm and a bundler</h3>
+  <textarea id="snippet-npm" class="snippet" rows="6" readonly spellcheck="false" aria-label="Snippet for npm"></textarea>
+  <button type="button" id="copy-snippet-npm" class="btn small accent" aria-label="Copy the npm snippet">Copy</button>
+  <p id="install-status" class="ok" role="status"></p>
+  <p class="muted">Then read the event on your server with a secret key: <code>GET /v1/events/:requestId</code> (see the <a href="/docs">API reference</a>) or <code>@deviceid/client</code>. Try it first on the <a href="/demo">demo page</a>.</p>
+</section>
+
 <section class="panel" id="integrations-panel" aria-labelledby="integrations-title" hidden>
   <h2 id="integrations-title">Webhooks and sealed results</h2>
   <p class="muted">For the project chosen under API keys.</p>

@@ -1,0 +1,27 @@
+// What the demo page reads with the session: one full event of the signed-in
+// user's account (a backend reads it with a secret key at /v1/events). Its own
+// router, so that the dashboard's script does not bundle the event schemas.
+import { z } from 'zod';
+import { sessionRoutes } from './account.js';
+import { errorResponse, initContract, meta } from './common.js';
+import { FullEventSchema } from './events.js';
+
+const c = initContract();
+
+export const demoContract = c.router(
+  {
+    getAccountEvent: {
+      method: 'GET',
+      path: '/api/events/:requestId',
+      summary: "One full event of the signed-in user's account (the demo page shows it)",
+      pathParams: z.object({ requestId: z.string() }),
+      responses: {
+        200: FullEventSchema,
+        ...sessionRoutes,
+        404: errorResponse(404, 'Event not found', "'Event not found': unknown id or another account's event"),
+      },
+      metadata: meta({ auth: 'session' }),
+    },
+  },
+  { strictStatusCodes: true },
+);

@@ -1,0 +1,63 @@
+// GET /docs: the API reference, rendered from /openapi.json by Redoc (the
+// standalone bundle of the `redoc` package, served from this service: no
+// CDN). Redoc styles itself with inline <style> elements and runs its search
+// in a blob: worker, so this page alone allows those in its CSP.
+import { createRequire } from 'node:module';
+import { readFile } from 'node:fs/promises';
+import helmet from 'helmet';
+import type { RequestHandler } from 'express';
+
+export const REDOC_PATH = '/assets/redoc.standalone.js';
+const REDOC_FILE = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+
+let redoc: Promise<Buffer> | undefined;
+export const redocScript = (): Promise<Buffer> => (redoc ??= readFile(REDOC_FILE));
+
+export function docsSecurity(baseUrl: string): RequestHandler {
+  const https = baseUrl.startsWith('https://');
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        workerSrc: ["'self'", 'blob:'],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+        formAction: ["'none'"],
+        ...(https ? { upgradeInsecureRequests: [] } : {}),
+      },
+    },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'same-origin' },
+    strictTransportSecurity: https ? { maxAge: 15552000, includeSubDomains: false } : false,
+  });
+}
+
+const HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>API reference · deviceid</title>
+<link rel="icon" href="/favicon.ico" sizes="32x32">
+<link rel="stylesheet" href="/assets/pages.css">
+</head>
+<body class="docs">
+<header class="top"><a class="brand" href="/">deviceid</a><nav class="nav" aria-label="Site"><a href="/docs" aria-current="page">API reference</a><a href="/demo">Demo</a><a href="/dashboard">Dashboard</a></nav></header>
+<redoc spec-url="/openapi.json" hide-download-button="false" native-scrollbars="true"></redoc>
+<noscript><p class="panel">The reference needs JavaScript; the document itself is <a href="/openapi.json">/openapi.json</a>.</p></noscript>
+<footer class="foot">IP Geolocation by <a href="https://db-ip.com">DB-IP</a></footer>
+<script src="${REDOC_PATH}"></script>
+</body>
+</html>
+`;
+
+export const docsPage = (): RequestHandler => (_req, res) => {
+  res.type('html').send(HTML);
+};

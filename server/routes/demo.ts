@@ -1,0 +1,14 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../contract/index.js';
+import { sessionOf } from '../http/context.js';
+import type { RouteDeps } from './deps.js';
+
+const s = initServer();
+
+export const demoRoutes = ({ services }: RouteDeps) =>
+  s.router(contract.demo, {
+    getAccountEvent: async ({ req, params }) => ({
+      status: 200,
+      body: await services.identification.getEvent(sessionOf(req).accountId, params.requestId),
+    }),
+  });
