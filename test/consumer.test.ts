@@ -116,7 +116,7 @@ export async function flow(baseUrl: string, secretKey: string, apiKey: string, b
   const grant: AuthorizeDeviceResult = await authorizeDevice({ baseUrl, clientName: 'x', onVerification: () => {} });
   const agent: Agent = await load({ apiKey, endpoint: baseUrl });
   const fromAgent: IdentifyResult = await agent.get({ linkedId: 'user-1' });
-  void bot; void grant.apiKey; void fromAgent.visitorId; void contract.identify.identify.path; void IdentifyResultSchema;
+  void bot; void grant.apiKey; void ('sealedResult' in fromAgent ? fromAgent.sealedResult : fromAgent.visitorId); void contract.identify.identify.path; void IdentifyResultSchema;
   void NotFoundError; void RateLimitError; void loadCredential;
   return event;
 }

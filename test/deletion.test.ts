@@ -75,7 +75,7 @@ describe('DELETE /v1/visitors/:visitorId', () => {
 
     // Another account's secret key cannot delete it, nor learn it exists.
     expect((await del(A, otherSecret)).status).toBe(404);
-    expect((await del('iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z')).body).toEqual({ error: 'Visitor not found' });
+    expect((await del('iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z')).body).toEqual({ error: 'Visitor not found', code: 'visitor_not_found' });
     expect((await del('iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z')).status).toBe(404);
     expect((await del('not-a-visitor')).status).toBe(400);
     expect((await request(h.app).delete(`/v1/visitors/${A}`).set('authorization', `Bearer ${live}`)).status).toBe(401);

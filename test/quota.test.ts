@@ -27,7 +27,7 @@ describe('monthly quota leases', () => {
     const refused = takes.find((t) => !t.ok);
     expect(refused).toEqual({ ok: false, count: 50 });
     await Promise.all([a.flush(), b.flush()]);
-    expect(await a.month(acc, '2026-05')).toEqual({ count: 50, days: { '04': 50 } });
+    expect(await a.month(acc, '2026-05')).toEqual({ count: 50, days: { '04': 50 }, testCount: 0, testDays: {} });
   });
 
   it('spends one block per lease: a burst of calls costs a few chain writes, not one each', async () => {
@@ -52,7 +52,7 @@ describe('monthly quota leases', () => {
     if (!first.ok || !second.ok) throw new Error('refused');
     await q.flush();
     second.release();
-    expect(await q.month(acc, '2026-05')).toEqual({ count: 1, days: { '04': 1 } });
+    expect(await q.month(acc, '2026-05')).toEqual({ count: 1, days: { '04': 1 }, testCount: 0, testDays: {} });
     const all = [];
     for (let i = 0; i < 12; i++) all.push(await q.take(acc, 10));
     expect(all.filter((t) => t.ok)).toHaveLength(9);
@@ -87,7 +87,7 @@ describe('monthly quota leases', () => {
     expect((await later.take(acc, 6)).ok).toBe(true);
     await later.flush();
     expect((await later.month(acc, '2026-05')).count).toBe(6);
-    expect(await later.month(acc, '2026-06')).toEqual({ count: 1, days: { '01': 1 } });
+    expect(await later.month(acc, '2026-06')).toEqual({ count: 1, days: { '01': 1 }, testCount: 0, testDays: {} });
   });
 });
 
@@ -101,5 +101,18 @@ describe('per-second leases (several processes)', () => {
     c.advance(1_000);
     expect((await burst()).filter((t) => t.ok)).toHaveLength(20);
     expect(await h.store.rate.sweep(new Date(Date.now() + 1_000))).toBeGreaterThan(0);
+  });
+});
+
+describe('test-key calls', () => {
+  it('are counted per day apart from the quota, and uncounted when given back', async () => {
+    const acc = account();
+    const c = clock();
+    const q = Leases.monthly(h.store.usage, c);
+    q.countTest(acc);
+    const uncount = q.countTest(acc);
+    uncount();
+    expect((await q.take(acc, 10)).ok).toBe(true);
+    expect(await q.month(acc, '2026-05')).toEqual({ count: 1, days: { '04': 1 }, testCount: 1, testDays: { '04': 1 } });
   });
 });
