@@ -67,10 +67,9 @@ export class IdentificationService {
     const token = signals.deviceToken?.token;
     const visit: Visit = { components, tokenHash: token ? sha(token) : null, network: edge.network, incognito: signals.incognito?.likely ?? false, now };
 
-    const index = new StoreIndex(this.store, accountId, now);
-    const match = await link(index, visit);
+    const match = await link(new StoreIndex(this.store, accountId, now), visit);
     const activity = { t: now, ip: edge.ip, country: edge.location.country };
-    const rec = await this.store.visitors.recordVisit(match, visit, activity, VELOCITY_WINDOWS['24h'], index.read.get(match.visitorId));
+    const rec = await this.store.visitors.recordVisit(match, visit, activity, VELOCITY_WINDOWS['24h']);
     await this.store.identity.remember(accountId, remembered(rec.before, match, visit, match.kind === 'new'), now);
 
     const risk = assessRisk(signals, edge, rec.recent, now);

@@ -2,14 +2,11 @@
 // writes (linker.ts LinkIndex), with merges made exactly once by a claim.
 import { ulid } from 'ulid';
 import type { Store } from '../store/index.js';
-import { toRecord, type VisitorDoc } from '../store/visitors.js';
+import { toRecord } from '../store/visitors.js';
 import type { Components } from './components.js';
 import type { LinkIndex, Lookup, LookupQuery, Remembered, Suspect, VisitorRecord } from './linker.js';
 
 export class StoreIndex implements LinkIndex {
-  /** Visitor documents as this visit read them: recording the visit starts from them instead of reading again. */
-  readonly read = new Map<string, VisitorDoc>();
-
   constructor(
     private readonly store: Store,
     private readonly accountId: string,
@@ -26,9 +23,7 @@ export class StoreIndex implements LinkIndex {
 
   async visitor(id: string): Promise<VisitorRecord | null> {
     const d = await this.store.visitors.get(id);
-    if (!d || d.accountId !== this.accountId) return null;
-    this.read.set(id, d);
-    return toRecord(d);
+    return d && d.accountId === this.accountId ? toRecord(d) : null;
   }
 
   async createVisitor(components: Components, suspects: Suspect[], residual: number | null): Promise<string> {
@@ -55,9 +50,6 @@ export class StoreIndex implements LinkIndex {
    * may have left half done (every step is idempotent).
    */
   async merge(from: string, into: string, now: number): Promise<void> {
-    // Both documents change: recording the visit must read them again.
-    this.read.delete(from);
-    this.read.delete(into);
     if (!(await this.store.identity.claimMerge(this.accountId, 'merge', from, into, now))) return;
     const merged = await this.store.visitors.merge(from, into);
     const tokens = merged?.tokens ?? (await this.visitor(from))?.tokens ?? [];
@@ -65,8 +57,6 @@ export class StoreIndex implements LinkIndex {
   }
 
   async unmerge(from: string, into: string): Promise<void> {
-    this.read.delete(from);
-    this.read.delete(into);
     if (!(await this.store.identity.claimMerge(this.accountId, 'unmerge', from, into, this.now))) return;
     const restored = await this.store.visitors.unmerge(from, into);
     await Promise.all((restored?.tokens ?? []).map((t) => this.store.identity.moveToken(this.accountId, t.hash, into, from)));

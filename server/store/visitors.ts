@@ -124,21 +124,18 @@ export class VisitorsRepo {
    * with atomic operators (exact on MongoDB across processes); the
    * per-visitor lock makes the read-modify-write exact on FerretDB within
    * the process. A visit recorded on a visitor merged away meanwhile (a merge
-   * racing with the visit) is counted on the survivor too. `read` is the
-   * document as identification read it: the update applies only if it is
-   * still current (its visit count unchanged), else it reads again.
+   * racing with the visit) is counted on the survivor too. It reads the
+   * visitor again under the lock rather than reuse the read linking made: a
+   * conditional filter on more than `_id` would be a collection scan on
+   * FerretDB.
    */
-  recordVisit(match: Match, visit: Visit, activity: RecentActivity, windowMs: number, read?: VisitorDoc): Promise<VisitRecorded> {
+  recordVisit(match: Match, visit: Visit, activity: RecentActivity, windowMs: number): Promise<VisitRecorded> {
     const visitorId = match.visitorId;
-    return this.lock.run(visitorId, async () => {
-      const fresh = read && (await this.record(read, match, visit, activity, windowMs, true));
-      return fresh || (await this.record(await this.get(visitorId), match, visit, activity, windowMs, false))!;
-    });
+    return this.lock.run(visitorId, () => this.record(visitorId, match, visit, activity, windowMs));
   }
 
-  /** recordVisit from `before`; null when `ifCurrent` and the visitor changed since. */
-  private async record(before: VisitorDoc | null, match: Match, visit: Visit, activity: RecentActivity, windowMs: number, ifCurrent: boolean): Promise<VisitRecorded | null> {
-    const visitorId = match.visitorId;
+  private async record(visitorId: string, match: Match, visit: Visit, activity: RecentActivity, windowMs: number): Promise<VisitRecorded> {
+    const before = await this.get(visitorId);
     if (!before) throw new Error(`visitor ${visitorId} disappeared`);
     const next = recordVisit(toRecord(before), match, visit);
     const cutoff = visit.now - windowMs;
@@ -146,13 +143,12 @@ export class VisitorsRepo {
     const overflow = kept.length + 1 - RECENT_CAP;
     const set = { ...stateOf(next), lastSeenAt: visit.now, ...(before.visitCount === 0 ? { firstSeenAt: visit.now } : {}) };
     const after = await this.col.findOneAndUpdate(
-      ifCurrent ? { _id: visitorId, visitCount: before.visitCount, mergedInto: before.mergedInto ?? null } : { _id: visitorId },
+      { _id: visitorId },
       overflow > 0
         ? { $inc: { visitCount: 1 }, $set: { ...set, recent: [...kept.slice(overflow), activity] } }
         : { $inc: { visitCount: 1 }, $set: set, $push: { recent: activity } },
       { returnDocument: 'after' },
     );
-    if (!after && ifCurrent) return null;
     if (!after) throw new Error(`visitor ${visitorId} disappeared`);
     if (after.mergedInto) await this.col.updateOne({ _id: after.mergedInto }, { $inc: { mergedVisits: 1 } });
     if (overflow <= 0 && before.recent.length !== kept.length) await this.col.updateOne({ _id: visitorId }, { $pull: { recent: { t: { $lte: cutoff } } } });
