@@ -46,7 +46,8 @@ describe.skipIf(!hasChromium)('webhooks and sealed results in the dashboard', ()
     await page.click('#submit');
     await page.waitForURL(`${origin}/dashboard`);
     await page.locator('#integrations-panel').waitFor({ state: 'visible' });
-    expect(await page.textContent('#sealing-state')).toContain('Off');
+    // The panel shows at once; its state arrives with the project's sealing settings.
+    await page.locator('#sealing-state', { hasText: 'Off' }).waitFor();
     expect(await page.locator('#hooks-empty').isVisible()).toBe(true);
 
     // A live key to identify with.
