@@ -67,6 +67,9 @@ export class DatabaseUnavailableError extends Error {
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (err instanceof DatabaseUnavailableError || err instanceof MongoNetworkError || isConnectionFailure(err)) return true;
+  // The driver labels network failures (also when wrapped, e.g. in a bulk write's error).
+  if (err instanceof MongoError && (err.hasErrorLabel('ResetPool') || err.hasErrorLabel('RetryableWriteError'))) return true;
+  if (err instanceof Error && err.cause !== undefined && err.cause !== err && isDatabaseUnavailable(err.cause)) return true;
   if (err instanceof MongoServerError) return TRANSIENT_SERVER_CODES.has(Number(err.code));
   return err instanceof MongoError && err.name === 'MongoWaitQueueTimeoutError';
 }
