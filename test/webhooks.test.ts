@@ -6,8 +6,10 @@
 // losing nothing, and the SSRF guard. Time moves by the injected clock.
 import request from 'supertest';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { monotonicFactory } from 'ulid';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyWebhook, WebhookVerificationError } from '../clients/node/index.js';
+import { WEBHOOK_LIMITS } from '../contract/webhooks.js';
 import type { Services } from '../server/routes/deps.js';
 import { SecretBox } from '../server/sealing/secretBox.js';
 import { guardedLookup } from '../server/webhooks/ssrf.js';
@@ -96,8 +98,10 @@ describe('webhook endpoints (dashboard API)', () => {
 
     // Other accounts, cross-site requests and bad input.
     const other = await signUp(h);
-    expect((await other.agent.get(hooksPath(c))).status).toBe(404);
-    expect((await other.agent.delete(`${hooksPath(other)}/${created.endpoint.id}`).set('origin', other.origin)).status).toBe(404);
+    const notOurs = await other.agent.get(hooksPath(c));
+    expect([notOurs.status, notOurs.body]).toEqual([404, { error: 'Project not found', code: 'project_not_found' }]);
+    const notTheirs = await other.agent.delete(`${hooksPath(other)}/${created.endpoint.id}`).set('origin', other.origin);
+    expect([notTheirs.status, notTheirs.body]).toEqual([404, { error: 'Webhook endpoint not found', code: 'webhook_endpoint_not_found' }]);
     expect((await c.agent.post(hooksPath(c)).send({ url: 'https://a.example' })).status).toBe(403);
     for (const url of ['not a url', 'ftp://files.example.com/', 'https://user:pw@hooks.example.com/', 'x'.repeat(3000)]) {
       const res = await c.agent.post(hooksPath(c)).set('origin', c.origin).send({ url });
@@ -109,6 +113,32 @@ describe('webhook endpoints (dashboard API)', () => {
     await removeEndpoint(created.endpoint.id);
     expect((await c.agent.get(hooksPath(c))).body.endpoints).toEqual([]);
     expect((await h.store.projects.byId(c.projectId))?.webhookEndpoints).toBe(0);
+  });
+
+  it(`allows at most ${WEBHOOK_LIMITS.endpointsPerProject} endpoints per project`, async () => {
+    const s = await signUp(h);
+    const made = [];
+    for (let i = 0; i < WEBHOOK_LIMITS.endpointsPerProject; i++) made.push(await addEndpoint(`https://hooks.example.com/${i}`, s));
+    const refused = await s.agent.post(hooksPath(s)).set('origin', s.origin).send({ url: 'https://hooks.example.com/one-more' });
+    expect([refused.status, refused.body]).toEqual([409, { error: `A project can have at most ${WEBHOOK_LIMITS.endpointsPerProject} webhook endpoints`, code: 'limit_reached' }]);
+    await removeEndpoint(made[0]!.endpoint.id, s);
+    await addEndpoint('https://hooks.example.com/one-more', s);
+    expect((await h.store.projects.byId(s.projectId))?.webhookEndpoints).toBe(WEBHOOK_LIMITS.endpointsPerProject);
+  });
+
+  it(`lists the newest ${WEBHOOK_LIMITS.logSize} deliveries of an endpoint`, async () => {
+    const s = await signUp(h);
+    const ep = await addEndpoint('https://hooks.example.com/log', s);
+    const next = monotonicFactory();
+    const requestIds = Array.from({ length: WEBHOOK_LIMITS.logSize + 5 }, () => `req_${next(h.clock.now())}`);
+    for (const requestId of requestIds) {
+      const at = h.clock.now();
+      await h.store.webhooks.createDelivery({ _id: `${ep.endpoint.id}|${requestId}`, accountId: s.accountId, endpointId: ep.endpoint.id, requestId, status: 'delivered', attempts: 1, since: at, nextAttemptAt: null, lastAttemptAt: at, lastStatus: 200, lastError: null, deliveredAt: at, createdAt: at });
+    }
+    expect((await log(ep.endpoint.id, s)).map((d) => d.requestId)).toEqual(requestIds.reverse().slice(0, WEBHOOK_LIMITS.logSize));
+    const unknown = await s.agent.post(`${hooksPath(s)}/${ep.endpoint.id}/deliveries/req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z/redeliver`).set('origin', s.origin).send({});
+    expect([unknown.status, unknown.body]).toEqual([404, { error: 'Delivery not found', code: 'delivery_not_found' }]);
+    await removeEndpoint(ep.endpoint.id, s);
   });
 
   it('refuses loopback, private, link-local and metadata targets unless WEBHOOKS_ALLOW_PRIVATE=true', async () => {
@@ -128,18 +158,29 @@ describe('webhook endpoints (dashboard API)', () => {
 });
 
 describe('delivery', () => {
-  it('costs identify nothing for a project without endpoints: no outbox entry', async () => {
-    await identify();
-    await services.webhooks.idle();
-    expect(await outboxEntries()).toBe(0);
+  it('costs identify nothing for a project without endpoints: no outbox entry is written', async () => {
+    const insert = vi.spyOn(h.store.eventIndex, 'insert');
+    try {
+      const r = await identify();
+      await services.webhooks.idle();
+      const written = insert.mock.calls.flatMap(([entries]) => entries.map((e) => e._id));
+      expect(written).toContain(`${c.accountId}|a|${r.requestId.slice(4)}`);
+      expect(written.filter((id) => id.startsWith('~o|'))).toEqual([]);
+    } finally {
+      insert.mockRestore();
+    }
   });
 
   it('POSTs the full event, signed: verifyWebhook accepts it, and refuses it altered, with another secret, or replayed', async () => {
     const rx = await receiver([200]);
     const ep = await addEndpoint(`${rx.url}/hook`);
+    const insert = vi.spyOn(h.store.eventIndex, 'insert');
     try {
       const r = await identify();
       await services.webhooks.idle();
+      // The outbox entry rode in the event's own insertMany (and went once fanned out).
+      expect(insert.mock.calls.filter(([entries]) => entries.some((e) => e._id === `~o|${r.requestId}`))).toHaveLength(1);
+      insert.mockRestore();
       expect(rx.seen).toHaveLength(1);
       const [s] = rx.seen as [Seen];
       expect(s.method).toBe('POST');
@@ -166,6 +207,7 @@ describe('delivery', () => {
       await services.deletions.idle();
       expect(await log(ep.endpoint.id)).toEqual([]);
     } finally {
+      insert.mockRestore();
       await removeEndpoint(ep.endpoint.id);
       await rx.close();
     }
@@ -270,6 +312,26 @@ describe('delivery', () => {
       for (const s of rx.seen.slice(1)) expect(verify(s, ep.secret).requestId).toMatch(/^req_/);
       next.stop();
     } finally {
+      await removeEndpoint(ep.endpoint.id);
+      await rx.close();
+    }
+  });
+
+  it('checks the address again before each delivery: a process that refuses private targets sends nothing there', async () => {
+    // services.webhooks was stopped above: identify writes the outbox entry, the strict process delivers.
+    const rx = await receiver([200]);
+    const ep = await addEndpoint(rx.url);
+    const strictService = new WebhooksService(h.store, new SecretBox(h.config.serverSecret), services.identification, h.clock, pino({ level: 'silent' }), false);
+    try {
+      const r = await identify();
+      await strictService.fanOut({ _id: `~o|${r.requestId}`, r: r.requestId, a: c.accountId, p: c.projectId });
+      expect(await strictService.tick()).toBe(1);
+      expect(rx.seen).toEqual([]);
+      expect(await log(ep.endpoint.id)).toEqual([
+        expect.objectContaining({ requestId: r.requestId, status: 'pending', attempts: 1, lastStatus: null, lastError: 'url: points at a loopback, private or link-local address' }),
+      ]);
+    } finally {
+      strictService.stop();
       await removeEndpoint(ep.endpoint.id);
       await rx.close();
     }

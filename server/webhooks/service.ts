@@ -31,7 +31,7 @@ import type { Store } from '../store/index.js';
 import type { ProjectDoc } from '../store/projects.js';
 import type { DeliveryDoc, EndpointDoc } from '../store/webhooks.js';
 import { requestIdBound } from '../retention.js';
-import { checkEndpointUrl, forbiddenAddress, guardedLookup, PRIVATE_TARGET } from './ssrf.js';
+import { checkEndpointUrl, guardedLookup } from './ssrf.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
 export const RETRY_WINDOW_MS = 24 * 3600_000;
@@ -67,6 +67,8 @@ const deliveryView = (d: DeliveryDoc) => ({
   deliveredAt: iso(d.deliveredAt),
   createdAt: new Date(d.createdAt).toISOString(),
 });
+
+const outboxEntry = (event: EventDoc): OutboxEntry => ({ _id: outboxId(event._id), r: event._id, a: event.accountId, p: event.projectId });
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
@@ -164,13 +166,13 @@ export class WebhooksService {
 
   /** The outbox entry written with the event, when its project has endpoints. */
   outboxFor(project: ProjectDoc | null, event: EventDoc): OutboxEntry[] {
-    return project?.webhookEndpoints ? [{ _id: outboxId(event._id), r: event._id, a: event.accountId, p: event.projectId }] : [];
+    return project?.webhookEndpoints ? [outboxEntry(event)] : [];
   }
 
   /** After identify stored the event: fan it out and deliver, in the background. */
   stored(project: ProjectDoc | null, event: EventDoc): void {
     if (!project?.webhookEndpoints || this.stopped) return;
-    this.track(this.fanOut({ _id: outboxId(event._id), r: event._id, a: event.accountId, p: event.projectId }).then(() => this.tick()));
+    this.track(this.fanOut(outboxEntry(event)).then(() => this.tick()));
   }
 
   // ---- delivery ----
@@ -256,8 +258,6 @@ export class WebhooksService {
     } catch (err) {
       return Promise.resolve({ status: null, error: err instanceof ApiError ? err.message : 'Invalid URL' });
     }
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!this.allowPrivate && /^[\d.]+$|:/.test(host) && forbiddenAddress(host)) return Promise.resolve({ status: null, error: `url: ${PRIVATE_TARGET}` });
     const secret = this.box.open(endpoint.secret).toString('utf8');
     const abort = new AbortController();
     this.aborts.add(abort);
