@@ -5,8 +5,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { monotonicFactory } from 'ulid';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createServerClient, ValidationError, type EventSearchResult, type FullEvent } from '../clients/node/index.js';
+import { SEARCH_SCAN_MAX } from '../contract/events.js';
 import { ipPlan } from '../server/search/service.js';
 import { signUp } from './support/dashboard.js';
 import { createHarness, type Harness } from './support/harness.js';
@@ -121,6 +123,17 @@ describe('GET /v1/events filters', () => {
     expect(await found(`ip=${encodeURIComponent('::ffff:8.8.4.4')}`)).toEqual(req('a3'));
   });
 
+  it('ip with another filter driving: checked on each entry, at the exact level or within a coarser one', async () => {
+    const A = ids.a1!.visitorId;
+    expect(await found(`visitorId=${A}&ip=8.8.8.8`)).toEqual(req('a2', 'a1'));
+    expect(await found(`visitorId=${A}&ip=${encodeURIComponent('8.8.4.0/22')}`)).toEqual(req('a3'));
+    expect(await found(`visitorId=${A}&ip=${encodeURIComponent('8.8.0.0/18')}`)).toEqual(req('a3', 'a2', 'a1'));
+    expect(await found(`visitorId=${A}&ip=${encodeURIComponent('8.8.8.128/25')}`)).toEqual([]);
+    expect(await found('linkedId=user-1&ip=8.8.8.8')).toEqual(req('a2'));
+    expect(await found(`linkedId=user-1&ip=${encodeURIComponent('89.187.0.0/16')}`)).toEqual(req('vpn'));
+    expect(await found(`linkedId=user-1&ip=${encodeURIComponent('2001:4860::/32')}`)).toEqual([]);
+  });
+
   it('bot, vpn, tor', async () => {
     expect(await found('bot=bad')).toEqual(req('bad'));
     expect(await found('bot=good')).toEqual(req('good'));
@@ -201,6 +214,31 @@ describe('GET /v1/events filters', () => {
       expect(res.body.error, query).toMatch(message);
     }
     expect((await request(h.app).get('/v1/events').set('authorization', `Bearer ${live}`)).status).toBe(401);
+  });
+});
+
+describe('the scan limit', () => {
+  it(`examines at most ${SEARCH_SCAN_MAX} entries per request: a page may be empty and still carry a key`, async () => {
+    // Another account whose index holds more non-matching entries than one request examines.
+    const other = await signUp(h);
+    const otherSecret = await other.key('secret');
+    const next = monotonicFactory();
+    const entries = Array.from({ length: SEARCH_SCAN_MAX + 50 }, () => {
+      const u = next(t0);
+      return { _id: `${other.accountId}|a|${u}`, r: `req_${u}`, ip: '192.0.2.1', v: 'iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z', f: { b: 'none', n: false, t: false, s: true } };
+    });
+    await h.store.db.collection('eventIndex').insertMany(entries as never[]);
+    try {
+      const page = (key?: string) => request(h.app).get(`/v1/events?suspect=false${key ? `&paginationKey=${key}` : ''}`).set('authorization', `Bearer ${otherSecret}`);
+      const first = await page();
+      expect(first.status).toBe(200);
+      expect(first.body.events).toEqual([]);
+      expect(first.body.paginationKey).toEqual(expect.any(String));
+      const second = await page(first.body.paginationKey);
+      expect(second.body).toEqual({ events: [] });
+    } finally {
+      await h.store.db.collection('eventIndex').deleteMany({ _id: { $gt: `${other.accountId}|`, $lt: `${other.accountId}|~` } } as never);
+    }
   });
 });
 

@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { parseIpFilter, SEARCH_SCAN_MAX, type EventSearchQuerySchema, type FullEventSchema } from '../../contract/events.js';
 import { ApiError } from '../errors.js';
 import type { IdentificationService } from '../identification/service.js';
-import { IP_LEVELS, ipBytes, linkedKey, networkHex, ulidOf, type IndexEntry } from '../store/eventIndex.js';
+import { IP_LEVELS, ipBytes, ipPrefixes, linkedKey, networkHex, ulidOf, type IndexEntry } from '../store/eventIndex.js';
 import type { EventDoc } from '../store/events.js';
 import type { Store } from '../store/index.js';
 
@@ -161,8 +161,7 @@ export class EventSearchService {
         if (ip.contains) checks.push((e) => ip.contains!(e.ip));
       } else {
         const wanted = new Set(ip.prefixes);
-        const levelOf = ip.prefixes[0]!.split('|')[0]!;
-        const check = ip.contains ?? ((address: string) => ipPrefixesOfLevel(address, levelOf).some((p) => wanted.has(p)));
+        const check = ip.contains ?? ((address: string) => ipPrefixes(address).some((p) => wanted.has(p)));
         checks.push((e) => check(e.ip));
       }
     }
@@ -184,12 +183,4 @@ export class EventSearchService {
     if (q.bot === 'none') checks.push((e) => e.f.b === 'none');
     return { prefixes: prefixes ?? ['a'], keep: (e) => checks.every((c) => c(e)) };
   }
-}
-
-/** The `<kind>|<key>` of an address at the level named by `kind` (`i4_24`), as a one-element list. */
-function ipPrefixesOfLevel(address: string, kind: string): string[] {
-  const ip = ipBytes(address);
-  const len = Number(kind.split('_')[1]);
-  if (!ip || kind !== `i${ip.version}_${len}`) return [];
-  return [`${kind}|${networkHex(ip.bytes, len)}`];
 }

@@ -127,8 +127,7 @@ export function prefixesOf(e: IndexedEvent, f: EntryFacts): string[] {
 /** Every id an event's entries can have, whatever its facts: deleting them all is deleting its entries. */
 function possibleIds(e: IndexedEvent): string[] {
   const u = ulidOf(e._id);
-  const prefixes = ['a', `v|${e.visitorId}`, ...ipPrefixes(e.ip), 's', 't', 'n', 'b|good', 'b|bad'];
-  if (e.linkedId !== null) prefixes.push(`l|${linkedKey(e.linkedId)}`);
+  const prefixes = [...prefixesOf(e, { b: 'good', n: true, t: true, s: true }), 'b|bad'];
   return prefixes.map((p) => `${e.accountId}|${p}|${u}`);
 }
 
