@@ -4,9 +4,9 @@
 // - contract, clients/node, clients/cli: tsc → dist/esm (ES modules with
 //   declarations); esbuild turns each module into CommonJS → dist/cjs (with the
 //   same declarations and a package.json saying "commonjs").
-// - clients/agent: esbuild bundles → dist/index.js (ES module for bundlers)
-//   and dist/deviceid.global.js (classic script defining `DeviceId`); tsc
-//   emits the declarations.
+// - clients/agent: esbuild bundles → dist/index.js (ES module for bundlers),
+//   dist/cjs/index.js (CommonJS, for require) and dist/deviceid.global.js
+//   (classic script defining `DeviceId`); tsc emits the declarations.
 // A package imports its siblings by name (`@deviceid/contract`), so their
 // declarations must be built first: scripts/build.mjs builds them in order.
 import { spawnSync } from 'node:child_process';
@@ -77,7 +77,14 @@ if (pkg.name === '@deviceid/agent') {
   const target = ['es2019', 'chrome80', 'edge80', 'firefox78', 'safari15'];
   await esbuild.build({ ...common, format: 'esm', target, outfile: join(dist, 'index.js') });
   await esbuild.build({ ...common, format: 'iife', globalName: 'DeviceId', target, minify: true, outfile: join(dist, 'deviceid.global.js') });
+  // require(): the same bundle as CommonJS, beside copies of the declarations (dist/cjs says "commonjs").
+  await esbuild.build({ ...common, format: 'cjs', target, outfile: join(dist, 'cjs', 'index.js') });
   runTsc({ emitDeclarationOnly: true, outDir: 'dist', lib: ['ES2023', 'DOM'], types: [] }, ['./index.ts']);
+  for (const file of walk(dist).filter((f) => f.endsWith('.d.ts') && !f.startsWith(join(dist, 'cjs')))) {
+    mkdirSync(dirname(join(dist, 'cjs', relative(dist, file))), { recursive: true });
+    cpSync(file, join(dist, 'cjs', relative(dist, file)));
+  }
+  writeFileSync(join(dist, 'cjs', 'package.json'), JSON.stringify({ type: 'commonjs' }) + '\n');
 } else {
   runTsc({ outDir: 'dist/esm' }, entries());
   // CommonJS: each ES module converted on its own (imports stay imports of the

@@ -127,6 +127,8 @@ export async function flow(baseUrl: string, secretKey: string, apiKey: string, b
       `import client = require('@deviceid/client');
 import cli = require('@deviceid/cli');
 import contract = require('@deviceid/contract');
+import agent = require('@deviceid/agent');
+export const load: typeof agent.load = agent.load;
 export const server: client.ServerClient = client.createServerClient({ baseUrl: 'http://x', secretKey: 'svc_secret_x' });
 export const f: typeof cli.authorizeDevice = cli.authorizeDevice;
 export const p: string = contract.contract.events.getEvent.path;
@@ -185,7 +187,7 @@ process.stdout.write(JSON.stringify(out));
     expect(out).toMatchObject({ notFound: true, deviceKey: 'svc_live_', contractPath: '/v1/identify', agentLoad: 'function' });
   }, 60_000);
 
-  it('CommonJS: require() of contract, client and cli, calling the live server', async () => {
+  it('CommonJS: require() of contract, client, cli and agent, calling the live server', async () => {
     const secretKey = await c.key('secret');
     const apiKey = await c.key('test');
     writeFileSync(
@@ -193,19 +195,20 @@ process.stdout.write(JSON.stringify(out));
       `const { contract } = require('@deviceid/contract');
 const { createIdentifyClient, createServerClient, AuthError } = require('@deviceid/client');
 const { authorizeDevice, EXIT } = require('@deviceid/cli');
+const { load } = require('@deviceid/agent');
 (async () => {
   const { BASE_URL: baseUrl, API_KEY: apiKey, SECRET_KEY: secretKey, BODY } = process.env;
   const id = await createIdentifyClient({ baseUrl, apiKey }).identify(JSON.parse(BODY));
   const event = await createServerClient({ baseUrl, secretKey }).getEvent(id.requestId);
   let auth = false;
   try { await createServerClient({ baseUrl, secretKey: 'svc_secret_' + 'x'.repeat(38) }).getEvent(id.requestId); } catch (e) { auth = e instanceof AuthError; }
-  process.stdout.write(JSON.stringify({ same: event.requestId === id.requestId, auth, path: contract.events.getEvent.path, flow: typeof authorizeDevice, ok: EXIT.OK }));
+  process.stdout.write(JSON.stringify({ same: event.requestId === id.requestId, auth, path: contract.events.getEvent.path, flow: typeof authorizeDevice, ok: EXIT.OK, agent: typeof load }));
 })().catch((e) => { console.error(e); process.exit(1); });
 `,
     );
     const r = await runIn('cjs.cjs', { BASE_URL: srv.url, API_KEY: apiKey, SECRET_KEY: secretKey, BODY: JSON.stringify(identifyBody(deviceValues(4343))) });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ same: true, auth: true, path: '/v1/events/:requestId', flow: 'function', ok: 0 });
+    expect(JSON.parse(r.stdout)).toEqual({ same: true, auth: true, path: '/v1/events/:requestId', flow: 'function', ok: 0, agent: 'function' });
   }, 60_000);
 
   it('the deviceid command starts from the installed package', () => {
