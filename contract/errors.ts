@@ -112,7 +112,6 @@ const BY_STATUS: Record<number, ErrorCode> = {
   413: 'body_too_large',
   415: 'unsupported_media_type',
   429: 'too_many_attempts',
-  503: 'service_unavailable',
 };
 
 /** The stable code of an error answer, from its status and its text. */

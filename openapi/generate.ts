@@ -18,6 +18,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { contract, type RouteMeta } from '../contract/index.js';
 import { errorCode } from '../contract/errors.js';
+import { repoFile } from '../server/paths.js';
 
 export type Audience = 'public' | 'dashboard';
 
@@ -69,12 +70,16 @@ const TAGS: Record<Audience, Array<{ name: string; description: string }>> = {
     { name: 'events', description: 'Full events, read and corrected by your backend with a secret key.' },
     { name: 'visits', description: "A visitor's recent visits." },
     { name: 'keys', description: 'The presented key describes or revokes itself (command-line tools).' },
+    { name: 'visitors', description: 'Deleting everything stored about a visitor (a privacy request), with a secret key.' },
     { name: 'deviceFlow', description: 'Device code flow (RFC 8628 style) for command-line tools that need a key.' },
     { name: 'health', description: 'Liveness and readiness probes.' },
   ],
   dashboard: [
     { name: 'deviceFlow', description: 'What the consent page reads and decides (signed-in user).' },
     { name: 'account', description: 'Sign-up, sign-in, the account, its usage, projects and keys (dashboard).' },
+    { name: 'demo', description: 'What the demo page reads: a full event of the signed-in account.' },
+    { name: 'sealing', description: "A project's sealed results: identify answers an encrypted blob its backend opens with the sealing key." },
+    { name: 'webhooks', description: "A project's webhook endpoints, their delivery log and redelivery." },
     { name: 'admin', description: "The instance administrator's invitations and plans." },
   ],
 };
@@ -91,10 +96,9 @@ interface Examples {
   success: Record<string, unknown>;
 }
 
-const EXAMPLES_FILE = fileURLToPath(new URL('./examples.json', import.meta.url));
-// Compiled (dist/openapi/), the file is still the checkout's.
-const examplesFile = [EXAMPLES_FILE, fileURLToPath(new URL('../../openapi/examples.json', import.meta.url))].find((f) => existsSync(f));
-const examples: Examples = examplesFile ? (JSON.parse(readFileSync(examplesFile, 'utf8')) as Examples) : { success: {} };
+// The checkout's file, from source or compiled (dist/openapi/).
+const EXAMPLES_FILE = repoFile('openapi/examples.json');
+const examples: Examples = existsSync(EXAMPLES_FILE) ? (JSON.parse(readFileSync(EXAMPLES_FILE, 'utf8')) as Examples) : { success: {} };
 
 const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
 const REQUEST_ID = header('Identifies this request in the server logs (and is the incident id of a 500).', { type: 'string', example: 'rid_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z' });

@@ -7,7 +7,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { DatabaseStartError, startDatabase } from './database.js';
+import { startDatabaseOrExit } from './database.js';
 
 /** Environment a worker gets from the primary. */
 export const WORKER_SLOT_ENV = 'DEVICEID_WORKER_SLOT';
@@ -22,16 +22,7 @@ export function workerSlot(): number {
 }
 
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
-  let db;
-  try {
-    db = await startDatabase(config, logger);
-  } catch (err) {
-    if (err instanceof DatabaseStartError) {
-      process.stderr.write(`deviceid: ${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const db = await startDatabaseOrExit(config, logger);
   const env = { MONGODB_URI: db.uri, [DB_SOURCE_ENV]: db.source };
   const workers = new Map<number, Worker>();
   let stopping = false;

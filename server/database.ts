@@ -6,7 +6,6 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { REPO_ROOT } from './paths.js';
 
@@ -59,6 +58,17 @@ export async function startDatabase(opts: DatabaseOptions, log?: SupervisorLog):
     throw new DatabaseStartError(
       `No database: ${tried.join('; ')}. Fix: check DATA_DIR is writable (or DEVDB_POSTGRESQL_URL reachable), or set MONGODB_URI.`,
     );
+  }
+}
+
+/** startDatabase for `npm start`: a database that cannot start ends the process with one line saying why. */
+export async function startDatabaseOrExit(opts: DatabaseOptions, log?: SupervisorLog): Promise<Database> {
+  try {
+    return await startDatabase(opts, log);
+  } catch (err) {
+    if (!(err instanceof DatabaseStartError)) throw err;
+    process.stderr.write(`deviceid: ${err.message}\n`);
+    process.exit(1);
   }
 }
 

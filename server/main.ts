@@ -11,7 +11,7 @@ import { pino, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { DatabaseStartError, startDatabase } from './database.js';
+import { startDatabaseOrExit } from './database.js';
 import { loadEdge } from './edge/analyze.js';
 import { trackTls } from './edge/tls.js';
 import { DB_SOURCE_ENV, runPrimary, workerSlot } from './cluster.js';
@@ -46,16 +46,7 @@ async function main(): Promise<void> {
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config, logger);
   const slot = workerSlot();
 
-  let db;
-  try {
-    db = await startDatabase(config, logger);
-  } catch (err) {
-    if (err instanceof DatabaseStartError) {
-      process.stderr.write(`deviceid: ${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const db = await startDatabaseOrExit(config, logger);
 
   let store: Store;
   try {

@@ -113,6 +113,10 @@ describe.each(AUDIENCES)('the %s OpenAPI document', (audience) => {
         if (Number(status) >= 400 && media.example.error !== undefined) expect(media.example.code, `${where} ${status} code`).toMatch(/^[a-z_]+$/);
       }
     }
+    // Every tag an operation carries is declared with a description (Redoc's menu shows them).
+    const used = new Set(operations(doc).flatMap(({ op }) => op.tags as string[]));
+    expect(new Set(doc.tags.map((t: Json) => t.name))).toEqual(used);
+    for (const t of doc.tags) expect(t.description, t.name).toMatch(/\w/);
     const identify429 = docs.public.paths['/v1/identify'].post.responses['429'];
     expect(Object.keys(identify429.headers)).toEqual(expect.arrayContaining(['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
   });

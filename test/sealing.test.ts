@@ -107,7 +107,8 @@ describe('sealed results', () => {
 
   it('turned off: plain results again; other accounts and cross-site requests are refused', async () => {
     const other = await signUp(h);
-    expect((await other.agent.get(sealingPath())).status).toBe(404);
+    const notTheirs = await other.agent.get(sealingPath());
+    expect([notTheirs.status, notTheirs.body]).toEqual([404, { error: 'Project not found', code: 'project_not_found' }]);
     expect((await other.agent.post(`${sealingPath()}/key`).set('origin', other.origin).send({})).status).toBe(404);
     expect((await c.agent.post(`${sealingPath()}/key`).send({})).status).toBe(403);
     expect((await c.agent.post(`${sealingPath()}/key`).set('origin', c.origin).send({ key: 'mine' })).status).toBe(400);

@@ -1,13 +1,11 @@
 // Bundles the browser agent into one minified classic script that defines
 // the global `DeviceId`. The server builds it once at start-up for /agent.js.
 import { build } from 'esbuild';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { repoFile } from '../../server/paths.js';
 
-// Next to this file from source; from the compiled server (dist/clients/agent/), the source in the checkout.
-const ENTRY = [new URL('./index.ts', import.meta.url), new URL('../../../clients/agent/index.ts', import.meta.url)]
-  .map((u) => fileURLToPath(u))
-  .find((f) => existsSync(f)) ?? fileURLToPath(new URL('./index.ts', import.meta.url));
+// The checkout's source, also from the compiled server (dist/clients/agent/).
+const ENTRY = fileURLToPath(repoFile('clients/agent/index.ts'));
 
 export async function buildAgent(): Promise<string> {
   const result = await build({

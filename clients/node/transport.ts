@@ -243,11 +243,6 @@ function validated(raw: RawResponse, route: ApiFetcherArgs['route'], validate: b
   });
 }
 
-/**
- * A ts-rest client for `router` over this fetcher, plus `call()`, which runs
- * one route function and returns the body of its success status or throws the
- * typed error of any other outcome.
- */
 /** The ts-rest client arguments of every raw client (named so that declarations can spell the client's type). */
 export interface RawClientArgs {
   baseUrl: string;
@@ -258,6 +253,7 @@ export interface RawClientArgs {
 
 export type RawClient<T extends AppRouter> = InitClientReturn<T, RawClientArgs>;
 
+/** A ts-rest client for `router` over this fetcher; `unwrap` runs one of its calls. */
 export function createRawClient<T extends AppRouter>(router: T, options: ClientOptions, credentials: Credentials): RawClient<T> {
   const baseUrl = normalizeBaseUrl(options.baseUrl);
   const api = createFetcher(options, credentials);

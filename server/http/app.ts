@@ -134,7 +134,7 @@ export function createApp(deps: AppDeps): App {
   app.use(
     pinoHttp({
       logger: deps.logger,
-      genReqId: (req, res) => {
+      genReqId: (_req, res) => {
         const id = `rid_${ulid()}`;
         res.setHeader('X-Request-Id', id);
         return id;

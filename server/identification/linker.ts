@@ -20,19 +20,16 @@
 //    becomes an alias of the older one.
 //
 // The index is abstract so the accuracy benchmark runs this same code.
-import { exactKey, groupKey, isMobile, isWebkit, modelKey, partialKeys, type Components } from './components.js';
+import { exactKey, groupKey, isMobile, modelKey, partialKeys, type Components } from './components.js';
 import {
   features,
   logOddsOf,
   MODEL,
-  networkParts,
   networkScore,
   posterior,
   type AccountCounts,
-  type AsnUse,
   type CandidateFacts,
   type GroupCounts,
-  type PrefixUse,
   type Scored,
   type VisitFacts,
   type VisitNetwork,
@@ -433,5 +430,3 @@ export function remembered(v: VisitorRecord, match: Match, visit: Visit, created
   };
 }
 
-export { isWebkit };
-export type { AsnUse, PrefixUse, VisitNetwork };

@@ -2,23 +2,23 @@
 // and the monthly quota for calls with live keys only. A quota unit is taken
 // before the work and given back if the call does not succeed, so only
 // successful live calls count and concurrent calls never overshoot; units
-// come from blocks this process leases (leases.ts).
+// come from blocks this process leases (leases.ts) and are counted per day
+// in memory, written at most once a second (usageCounter.ts).
 import type { Clock } from '../clock.js';
 import type { PlanTable } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { ApiKeyDoc } from '../store/apiKeys.js';
 import type { Store } from '../store/index.js';
 import type { MonthUsage } from '../store/usage.js';
-import { secondsUntilNextPeriod } from './period.js';
+import { periodOf, secondsUntilNextPeriod } from './period.js';
 import { Leases } from './leases.js';
+import { UsageCounter } from './usageCounter.js';
 import { PerSecondLimiter } from './rateLimiter.js';
 
 export interface Reservation {
   /** Call when the request failed after admission: the unit is returned. */
   release(): Promise<void>;
 }
-
-const NOTHING_TO_RELEASE: Reservation = { release: async () => {} };
 
 /** The headers of a 429 from a plan limit: when to retry, and the limit that was hit (none of it is left). */
 function rateLimitHeaders(limit: number, retryAfterS: number): Record<string, string> {
@@ -27,9 +27,10 @@ function rateLimitHeaders(limit: number, retryAfterS: number): Record<string, st
 
 export class Meter {
   private readonly perSecond = new PerSecondLimiter();
-  private readonly quota: Leases;
   /** With several processes, the per-second limit comes from leases shared through the database. */
   private readonly sharedPerSecond: Leases | null;
+  private readonly quota: Leases;
+  private readonly usage: UsageCounter;
 
   constructor(
     private readonly store: Store,
@@ -37,8 +38,9 @@ export class Meter {
     private readonly clock: Clock,
     processes = 1,
   ) {
-    this.quota = Leases.monthly(store.usage, clock);
-    this.sharedPerSecond = processes > 1 ? Leases.perSecond(store.rate, clock) : null;
+    this.quota = new Leases(store.usage, clock, periodOf);
+    this.sharedPerSecond = processes > 1 ? new Leases(store.rate, clock, (ms) => `s${Math.floor(ms / 1000)}`) : null;
+    this.usage = new UsageCounter(store.usage, clock);
   }
 
   /** Admits one identify call or throws the 429 of the limit it hits. */
@@ -53,11 +55,9 @@ export class Meter {
     }
     if (key.type === 'test') {
       // Shown apart in the dashboard's chart; never against the quota.
-      const uncount = this.quota.countTest(key.accountId);
+      const uncount = this.usage.count(key.accountId, true);
       return { release: async () => uncount() };
     }
-    if (key.type !== 'live') return NOTHING_TO_RELEASE;
-
     const month = await this.quota.take(key.accountId, limits.monthly);
     if (!month.ok) {
       throw new ApiError(
@@ -67,16 +67,22 @@ export class Meter {
         rateLimitHeaders(limits.monthly, secondsUntilNextPeriod(now)),
       );
     }
-    return { release: async () => month.release() };
+    const uncount = this.usage.count(key.accountId, false);
+    return {
+      release: async () => {
+        month.release();
+        uncount();
+      },
+    };
   }
 
-  /** A month's usage of live keys, exact up to this process's last call. */
+  /** A month's usage, exact up to this process's last call. */
   month(accountId: string, period: string): Promise<MonthUsage> {
-    return this.quota.month(accountId, period);
+    return this.usage.month(accountId, period);
   }
 
   /** Writes what is counted and gives unused quota back (on shutdown). */
-  close(): Promise<void> {
-    return this.quota.close();
+  async close(): Promise<void> {
+    await Promise.all([this.usage.flush(), this.quota.close()]);
   }
 }

@@ -4,7 +4,10 @@
 import helmet from 'helmet';
 import type { RequestHandler } from 'express';
 
-export function pageSecurity(baseUrl: string): RequestHandler {
+type Directives = Record<string, string[]>;
+
+/** `csp` replaces directives of the pages' policy for one page (the API reference's). */
+export function pageSecurity(baseUrl: string, csp: Directives = {}): RequestHandler {
   const https = baseUrl.startsWith('https://');
   return helmet({
     contentSecurityPolicy: {
@@ -19,6 +22,7 @@ export function pageSecurity(baseUrl: string): RequestHandler {
         frameAncestors: ["'none'"],
         baseUri: ["'none'"],
         objectSrc: ["'none'"],
+        ...csp,
         ...(https ? { upgradeInsecureRequests: [] } : {}),
       },
     },

@@ -179,11 +179,6 @@ export class IdentityRepo {
       if (shift) await Promise.all([this.inc(`${acc}:g:${group}`, shift), this.inc(`${acc}:stats`, shift, { since: now })]);
     });
   }
-
-  /** Everything indexed for an account (tests only). */
-  async countFor(acc: string): Promise<number> {
-    return this.col.countDocuments({ _id: { $regex: `^${acc}:` } });
-  }
 }
 
 const counts = (d: IndexDoc | null): GroupCounts => ({ n1: d?.n1 ?? 0, n2: d?.n2 ?? 0, n3: d?.n3 ?? 0 });

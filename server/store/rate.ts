@@ -27,8 +27,9 @@ export class RateRepo implements LeaseStore {
     return this.chain.link(accountId, period, seq + 1);
   }
 
+  /** `period` is `s<Unix seconds>`: its links are dated by it, for the sweep. */
   append(accountId: string, period: string, after: Link, total: number): Promise<boolean> {
-    return this.chain.append(accountId, period, after, total, new Date());
+    return this.chain.append(accountId, period, after, total, new Date(Number(period.slice(1)) * 1000));
   }
 
   /** Deletes the links of seconds before `before`. */

@@ -29,12 +29,6 @@ export class TtlCache<V> {
     return value;
   }
 
-  /** A value this process just wrote. */
-  put(key: string, value: V): void {
-    this.epoch++;
-    this.keep(key, value);
-  }
-
   private keep(key: string, value: V): void {
     if (this.ttlMs <= 0) return;
     this.entries.delete(key);

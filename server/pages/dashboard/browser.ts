@@ -1,11 +1,12 @@
 // The dashboard page script. It calls the API only through the ts-rest client
 // of the contract. Everything from the server is set with textContent or as
 // SVG attributes (createElementNS), never parsed as HTML.
-import { initClient, tsRestFetchApi } from '@ts-rest/core';
+import { initClient } from '@ts-rest/core';
 import type { z } from 'zod';
 import { accountContract, type AccountSchema, type ApiKeySchema, type ProjectSchema, type UsageSchema } from '../../../contract/account.js';
 import { daysInPeriod } from '../../metering/period.js';
 import { el, errorText, showWho, text } from '../browser/api.js';
+import { pageClientOptions } from '../browser/client.js';
 import { showIntegrations, startIntegrations } from './integrations.js';
 
 type Account = z.infer<typeof AccountSchema>;
@@ -21,19 +22,7 @@ const ROTATE_AFTER_DAYS = 90;
 const DAY_MS = 86_400_000;
 const LOCALE = document.documentElement.lang || 'en';
 
-const client = initClient(accountContract, {
-  baseUrl: '',
-  baseHeaders: {},
-  credentials: 'same-origin',
-  // A network failure becomes an answer like any other, shown next to the action that failed.
-  api: async (args) => {
-    try {
-      return await tsRestFetchApi(args);
-    } catch {
-      return { status: 0, body: { error: 'Could not reach the server. Check your connection and try again.' }, headers: new Headers() };
-    }
-  },
-});
+const client = initClient(accountContract, pageClientOptions);
 
 let account: Account;
 let usage: Usage;

@@ -2,24 +2,14 @@
 // the dashboard API once, then kept in localStorage), the agent's identify
 // call, and the full event read back with the session. Everything from the
 // server is set with textContent.
-import { initClient, tsRestFetchApi } from '@ts-rest/core';
+import { initClient } from '@ts-rest/core';
 import { accountContract } from '../../../contract/account.js';
 import { demoContract } from '../../../contract/demo.js';
 import { load } from '../../../clients/agent/index.js';
-import { el, errorText, showWho, text } from '../browser/api.js';
+import { api, el, errorText, showWho, text } from '../browser/api.js';
+import { pageClientOptions } from '../browser/client.js';
 
-const client = initClient({ ...accountContract, ...demoContract }, {
-  baseUrl: '',
-  baseHeaders: {},
-  credentials: 'same-origin',
-  api: async (args) => {
-    try {
-      return await tsRestFetchApi(args);
-    } catch {
-      return { status: 0, body: { error: 'Could not reach the server. Check your connection and try again.' }, headers: new Headers() };
-    }
-  },
-});
+const client = initClient({ ...accountContract, ...demoContract }, pageClientOptions);
 
 const storageKey = (projectId: string) => `deviceid-demo-key:${projectId}`;
 
@@ -97,7 +87,7 @@ async function start(): Promise<void> {
   if (me.status !== 200) return fail(errorText(me));
   if (list.status !== 200) return fail(errorText(list));
   showWho(me.body.user.email, () => {
-    void fetch('/api/auth/logout', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then(() => location.assign('/'));
+    void api('POST', '/api/auth/logout').then(() => location.assign('/'));
   });
   const select = el<HTMLSelectElement>('demo-project');
   select.replaceChildren(

@@ -4,8 +4,8 @@
 // in a blob: worker, so this page alone allows those in its CSP.
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
-import helmet from 'helmet';
 import type { RequestHandler } from 'express';
+import { pageSecurity } from '../security.js';
 
 export const REDOC_PATH = '/assets/redoc.standalone.js';
 const REDOC_FILE = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
@@ -13,31 +13,13 @@ const REDOC_FILE = createRequire(import.meta.url).resolve('redoc/bundles/redoc.s
 let redoc: Promise<Buffer> | undefined;
 export const redocScript = (): Promise<Buffer> => (redoc ??= readFile(REDOC_FILE));
 
-export function docsSecurity(baseUrl: string): RequestHandler {
-  const https = baseUrl.startsWith('https://');
-  return helmet({
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'none'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        fontSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-        workerSrc: ["'self'", 'blob:'],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-        objectSrc: ["'none'"],
-        formAction: ["'none'"],
-        ...(https ? { upgradeInsecureRequests: [] } : {}),
-      },
-    },
-    frameguard: { action: 'deny' },
-    referrerPolicy: { policy: 'same-origin' },
-    strictTransportSecurity: https ? { maxAge: 15552000, includeSubDomains: false } : false,
+export const docsSecurity = (baseUrl: string): RequestHandler =>
+  pageSecurity(baseUrl, {
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    fontSrc: ["'self'", 'data:'],
+    workerSrc: ["'self'", 'blob:'],
+    formAction: ["'none'"],
   });
-}
 
 const HTML = `<!doctype html>
 <html lang="en">
