@@ -6,6 +6,7 @@ import { initContract } from './common.js';
 import { demoContract } from './demo.js';
 import { deviceFlowContract } from './deviceflow.js';
 import { eventsContract } from './events.js';
+import { explorerContract } from './explorer.js';
 import { healthContract } from './health.js';
 import { identifyContract } from './identify.js';
 import { sealingContract } from './sealing.js';
@@ -34,6 +35,7 @@ export type Contract = {
   admin: typeof adminContract;
   sealing: typeof sealingContract;
   webhooks: typeof webhooksContract;
+  explorer: typeof explorerContract;
 };
 
 export const contract: Contract = c.router({
@@ -49,6 +51,7 @@ export const contract: Contract = c.router({
   admin: adminContract,
   sealing: sealingContract,
   webhooks: webhooksContract,
+  explorer: explorerContract,
 });
 
 export * from './account.js';
@@ -59,6 +62,7 @@ export * from './deviceflow.js';
 export * from './edge.js';
 export * from './errors.js';
 export * from './events.js';
+export * from './explorer.js';
 export * from './identify.js';
 export * from './keys.js';
 export * from './risk.js';

@@ -97,6 +97,8 @@ try {
   await take('getUsage', await admin.get('/api/account/usage'));
   await take('listKeys', await admin.get(`/api/projects/${projectId}/keys`));
   await take('getAccountEvent', await admin.get(`/api/events/${first.requestId}`));
+  await take('listProjectEvents', await admin.get(`/api/projects/${projectId}/events?limit=1`));
+  await take('getVisitorTimeline', await admin.get(`/api/visitors/${first.visitorId}`));
 
   // A command-line tool and its user.
   const grant = await take('createDeviceCode', await request(app).post('/api/cli/device-code').set('user-agent', 'acme-deploy/2.1.0 (linux)').send({ client_name: 'acme-deploy' }));

@@ -43,6 +43,7 @@ export const ROUTERS: Record<Audience, AppRouter> = {
     admin: contract.admin,
     sealing: contract.sealing,
     webhooks: contract.webhooks,
+    explorer: contract.explorer,
   }),
 };
 
@@ -80,6 +81,7 @@ const TAGS: Record<Audience, Array<{ name: string; description: string }>> = {
     { name: 'demo', description: 'What the demo page reads: a full event of the signed-in account.' },
     { name: 'sealing', description: "A project's sealed results: identify answers an encrypted blob its backend opens with the sealing key." },
     { name: 'webhooks', description: "A project's webhook endpoints, their delivery log and redelivery." },
+    { name: 'explorer', description: "The events explorer: a project's events with search filters, and a visitor's timeline of visits." },
     { name: 'admin', description: "The instance administrator's invitations and plans." },
   ],
 };

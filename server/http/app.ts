@@ -28,12 +28,14 @@ import { SecretBox } from '../sealing/secretBox.js';
 import { SealingService } from '../sealing/service.js';
 import { WebhooksService } from '../webhooks/service.js';
 import { EventSearchService } from '../search/service.js';
+import { ExplorerService } from '../explorer/service.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminRoutes } from '../routes/admin.js';
 import type { RouteDeps, Services } from '../routes/deps.js';
 import { demoRoutes } from '../routes/demo.js';
 import { deviceFlowRoutes } from '../routes/deviceflow.js';
 import { eventsRoutes } from '../routes/events.js';
+import { explorerRoutes } from '../routes/explorer.js';
 import { healthRoutes } from '../routes/health.js';
 import { identifyRoutes } from '../routes/identify.js';
 import { keysRoutes } from '../routes/keys.js';
@@ -100,6 +102,7 @@ export function createServices(deps: AppDeps): Services {
   });
   webhooks = new WebhooksService(store, box, identification, clock, deps.logger, config.webhooksAllowPrivate);
   const deletions = new DeletionService(store, identification, clock);
+  const search = new EventSearchService(store, identification);
   const hooks = webhooks;
   deletions.alsoOnEventsDeleted((accountId, requestIds) => hooks.forgetEvents(accountId, requestIds));
   return {
@@ -110,7 +113,8 @@ export function createServices(deps: AppDeps): Services {
     meter,
     identification,
     deviceFlow: new DeviceFlowService(store, keys, config, clock),
-    search: new EventSearchService(store, identification),
+    search,
+    explorer: new ExplorerService(store, search, identification),
     deletions,
     sealing,
     webhooks,
@@ -188,6 +192,7 @@ export function createApp(deps: AppDeps): App {
     admin: adminRoutes(rd),
     sealing: sealingRoutes(rd),
     webhooks: webhooksRoutes(rd),
+    explorer: explorerRoutes(rd),
   });
 
   createExpressEndpoints(contract, router, app, {

@@ -4,6 +4,7 @@ import type { AdminService } from '../accounts/admin.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { DeletionService } from '../deletion/service.js';
 import type { DeviceFlowService } from '../deviceflow/service.js';
+import type { ExplorerService } from '../explorer/service.js';
 import type { AppDeps } from '../http/app.js';
 import type { IdentificationService } from '../identification/service.js';
 import type { KeysService } from '../keys/service.js';
@@ -23,6 +24,8 @@ export interface Services {
   identification: IdentificationService;
   deviceFlow: DeviceFlowService;
   search: EventSearchService;
+  /** The dashboard's events explorer and visitor timeline. */
+  explorer: ExplorerService;
   deletions: DeletionService;
   sealing: SealingService;
   webhooks: WebhooksService;

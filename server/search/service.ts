@@ -82,10 +82,14 @@ export class EventSearchService {
     private readonly identification: IdentificationService,
   ) {}
 
-  async search(accountId: string, q: Query): Promise<{ events: FullEvent[]; paginationKey?: string }> {
+  /**
+   * `projectId` narrows the search to one project's events (the dashboard's
+   * explorer): a check on the entries, which record their project.
+   */
+  async search(accountId: string, q: Query, projectId?: string): Promise<{ events: FullEvent[]; paginationKey?: string }> {
     if (q.start !== undefined && q.end !== undefined && q.start > q.end) throw new ApiError(400, 'start: must not be after end');
     const cursor = q.paginationKey === undefined ? null : decodePaginationKey(q.paginationKey);
-    const plan = await this.plan(accountId, q);
+    const plan = await this.plan(accountId, q, projectId);
     if (!plan) return { events: [] };
     const order = q.reverse ? 'asc' : 'desc';
     // Time bounds on the ULID part: a 10-character time prefix sorts before every ULID of that millisecond.
@@ -127,14 +131,16 @@ export class EventSearchService {
     const docs = await Promise.all(matches.map((id) => this.store.events.get(id)));
     const events = await this.identification.fullEvents(
       accountId,
-      docs.filter((d): d is EventDoc => d !== null && d.accountId === accountId),
+      docs.filter((d): d is EventDoc => d !== null && d.accountId === accountId && (projectId === undefined || d.projectId === projectId)),
     );
     return { events, ...(next !== null ? { paginationKey: encodePaginationKey(next) } : {}) };
   }
 
   /** The driving ranges and the checks of the other filters; null when nothing can match (an unknown visitor). */
-  private async plan(accountId: string, q: Query): Promise<Plan | null> {
+  private async plan(accountId: string, q: Query, projectId: string | undefined): Promise<Plan | null> {
     const checks: ((e: IndexEntry) => boolean)[] = [];
+    // Entries written before they recorded their project pass here; their events are checked once read.
+    if (projectId !== undefined) checks.push((e) => e.p === undefined || e.p === projectId);
     let prefixes: string[] | null = null;
 
     let visitors: Set<string> | null = null;

@@ -13,7 +13,8 @@
 //   <acc>|n|<ulid>                  VPN detected
 //   <acc>|b|good|<ulid>, <acc>|b|bad|<ulid>   bots
 //
-// Every entry carries the event's filterable facts (`f`, `ip`), so a search
+// Every entry carries the event's filterable facts (`f`, `ip`, and its
+// project `p` for the dashboard's per-project explorer), so a search
 // drives one range (the most selective filter) and checks the other filters
 // on the entries themselves before reading any event. start/end bound the
 // ULID part of the range. Webhook outbox entries (`~o|<requestId>`, see
@@ -51,7 +52,10 @@ export interface IndexEntry {
   /** sha256 of the linkedId, when set. */
   l?: string;
   f: EntryFacts;
-  /** Outbox entries only: the project whose webhook endpoints get the event. */
+  /**
+   * The event's project (the dashboard's explorer lists one project's
+   * events); absent on entries written before it was recorded.
+   */
   p?: string;
 }
 
@@ -73,6 +77,8 @@ export const outboxId = (requestId: string) => `~o|${requestId}`;
 export interface IndexedEvent {
   _id: string;
   accountId: string;
+  /** Recorded on the entries (`p`) when given. */
+  projectId?: string;
   visitorId: string;
   linkedId: string | null;
   ip: string;
@@ -134,17 +140,19 @@ function possibleIds(e: IndexedEvent): string[] {
 export function entriesOf(e: IndexedEvent, f: EntryFacts): IndexEntry[] {
   const u = ulidOf(e._id);
   const l = e.linkedId === null ? {} : { l: linkedKey(e.linkedId) };
-  return prefixesOf(e, f).map((p) => ({ _id: `${e.accountId}|${p}|${u}`, r: e._id, ip: e.ip, v: e.visitorId, ...l, f }));
+  const project = e.projectId === undefined ? {} : { p: e.projectId };
+  return prefixesOf(e, f).map((p) => ({ _id: `${e.accountId}|${p}|${u}`, r: e._id, ip: e.ip, v: e.visitorId, ...l, f, ...project }));
 }
 
 /** Crawlers that name themselves in their User-Agent (not verified by reverse DNS). */
 const GOOD_BOT_UA = /\b(googlebot|google-inspectiontool|bingbot|duckduckbot|baiduspider|yandex(bot)?|applebot|slurp|facebookexternalhit|twitterbot|linkedinbot|ahrefsbot|semrushbot|petalbot|gptbot|claudebot|uptimerobot|pingdom)\b/i;
 
-/**
- * The filterable facts of a stored event: `good` bots are crawlers that
- * name themselves in their User-Agent, `bad` ones every other event the bot
- * verdict fired on.
- */
+/** `good`: a crawler that names itself in its User-Agent; `bad`: any other event the bot verdict fired on. */
+export function botKindOf(botVerdict: boolean, userAgent: string): BotKind {
+  return GOOD_BOT_UA.test(userAgent) ? 'good' : botVerdict ? 'bad' : 'none';
+}
+
+/** The filterable facts of a stored event (bot kind as botKindOf). */
 export function factsOf(e: { verdicts: Record<string, unknown>; signalsJson: string; suspect: boolean }): EntryFacts {
   const result = (name: string) => (e.verdicts[name] as { result?: unknown } | undefined)?.result === true;
   let ua = '';
@@ -153,8 +161,7 @@ export function factsOf(e: { verdicts: Record<string, unknown>; signalsJson: str
   } catch {
     ua = '';
   }
-  const b: BotKind = GOOD_BOT_UA.test(ua) ? 'good' : result('bot') ? 'bad' : 'none';
-  return { b, n: result('vpn'), t: result('tor'), s: e.suspect };
+  return { b: botKindOf(result('bot'), ua), n: result('vpn'), t: result('tor'), s: e.suspect };
 }
 
 export class EventIndexRepo {

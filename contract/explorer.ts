@@ -1,0 +1,122 @@
+// The dashboard's events explorer and visitor timeline (session cookie): a
+// project's newest identifications through event search, and a visitor's
+// visits through the visit history, as summaries for tables. A row's full
+// event is GET /api/events/:requestId (contract/demo.ts). Only light imports,
+// so that the dashboard's script does not bundle the event and signal schemas.
+import { z } from 'zod';
+import { sessionRoutes } from './account.js';
+import { errorResponse, initContract, meta, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
+
+const c = initContract();
+
+/** Events per explorer page by default; at most 100, as the public search (SEARCH_MAX). */
+export const EXPLORER_PAGE_SIZE = 20;
+export const EXPLORER_PAGE_MAX = 100;
+
+const BooleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export const BOT_KINDS = ['good', 'bad', 'none'] as const;
+
+/** The filters of GET /v1/events that a person sets in the dashboard, with the same meaning. */
+export const ExplorerQuerySchema = z
+  .object({
+    visitorId: VisitorIdSchema.optional().describe('Events of this device (a merged visitor id finds the whole device)'),
+    linkedId: z.string().min(1).max(256).optional().describe('Events identify was given this linkedId for'),
+    bot: z.enum(['good', 'bad', 'none', 'all']).optional().describe('`good`: crawlers naming themselves in the User-Agent; `bad`: other events the bot verdict fired on; `all`: both; `none`: neither'),
+    suspect: BooleanQuery.optional().describe('The manual suspect flag'),
+    limit: z.coerce.number().int().min(1).max(EXPLORER_PAGE_MAX).default(EXPLORER_PAGE_SIZE),
+    paginationKey: z.string().max(200).optional().describe('From the previous page (with the same filters)'),
+  })
+  .strict();
+
+export const EventSummarySchema = z
+  .object({
+    requestId: RequestIdSchema,
+    visitorId: VisitorIdSchema.describe('The device as known now (the survivor when the visitor has since been merged)'),
+    timestamp: TimestampMs,
+    ip: z.string(),
+    country: z.string().describe('Country code of the IP location; empty when unknown'),
+    city: z.string(),
+    browser: z.string().describe('Browser and system read from the User-Agent, e.g. "Chrome 130 on Windows"'),
+    bot: z.enum(BOT_KINDS).describe('`good`: a crawler naming itself in the User-Agent (unverified); `bad`: the bot verdict fired otherwise; `none`'),
+    botProbability: z.number().min(0).max(1),
+    suspect: z.boolean().describe('Manually flagged as suspect'),
+    suspectScore: z.number().int().min(0).max(100),
+    confidence: z.number().min(0).max(1),
+    linkedId: z.string().optional().describe('Present only if set'),
+    url: z.string(),
+  })
+  .openapi({ title: 'EventSummary' });
+
+export const VisitSummarySchema = z
+  .object({
+    id: z.string().uuid(),
+    timestamp: TimestampMs,
+    country: z.string(),
+    city: z.string(),
+    region: z.string(),
+    network: z.string().describe('The organisation of the IP address (its AS); empty when unknown'),
+    browser: z.string().describe('Browser and system read from the User-Agent'),
+    confidence: z.number().min(0).max(1),
+    botProbability: z.number().min(0).max(1),
+    riskFactors: z.array(z.string()),
+    originalVisitorId: VisitorIdSchema.optional().describe('Present only for a visit identified as a visitor since merged into this one'),
+  })
+  .openapi({ title: 'VisitSummary' });
+
+export const VisitorTimelineSchema = z
+  .object({
+    visitorId: VisitorIdSchema.describe('The visitor asked for, or the one it has been merged into'),
+    mergedFrom: z.array(VisitorIdSchema).describe('Visitors merged into this one; their visits are part of the timeline'),
+    totalVisits: z.number().int().nonnegative(),
+    firstSeenAt: TimestampMs,
+    visits: z.array(VisitSummarySchema).max(20).describe('At most 20 visits, newest first, in every project of the account'),
+    nextBefore: z.string().optional().describe('Present when the page is full: the `before` of the next, older page'),
+  })
+  .openapi({ title: 'VisitorTimeline' });
+
+export const explorerContract = c.router(
+  {
+    listProjectEvents: {
+      method: 'GET',
+      path: '/api/projects/:projectId/events',
+      summary: "A project's events, newest first, filtered as GET /v1/events filters them (dashboard explorer)",
+      description:
+        'Summaries of the events identified with the keys of one of your projects. A page holds at most `limit` events and may hold fewer, even none, and still carry a `paginationKey`: each request examines a bounded number of index entries (see GET /v1/events).',
+      pathParams: z.object({ projectId: z.string().max(64) }),
+      query: ExplorerQuerySchema,
+      responses: {
+        200: z
+          .object({
+            events: z.array(EventSummarySchema),
+            paginationKey: z.string().optional().describe('Present when there may be more events: the `paginationKey` of the next page'),
+          })
+          .openapi({ title: 'ExplorerPage' }),
+        ...sessionRoutes,
+        400: errorResponse(400, 'paginationKey: not a key this endpoint returned', 'A filter that fails validation or an unknown parameter (`error` names it), or a paginationKey this endpoint did not return'),
+        404: errorResponse(404, 'Project not found', "'Project not found': unknown project, or another account's"),
+      },
+      metadata: meta({ auth: 'session' }),
+    },
+    getVisitorTimeline: {
+      method: 'GET',
+      path: '/api/visitors/:visitorId',
+      summary: "A visitor's visits, newest first (dashboard timeline)",
+      description: "The visit history of one of your account's visitors (every project), 20 visits a page. A merged visitor answers with the survivor's timeline, which includes the merged visitors' visits.",
+      pathParams: z.object({ visitorId: z.string().max(64) }),
+      query: z
+        .object({
+          before: z.string().max(64).optional().describe('`nextBefore` of the previous page: a visit id (the visits before it), or a Unix ms time'),
+        })
+        .strict(),
+      responses: {
+        200: VisitorTimelineSchema,
+        ...sessionRoutes,
+        400: errorResponse(400, 'before: must be a visit id of this visitor or a Unix ms timestamp', 'Malformed cursor, or an unknown parameter'),
+        404: errorResponse(404, 'Visitor not found', "'Visitor not found': unknown id or another account's visitor"),
+      },
+      metadata: meta({ auth: 'session' }),
+    },
+  },
+  { strictStatusCodes: true },
+);

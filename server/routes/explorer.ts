@@ -1,0 +1,19 @@
+// The dashboard's events explorer and visitor timeline: thin adapters to ExplorerService.
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../contract/index.js';
+import { sessionOf } from '../http/context.js';
+import type { RouteDeps } from './deps.js';
+
+const s = initServer();
+
+export const explorerRoutes = ({ services }: RouteDeps) =>
+  s.router(contract.explorer, {
+    listProjectEvents: async ({ req, params, query }) => ({
+      status: 200,
+      body: await services.explorer.projectEvents(sessionOf(req).accountId, params.projectId, query),
+    }),
+    getVisitorTimeline: async ({ req, params, query }) => ({
+      status: 200,
+      body: await services.explorer.timeline(sessionOf(req).accountId, params.visitorId, query.before),
+    }),
+  });
