@@ -29,6 +29,8 @@ export function retentionSweep(store: Store, retentionDays: number, batch = 500)
       const events = await store.events.olderThan(requestIdBound(cutoff), batch);
       const pages = new Map(events.map((e) => [`${e.visitorId}:${pageOf(e.visitSeq)}`, e]));
       for (const e of pages.values()) await store.visits.dropOlderThan(e.visitorId, pageOf(e.visitSeq), cutoff);
+      // The newest page is held by the visitor document itself.
+      for (const visitorId of new Set(events.map((e) => e.visitorId))) await store.visitors.dropVisitsOlderThan(visitorId, cutoff);
       await store.events.delete(events);
       deleted += events.length;
       if (events.length < batch) return deleted;

@@ -19,7 +19,7 @@ import type { EventDoc } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { ProjectDoc } from '../store/projects.js';
 import type { VisitorDoc } from '../store/visitors.js';
-import { pageOf, type StoredVisit } from '../store/visits.js';
+import { pageOf, VISITS_PER_PAGE, type StoredVisit } from '../store/visits.js';
 import { coverage, extractComponents, type Signals } from './components.js';
 import { confidenceOf } from './confidence.js';
 import type { IdentifyHooks, IdentifyResponse } from './hooks.js';
@@ -67,14 +67,31 @@ export class IdentificationService {
     const token = signals.deviceToken?.token;
     const visit: Visit = { components, tokenHash: token ? sha(token) : null, network: edge.network, incognito: signals.incognito?.likely ?? false, now };
 
-    const match = await link(new StoreIndex(this.store, accountId, now), visit);
+    const index = new StoreIndex(this.store, accountId, now);
+    const match = await link(index, visit);
     const activity = { t: now, ip: edge.ip, country: edge.location.country };
-    const rec = await this.store.visitors.recordVisit(match, visit, activity, VELOCITY_WINDOWS['24h']);
-    await this.store.identity.remember(accountId, remembered(rec.before, match, visit, match.kind === 'new'), now);
-
-    const risk = assessRisk(signals, edge, rec.recent, now);
     const confidence = confidenceOf({ kind: match.kind, p: match.p, coverage: coverage(components) });
     const requestId = `req_${ulid(now)}`;
+    // Risk needs the visitor's recent activity with this visit, and the visit's summary needs risk: both are decided inside the record.
+    let risk!: ReturnType<typeof assessRisk>;
+    const rec = await index.record(match, visit, activity, VELOCITY_WINDOWS['24h'], (facts) => {
+      risk = assessRisk(signals, edge, facts.recent, now);
+      return {
+        seq: facts.seq,
+        requestId,
+        id: makeVisitId(now, facts.seq),
+        timestamp: now,
+        country: edge.location.country,
+        city: edge.location.city,
+        region: edge.location.region,
+        asn: edge.asn.asn,
+        asnOrg: edge.asn.org,
+        asnCategory: edge.asn.category,
+        botProbability: risk.botProbability,
+        confidence,
+        riskFactors: risk.riskFactors,
+      };
+    });
     const visitId = makeVisitId(now, rec.seq);
     const signalsJson = JSON.stringify({ client: signals, server: risk.server });
     const ipLocation = {
@@ -110,22 +127,7 @@ export class IdentificationService {
       timestamp: now,
       createdAt: new Date(now),
     };
-    await this.store.events.insert(event, this.hooks.withEvent?.(project, event));
-    await this.store.visits.append(match.visitorId, {
-      seq: rec.seq,
-      requestId,
-      id: visitId,
-      timestamp: now,
-      country: edge.location.country,
-      city: edge.location.city,
-      region: edge.location.region,
-      asn: edge.asn.asn,
-      asnOrg: edge.asn.org,
-      asnCategory: edge.asn.category,
-      botProbability: risk.botProbability,
-      confidence,
-      riskFactors: risk.riskFactors,
-    });
+    await Promise.all([index.remember(remembered(rec.before, match, visit, match.kind === 'new')), this.store.events.insert(event, this.hooks.withEvent?.(project, event))]);
     this.hooks.stored?.(project, event);
 
     return {
@@ -183,7 +185,11 @@ export class IdentificationService {
     const merged = await this.aliasesOf(visitor);
     const newest = merged.length ? await this.newestOfAll([visitor, ...merged], before) : (await this.newestOf(visitor, before)).map((v) => ({ ...v, source: visitor._id }));
     const events = await Promise.all(newest.map((v) => this.store.events.get(v.requestId)));
-    const visits = newest.map((v, i) => ({ ...visitView(v, events[i]?.signalsJson), ...(v.source !== visitor._id ? { originalVisitorId: v.source } : {}) }));
+    // A visit whose event is not there (still being stored, or just deleted by retention) is left out.
+    const visits = newest.flatMap((v, i) => {
+      const e = events[i];
+      return e ? [{ ...visitView(v, e.signalsJson), ...(v.source !== visitor._id ? { originalVisitorId: v.source } : {}) }] : [];
+    });
     // Counted from each merged visitor's own visits, exact whatever raced with the merge.
     const totalVisits = visitor.visitCount + merged.reduce((n, m) => n + m.visitCount, 0);
     return { visitorId: visitor._id, mergedFrom: merged.map((m) => m._id), visits, totalVisits, firstSeenAt: visitor.firstSeenAt };
@@ -207,11 +213,19 @@ export class IdentificationService {
     return kept.filter((d): d is VisitorDoc => d !== null);
   }
 
+  /** A visitor's visit page: the stored page, and the newest visits, which the visitor document holds. */
+  private async visitPage(visitor: VisitorDoc, page: number): Promise<StoredVisit[]> {
+    if (page < 0) return [];
+    const held = (visitor.visits ?? []).filter((v) => pageOf(v.seq) === page);
+    const stored = held.length === VISITS_PER_PAGE ? [] : await this.store.visits.page(visitor._id, page);
+    return [...stored.filter((v) => !held.some((h) => h.seq === v.seq)), ...held];
+  }
+
   /** One visitor's newest visits before the cursor, by its own sequence numbers. */
   private async newestOf(visitor: VisitorDoc, before: string | undefined): Promise<StoredVisit[]> {
     const upTo = before === undefined ? visitor.visitCount : await this.seqBefore(visitor, before);
     const page = pageOf(upTo);
-    const [older, newer] = upTo > 0 ? await Promise.all([this.store.visits.page(visitor._id, page - 1), this.store.visits.page(visitor._id, page)]) : [[], []];
+    const [older, newer] = upTo > 0 ? await Promise.all([this.visitPage(visitor, page - 1), this.visitPage(visitor, page)]) : [[], []];
     return [...older, ...newer]
       .filter((v) => v.seq <= upTo)
       .sort((a, b) => b.seq - a.seq)
@@ -228,7 +242,7 @@ export class IdentificationService {
     if (before !== undefined && /^\d{1,15}$/.test(before)) cursor = { t: Number(before), id: '' };
     else if (before !== undefined) {
       const seq = seqOfVisitId(before);
-      const pages = seq === null ? [] : await Promise.all(sources.filter((s) => seq <= s.visitCount).map((s) => this.store.visits.page(s._id, pageOf(seq))));
+      const pages = seq === null ? [] : await Promise.all(sources.filter((s) => seq <= s.visitCount).map((s) => this.visitPage(s, pageOf(seq))));
       const found = pages.flat().find((v) => v.id === before);
       if (!found) throw new ApiError(400, 'before: must be a visit id of this visitor or a Unix ms timestamp');
       cursor = { t: found.timestamp, id: found.id };
@@ -239,7 +253,7 @@ export class IdentificationService {
         // Visits up to the cursor's millisecond, then those strictly older than the cursor.
         const upTo = cursor ? await this.seqBeforeTime(s, cursor.t + 1) : s.visitCount;
         const page = pageOf(upTo);
-        const [a, b] = upTo > 0 ? await Promise.all([this.store.visits.page(s._id, page - 1), this.store.visits.page(s._id, page)]) : [[], []];
+        const [a, b] = upTo > 0 ? await Promise.all([this.visitPage(s, page - 1), this.visitPage(s, page)]) : [[], []];
         return [...a, ...b].filter((v) => v.seq <= upTo && older(v)).map((v) => ({ ...v, source: s._id }));
       }),
     );
@@ -254,7 +268,7 @@ export class IdentificationService {
     if (/^\d{1,15}$/.test(before)) return this.seqBeforeTime(visitor, Number(before));
     const seq = seqOfVisitId(before);
     if (seq === null || seq > visitor.visitCount) throw new ApiError(400, 'before: must be a visit id of this visitor or a Unix ms timestamp');
-    const page = await this.store.visits.page(visitor._id, pageOf(seq));
+    const page = await this.visitPage(visitor, pageOf(seq));
     if (!page.some((v) => v.id === before)) throw new ApiError(400, 'before: must be a visit id of this visitor or a Unix ms timestamp');
     return seq - 1;
   }
@@ -266,7 +280,7 @@ export class IdentificationService {
     let best = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const visits = await this.store.visits.page(visitor._id, mid);
+      const visits = await this.visitPage(visitor, mid);
       const earliest = Math.min(...visits.map((v) => v.timestamp));
       // An empty page was emptied by retention: all its visits were older than any kept.
       if (!visits.length || earliest < t) {
@@ -275,7 +289,7 @@ export class IdentificationService {
       } else hi = mid - 1;
     }
     if (best < 0) return 0;
-    const visits = await this.store.visits.page(visitor._id, best);
+    const visits = await this.visitPage(visitor, best);
     return Math.max(0, ...visits.filter((v) => v.timestamp < t).map((v) => v.seq));
   }
 }
@@ -310,8 +324,7 @@ function fullEvent(e: EventDoc, visitorId: string): FullEvent {
   };
 }
 
-function visitView(v: StoredVisit, signalsJson: string | undefined): VisitHistory['visits'][number] {
-  if (!signalsJson) throw new Error(`visit ${v.id} has no event ${v.requestId}`);
+function visitView(v: StoredVisit, signalsJson: string): VisitHistory['visits'][number] {
   return {
     id: v.id,
     timestamp: v.timestamp,

@@ -13,12 +13,14 @@
 //   visitors) per device group and for the account, with its visitor count;
 // - `merge:<visitorId>`, `unmerge:<visitorId>` → claims that make a merge and
 //   its undoing happen once, whichever process gets there first.
-// Lists change read-modify-write under a per-key lock (exact within a
-// process; on FerretDB, several processes can lose an entry, as they can
-// lose a counter increment: these are statistics and candidate lists, and
-// nothing that must be exact depends on them). Counters use $inc, exact on
-// MongoDB.
-import type { Collection, Db } from 'mongodb';
+// A lookup is one read of every key it needs. What a visit teaches the index
+// is one ordered bulk write: lists change read-modify-write from the
+// lookup's read, under per-key locks, re-read only when this process wrote
+// the key since (exact within a process; several processes can lose a list
+// entry, as on FerretDB they can lose a counter increment: these are
+// statistics and candidate lists, and nothing that must be exact depends on
+// them). Counters use $inc, exact on MongoDB.
+import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
 import type { AccountCounts, GroupCounts } from '../identification/evidence.js';
 import type { Lookup, LookupQuery, Remembered } from '../identification/linker.js';
 import { HOLDERS_CAP, ON_ASN_CAP, ON_PREFIX_CAP, PARTIAL_CAP } from '../identification/record.js';
@@ -44,9 +46,24 @@ interface IndexDoc {
   at?: number;
 }
 
+/**
+ * The index documents one request read, and this process's write count when
+ * it read them: `remember` reuses them unless the process wrote one since.
+ */
+export class IndexReads {
+  readonly docs = new Map<string, IndexDoc | null>();
+  constructor(readonly at: number) {}
+}
+
+/** Keys whose last write this process remembers; beyond it every earlier read counts as stale. */
+const WRITES_TRACKED = 50_000;
+
 export class IdentityRepo {
   private readonly col: Collection<IndexDoc>;
   private readonly lock = new KeyedLock();
+  private writes = 0;
+  private readonly lastWrite = new Map<string, number>();
+  private forgotten = 0;
 
   constructor(db: Db) {
     this.col = db.collection('fingerprints');
@@ -56,30 +73,59 @@ export class IdentityRepo {
     return this.col.findOne({ _id });
   }
 
+  private async getMany(ids: string[]): Promise<Map<string, IndexDoc>> {
+    const docs = ids.length === 1 ? [await this.get(ids[0]!)].filter((d): d is IndexDoc => d !== null) : await this.col.find({ _id: { $in: ids } }).toArray();
+    return new Map(docs.map((d) => [d._id, d]));
+  }
+
+  /** A place for one request's reads (lookup fills it, remember uses it). */
+  reads(): IndexReads {
+    return new IndexReads(this.writes);
+  }
+
+  private stale(reads: IndexReads | undefined, _id: string): boolean {
+    return !reads || !reads.docs.has(_id) || reads.at < this.forgotten || (this.lastWrite.get(_id) ?? 0) > reads.at;
+  }
+
+  private wrote(ids: Iterable<string>): void {
+    this.writes++;
+    for (const id of ids) this.lastWrite.set(id, this.writes);
+    if (this.lastWrite.size > WRITES_TRACKED) {
+      this.lastWrite.clear();
+      this.forgotten = this.writes;
+    }
+  }
+
   async tokenOwner(acc: string, tokenHash: string): Promise<string | null> {
     return (await this.get(`${acc}:t:${tokenHash}`))?.visitorId ?? null;
   }
 
-  async lookup(acc: string, q: LookupQuery): Promise<Lookup> {
-    const [exact, onPrefix, onAsn, prefix, asn, group, stats, ...partials] = await Promise.all([
-      q.exact ? this.get(`${acc}:x:${q.exact}`) : null,
-      q.prefix && q.model ? this.get(`${acc}:mp:${q.model}|${q.prefix}`) : null,
-      q.asn !== null && q.model ? this.get(`${acc}:ma:${q.model}|AS${q.asn}`) : null,
-      q.prefix ? this.get(`${acc}:n:${q.prefix}`) : null,
-      q.asn !== null ? this.get(`${acc}:a:${q.asn}`) : null,
-      q.group ? this.get(`${acc}:g:${q.group}`) : null,
-      this.get(`${acc}:stats`),
-      ...q.partials.map((k) => this.get(`${acc}:p:${k}`)),
-    ]);
+  async lookup(acc: string, q: LookupQuery, reads: IndexReads = this.reads()): Promise<Lookup> {
+    const key = {
+      exact: q.exact ? `${acc}:x:${q.exact}` : null,
+      onPrefix: q.prefix && q.model ? `${acc}:mp:${q.model}|${q.prefix}` : null,
+      onAsn: q.asn !== null && q.model ? `${acc}:ma:${q.model}|AS${q.asn}` : null,
+      prefix: q.prefix ? `${acc}:n:${q.prefix}` : null,
+      asn: q.asn !== null ? `${acc}:a:${q.asn}` : null,
+      group: q.group ? `${acc}:g:${q.group}` : null,
+      stats: `${acc}:stats`,
+    };
+    const partialKeys = q.partials.map((k) => `${acc}:p:${k}`);
+    const ids = [...new Set([...Object.values(key), ...partialKeys].filter((k): k is string => k !== null))];
+    const found = await this.getMany(ids);
+    for (const id of ids) reads.docs.set(id, found.get(id) ?? null);
+    const doc = (id: string | null) => (id ? (found.get(id) ?? null) : null);
+    const exact = doc(key.exact);
+    const stats = doc(key.stats);
     return {
       holders: exact?.holders ?? (exact?.visitorId ? [exact.visitorId] : []),
       holderCount: exact?.n ?? (exact?.visitorId ? 1 : 0),
-      partials: [...new Set(partials.flatMap((d) => d?.visitorIds ?? []))],
-      onPrefix: onPrefix?.visitorIds ?? [],
-      onAsn: onAsn?.visitorIds ?? [],
-      prefixCrowd: prefix?.n ?? 0,
-      asnCrowd: asn?.n ?? 0,
-      group: counts(group),
+      partials: [...new Set(partialKeys.flatMap((k) => doc(k)?.visitorIds ?? []))],
+      onPrefix: doc(key.onPrefix)?.visitorIds ?? [],
+      onAsn: doc(key.onAsn)?.visitorIds ?? [],
+      prefixCrowd: doc(key.prefix)?.n ?? 0,
+      asnCrowd: doc(key.asn)?.n ?? 0,
+      group: counts(doc(key.group)),
       account: { ...counts(stats), visitors: stats?.visitors ?? 0, since: stats?.since ?? q.now } satisfies AccountCounts,
     };
   }
@@ -132,52 +178,85 @@ export class IdentityRepo {
     }
   }
 
-  /** What the visit taught the index (see linker.ts remembered()). */
-  async remember(acc: string, r: Remembered, now: number): Promise<void> {
+  /**
+   * What the visit taught the index (see linker.ts remembered()), in one
+   * ordered bulk write under the locks of every key it touches (taken in
+   * key order, so writers never wait on each other in a cycle). Lists start
+   * from `reads` where this process has not written them since.
+   */
+  async remember(acc: string, r: Remembered, now: number, reads?: IndexReads): Promise<void> {
     const id = r.visitorId;
-    const writes: Promise<unknown>[] = [];
-    if (r.tokenHash) writes.push(this.setToken(acc, r.tokenHash, id));
-    if (r.created) writes.push(this.inc(`${acc}:stats`, { visitors: 1 }, { since: now }));
-    if (r.exact && !r.heldExact) writes.push(this.addHolder(acc, r.exact, r.group, id, now));
-    for (const k of r.partials) writes.push(this.front(`${acc}:p:${k}`, id, PARTIAL_CAP));
-    if (r.newPrefix) {
-      writes.push(this.inc(`${acc}:n:${r.newPrefix}`, { n: 1 }));
-      writes.push(this.front(`${acc}:mp:${r.model}|${r.newPrefix}`, id, ON_PREFIX_CAP));
-    }
-    if (r.newAsn !== null) {
-      writes.push(this.inc(`${acc}:a:${r.newAsn}`, { n: 1 }));
-      writes.push(this.front(`${acc}:ma:${r.model}|AS${r.newAsn}`, id, ON_ASN_CAP));
-    }
-    await Promise.all(writes);
-  }
+    const fronts = new Map<string, number>();
+    for (const k of r.partials) fronts.set(`${acc}:p:${k}`, PARTIAL_CAP);
+    if (r.newPrefix) fronts.set(`${acc}:mp:${r.model}|${r.newPrefix}`, ON_PREFIX_CAP);
+    if (r.newAsn !== null) fronts.set(`${acc}:ma:${r.model}|AS${r.newAsn}`, ON_ASN_CAP);
+    const holderKey = r.exact && !r.heldExact ? `${acc}:x:${r.exact}` : null;
+    const counters = new Map<string, { by: Record<string, number>; onInsert?: Record<string, number> }>();
+    const count = (_id: string, by: Record<string, number>, onInsert?: Record<string, number>) => {
+      const c = counters.get(_id) ?? { by: {} };
+      for (const [f, n] of Object.entries(by)) c.by[f] = (c.by[f] ?? 0) + n;
+      counters.set(_id, { by: c.by, onInsert: onInsert ?? c.onInsert });
+    };
+    const statsKey = `${acc}:stats`;
+    const groupKey = `${acc}:g:${r.group}`;
+    const tokenKey = r.tokenHash ? `${acc}:t:${r.tokenHash}` : null;
+    const read = [...fronts.keys(), ...(holderKey ? [holderKey] : [])];
+    const keys = [...new Set([...read, ...(tokenKey ? [tokenKey] : []), statsKey, groupKey, ...(r.newPrefix ? [`${acc}:n:${r.newPrefix}`] : []), ...(r.newAsn !== null ? [`${acc}:a:${r.newAsn}`] : [])])].sort();
 
-  /** Serialised per document within the process: FerretDB applies $inc as read-modify-write. */
-  private inc(_id: string, by: Record<string, number>, onInsert: Record<string, number> = {}) {
-    return this.lock.run(_id, () => upsert(() => this.col.updateOne({ _id }, { $inc: by, ...(Object.keys(onInsert).length ? { $setOnInsert: onInsert } : {}) }, { upsert: true })));
-  }
+    await this.lock.runAll(keys, async () => {
+      const again = read.filter((k) => this.stale(reads, k));
+      const fresh = again.length ? await this.getMany(again) : new Map<string, IndexDoc>();
+      const current = (k: string) => (again.includes(k) ? (fresh.get(k) ?? null) : (reads?.docs.get(k) ?? null));
+      const ops: AnyBulkWriteOperation<IndexDoc>[] = [];
+      const replace = (_id: string, doc: Omit<IndexDoc, '_id'>) => ops.push({ replaceOne: { filter: { _id }, replacement: doc, upsert: true } });
 
-  /** Moves `visitorId` to the front of a bounded list. */
-  private front(_id: string, visitorId: string, cap: number): Promise<void> {
-    return this.lock.run(_id, async () => {
-      const ids = (await this.get(_id))?.visitorIds ?? [];
-      if (ids[0] === visitorId) return;
-      const next = [visitorId, ...ids.filter((x) => x !== visitorId)].slice(0, cap);
-      await upsert(() => this.col.replaceOne({ _id }, { visitorIds: next }, { upsert: true }));
+      if (tokenKey) replace(tokenKey, { visitorId: id });
+      if (r.created) count(statsKey, { visitors: 1 }, { since: now });
+      if (holderKey) {
+        const doc = current(holderKey);
+        const holders = doc?.holders ?? (doc?.visitorId ? [doc.visitorId] : []);
+        if (!holders.includes(id)) {
+          // One more visitor holds the key: it moves up a Good–Turing count.
+          const k = doc?.n ?? holders.length;
+          replace(holderKey, { holders: [id, ...holders].slice(0, HOLDERS_CAP), n: k + 1 });
+          const shift = goodTuringShift(k);
+          if (shift) {
+            count(groupKey, shift);
+            count(statsKey, shift, { since: now });
+          }
+        }
+      }
+      for (const [_id, cap] of fronts) {
+        const ids = current(_id)?.visitorIds ?? [];
+        if (ids[0] !== id) replace(_id, { visitorIds: [id, ...ids.filter((x) => x !== id)].slice(0, cap) });
+      }
+      if (r.newPrefix) count(`${acc}:n:${r.newPrefix}`, { n: 1 });
+      if (r.newAsn !== null) count(`${acc}:a:${r.newAsn}`, { n: 1 });
+      for (const [_id, { by, onInsert }] of counters) {
+        ops.push({ updateOne: { filter: { _id }, update: { $inc: by, ...(onInsert ? { $setOnInsert: onInsert } : {}) }, upsert: true } });
+      }
+      if (!ops.length) return;
+      try {
+        await this.bulk(ops);
+      } finally {
+        this.wrote(keys);
+      }
     });
   }
 
-  /** One more visitor holds an exact key: its holder list, and the key moves up a Good–Turing count. */
-  private addHolder(acc: string, key: string, group: string, visitorId: string, now: number): Promise<void> {
-    const _id = `${acc}:x:${key}`;
-    return this.lock.run(_id, async () => {
-      const doc = await this.get(_id);
-      const holders = doc?.holders ?? (doc?.visitorId ? [doc.visitorId] : []);
-      if (holders.includes(visitorId)) return;
-      const k = doc?.n ?? holders.length;
-      await upsert(() => this.col.replaceOne({ _id }, { holders: [visitorId, ...holders].slice(0, HOLDERS_CAP), n: k + 1 }, { upsert: true }));
-      const shift = goodTuringShift(k);
-      if (shift) await Promise.all([this.inc(`${acc}:g:${group}`, shift), this.inc(`${acc}:stats`, shift, { since: now })]);
-    });
+  /**
+   * An ordered bulk write; when an upsert loses an insert race with another
+   * process (E11000), the rest of it, from that statement on, once more:
+   * both MongoDB and FerretDB stop an ordered bulk at its first error.
+   */
+  private async bulk(ops: AnyBulkWriteOperation<IndexDoc>[]): Promise<void> {
+    try {
+      await this.col.bulkWrite(ops, { ordered: true });
+    } catch (err) {
+      const first = err instanceof MongoBulkWriteError ? [err.writeErrors].flat()[0] : undefined;
+      if (!first || first.code !== 11000) throw err;
+      await this.col.bulkWrite(ops.slice(first.index), { ordered: true });
+    }
   }
 }
 

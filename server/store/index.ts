@@ -80,10 +80,10 @@ export class Store {
     this.attempts = new AttemptsRepo(db);
     this.invitations = new InvitationsRepo(db);
     this.identity = new IdentityRepo(db);
-    this.visitors = new VisitorsRepo(db);
     this.eventIndex = new EventIndexRepo(db);
     this.events = new EventsRepo(db, this.eventIndex);
     this.visits = new VisitsRepo(db);
+    this.visitors = new VisitorsRepo(db, this.visits);
     this.grants = new GrantsRepo(db);
     this.deletions = new DeletionsRepo(db);
     this.webhooks = new WebhooksRepo(db);

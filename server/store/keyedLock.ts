@@ -19,4 +19,10 @@ export class KeyedLock {
       if (this.tails.get(key) === tail) this.tails.delete(key);
     }
   }
+
+  /** Runs `fn` holding every key's lock, taken in the given order (callers sort, so that none waits in a cycle). */
+  runAll<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
+    const [first, ...rest] = keys;
+    return first === undefined ? fn() : this.run(first, () => this.runAll(rest, fn));
+  }
 }

@@ -5,12 +5,22 @@
 // and merges: a visitor merged into another keeps its document and its visit
 // pages, `mergedInto` names the survivor, and the survivor lists it in
 // `mergedFrom` and counts its visits in `mergedVisits`.
+//
+// The visitor also holds its newest visit summaries (the current page of
+// server/store/visits.ts), so that recording a visit is one write; a page
+// moves to `visitPages` when the next one starts. Every write bumps `rev`,
+// and a visit is recorded by a compare-and-swap on it: the visit's sequence
+// number and its summary are decided from the document read, and nothing a
+// concurrent writer did is overwritten (exact across processes on MongoDB;
+// on FerretDB, whose updates are read-modify-write, exact within a process,
+// where the per-visitor lock serialises the writes).
 import type { Collection, Db } from 'mongodb';
 import type { Components } from '../identification/components.js';
 import type { AsnUse, PrefixUse } from '../identification/evidence.js';
 import type { Match, Suspect, TokenUse, Visit, VisitorRecord } from '../identification/linker.js';
 import { mergeRecords, recordVisit, unmergeRecords } from '../identification/record.js';
 import { KeyedLock } from './keyedLock.js';
+import { pageOf, type StoredVisit, type VisitsRepo } from './visits.js';
 
 export interface RecentActivity {
   t: number;
@@ -39,8 +49,12 @@ export interface VisitorDoc {
   residual?: number | null;
   mergedInto?: string | null;
   mergedFrom?: string[];
-  /** Events of the last 24 hours, oldest first. */
+  /** Events of the last 24 hours, oldest first (expired entries may linger; readers filter by time). */
   recent: RecentActivity[];
+  /** The newest visits (the current page); older pages are in `visitPages`. */
+  visits?: StoredVisit[];
+  /** Bumped by every write: the compare-and-swap of recordVisit (absent on documents written before it). */
+  rev?: number | null;
 }
 
 /**
@@ -49,15 +63,20 @@ export interface VisitorDoc {
  */
 export const RECENT_CAP = 5_000;
 
-export interface VisitRecorded {
-  /** Visits of the device (this visitor's and its merged visitors'). */
+/** Attempts at recording a visit before giving up on a visitor that keeps changing. */
+const CAS_ATTEMPTS = 8;
+
+/** The facts of a visit being recorded, from which the caller builds its summary. */
+export interface VisitFacts {
+  /** Visits of the device (this visitor's and its merged visitors'), this one included. */
   visitCount: number;
   firstSeenAt: number;
-  /** lastSeenAt before this visit (equal to now on a first visit). */
   previousSeenAt: number;
   recent: RecentActivity[];
-  /** This visit's sequence number among the visitor's own. */
   seq: number;
+}
+
+export interface VisitRecorded extends VisitFacts {
   /** The visitor before the visit, as identification sees it. */
   before: VisitorRecord;
 }
@@ -99,12 +118,22 @@ export class VisitorsRepo {
   private readonly col: Collection<VisitorDoc>;
   private readonly lock = new KeyedLock();
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly pages: VisitsRepo,
+  ) {
     this.col = db.collection('visitors');
   }
 
   async get(visitorId: string): Promise<VisitorDoc | null> {
     return this.col.findOne({ _id: visitorId });
+  }
+
+  /** Several visitors in one read (absent ones are missing from the map). */
+  async getMany(visitorIds: readonly string[]): Promise<Map<string, VisitorDoc>> {
+    const ids = [...new Set(visitorIds)];
+    const docs = ids.length === 1 ? [await this.get(ids[0]!)].filter((d): d is VisitorDoc => d !== null) : await this.col.find({ _id: { $in: ids } }).toArray();
+    return new Map(docs.map((d) => [d._id, d]));
   }
 
   /** Creates a visitor with no visits yet; recordVisit counts the first. */
@@ -118,48 +147,85 @@ export class VisitorsRepo {
   }
 
   /**
-   * Counts one more visit and stores what identification learnt from it.
-   * Each update filters on `_id` alone, the only filter FerretDB's SQLite
-   * backend answers without a scan. The counter and the activity list change
-   * with atomic operators (exact on MongoDB across processes); the
-   * per-visitor lock makes the read-modify-write exact on FerretDB within
-   * the process. A visit recorded on a visitor merged away meanwhile (a merge
-   * racing with the visit) is counted on the survivor too. It reads the
-   * visitor again under the lock rather than reuse the read linking made: a
-   * conditional filter on more than `_id` would be a collection scan on
-   * FerretDB.
+   * Counts one more visit, stores what identification learnt from it and the
+   * visit's summary (`summarize`, called with the visit's facts, again if the
+   * visitor changed meanwhile and the visit is decided afresh). `prior` is the
+   * document as linking read it: reused when nothing wrote the visitor since,
+   * which the compare-and-swap on `rev` checks. Filters name `_id` first, the
+   * field the dev database's patched FerretDB finds by index.
    */
-  recordVisit(match: Match, visit: Visit, activity: RecentActivity, windowMs: number): Promise<VisitRecorded> {
+  recordVisit(
+    match: Match,
+    visit: Visit,
+    activity: RecentActivity,
+    windowMs: number,
+    prior: VisitorDoc | null,
+    summarize: (facts: VisitFacts) => StoredVisit,
+  ): Promise<VisitRecorded> {
     const visitorId = match.visitorId;
-    return this.lock.run(visitorId, () => this.record(visitorId, match, visit, activity, windowMs));
+    return this.lock.run(visitorId, async () => {
+      let before = prior ?? (await this.get(visitorId));
+      for (let attempt = 1; before; attempt++) {
+        const done = await this.record(before, match, visit, activity, windowMs, summarize);
+        if (done) return done;
+        if (attempt === CAS_ATTEMPTS) throw new Error(`visitor ${visitorId} kept changing while a visit was recorded`);
+        before = await this.get(visitorId);
+      }
+      throw new Error(`visitor ${visitorId} disappeared`);
+    });
   }
 
-  private async record(visitorId: string, match: Match, visit: Visit, activity: RecentActivity, windowMs: number): Promise<VisitRecorded> {
-    const before = await this.get(visitorId);
-    if (!before) throw new Error(`visitor ${visitorId} disappeared`);
+  /** One compare-and-swap attempt; null when the visitor changed since `before` was read. */
+  private async record(before: VisitorDoc, match: Match, visit: Visit, activity: RecentActivity, windowMs: number, summarize: (facts: VisitFacts) => StoredVisit): Promise<VisitRecorded | null> {
     const next = recordVisit(toRecord(before), match, visit);
-    const cutoff = visit.now - windowMs;
-    const kept = before.recent.filter((r) => r.t > cutoff);
-    const overflow = kept.length + 1 - RECENT_CAP;
-    const set = { ...stateOf(next), lastSeenAt: visit.now, ...(before.visitCount === 0 ? { firstSeenAt: visit.now } : {}) };
+    const first = before.visitCount === 0;
+    const kept = before.recent.filter((r) => r.t > visit.now - windowMs);
+    const recent = [...kept.slice(Math.max(0, kept.length + 1 - RECENT_CAP)), activity];
+    const seq = before.visitCount + 1;
+    const facts: VisitFacts = {
+      visitCount: seq + (before.mergedVisits ?? 0),
+      firstSeenAt: first ? visit.now : before.firstSeenAt,
+      previousSeenAt: first ? visit.now : before.lastSeenAt,
+      recent,
+      seq,
+    };
+    const summary = summarize(facts);
+    // A new page starts: the finished one moves to visitPages first (idempotent), so a failure loses nothing.
+    const page = pageOf(seq);
+    const embedded = before.visits ?? [];
+    const finished = embedded.filter((v) => pageOf(v.seq) < page);
+    if (finished.length) await this.pages.keep(before._id, finished);
+    // Rewritten whole when enough has expired (or it overflows); otherwise appended, and expired entries wait.
+    const rewrite = before.recent.length + 1 > RECENT_CAP || before.recent.length - kept.length > Math.max(8, before.recent.length / 8);
+    const set = {
+      ...stateOf(next),
+      lastSeenAt: visit.now,
+      ...(first ? { firstSeenAt: visit.now } : {}),
+      visits: [...embedded.filter((v) => pageOf(v.seq) === page), summary],
+      ...(rewrite ? { recent } : {}),
+    };
     const after = await this.col.findOneAndUpdate(
-      { _id: visitorId },
-      overflow > 0
-        ? { $inc: { visitCount: 1 }, $set: { ...set, recent: [...kept.slice(overflow), activity] } }
-        : { $inc: { visitCount: 1 }, $set: set, $push: { recent: activity } },
+      { _id: before._id, rev: before.rev ?? null },
+      { $set: set, $inc: { visitCount: 1, rev: 1 }, ...(rewrite ? {} : { $push: { recent: activity } }) },
       { returnDocument: 'after' },
     );
-    if (!after) throw new Error(`visitor ${visitorId} disappeared`);
-    if (after.mergedInto) await this.col.updateOne({ _id: after.mergedInto }, { $inc: { mergedVisits: 1 } });
-    if (overflow <= 0 && before.recent.length !== kept.length) await this.col.updateOne({ _id: visitorId }, { $pull: { recent: { t: { $lte: cutoff } } } });
-    return {
-      visitCount: after.visitCount + (after.mergedVisits ?? 0),
-      firstSeenAt: before.visitCount === 0 ? visit.now : before.firstSeenAt,
-      previousSeenAt: before.visitCount === 0 ? visit.now : before.lastSeenAt,
-      recent: [...kept.slice(Math.max(0, overflow)), activity],
-      seq: after.visitCount,
-      before: toRecord(before),
-    };
+    if (!after) return null;
+    // A visit recorded on a visitor merged away meanwhile is counted on the survivor too.
+    if (after.mergedInto) await this.col.updateOne({ _id: after.mergedInto }, { $inc: { mergedVisits: 1, rev: 1 } });
+    return { ...facts, before: toRecord(before) };
+  }
+
+  /** Drops the visitor's embedded visit summaries older than `cutoff` (retention). */
+  dropVisitsOlderThan(visitorId: string, cutoff: number): Promise<void> {
+    return this.lock.run(visitorId, async () => {
+      for (let attempt = 1; attempt <= CAS_ATTEMPTS; attempt++) {
+        const doc = await this.get(visitorId);
+        const visits = doc?.visits ?? [];
+        if (!doc || !visits.some((v) => v.timestamp < cutoff)) return;
+        const done = await this.col.updateOne({ _id: visitorId, rev: doc.rev ?? null }, { $set: { visits: visits.filter((v) => v.timestamp >= cutoff) }, $inc: { rev: 1 } });
+        if (done.matchedCount === 1) return;
+      }
+    });
   }
 
   /**
@@ -178,13 +244,13 @@ export class VisitorsRepo {
         { _id: into, mergedFrom: { $ne: from } },
         {
           $set: { ...stateOf(survivor), firstSeenAt: survivor.firstSeenAt, lastSeenAt: survivor.lastSeenAt },
-          $inc: { mergedVisits: a.visitCount + (a.mergedVisits ?? 0) },
+          $inc: { mergedVisits: a.visitCount + (a.mergedVisits ?? 0), rev: 1 },
           $addToSet: { mergedFrom: { $each: [from, ...aliases] } },
         },
       );
       await Promise.all([
-        this.col.updateOne({ _id: from }, { $set: { mergedInto: into, suspects: [], residual: null } }),
-        ...aliases.map((id) => this.col.updateOne({ _id: id }, { $set: { mergedInto: into } })),
+        this.col.updateOne({ _id: from }, { $set: { mergedInto: into, suspects: [], residual: null }, $inc: { rev: 1 } }),
+        ...aliases.map((id) => this.col.updateOne({ _id: id }, { $set: { mergedInto: into }, $inc: { rev: 1 } })),
       ]);
       return merged;
     });
@@ -196,8 +262,8 @@ export class VisitorsRepo {
       const [a, b] = await Promise.all([this.get(from), this.get(into)]);
       if (!a || !b || a.mergedInto !== into) return null;
       const { from: restored, into: survivor } = unmergeRecords(toRecord(a), toRecord(b));
-      await this.col.updateOne({ _id: into }, { $set: { tokens: survivor.tokens }, $inc: { mergedVisits: -(a.visitCount + (a.mergedVisits ?? 0)) }, $pull: { mergedFrom: from } });
-      await this.col.updateOne({ _id: from }, { $set: { mergedInto: null, suspects: [], residual: null, tokens: restored.tokens } });
+      await this.col.updateOne({ _id: into }, { $set: { tokens: survivor.tokens }, $inc: { mergedVisits: -(a.visitCount + (a.mergedVisits ?? 0)), rev: 1 }, $pull: { mergedFrom: from } });
+      await this.col.updateOne({ _id: from }, { $set: { mergedInto: null, suspects: [], residual: null, tokens: restored.tokens }, $inc: { rev: 1 } });
       return restored;
     });
   }

@@ -1,6 +1,8 @@
 // Visit history in pages of VISITS_PER_PAGE (`_id` = `<visitorId>:<page>`),
 // so the newest visits are at most two point reads and older pages are
-// reached by page number, never by scanning events. Pages hold compact
+// reached by page number, never by scanning events. The current page lives
+// in the visitor document (server/store/visitors.ts) and moves here when the
+// next page starts. Pages hold compact
 // summaries; each visit's signal snapshot stays in its event (point read by
 // requestId), which keeps the identify write small.
 import type { Collection, Db } from 'mongodb';
@@ -40,12 +42,20 @@ export class VisitsRepo {
     this.col = db.collection('visitPages');
   }
 
-  append(visitorId: string, visit: StoredVisit): Promise<void> {
-    const _id = `${visitorId}:${pageOf(visit.seq)}`;
-    // $push is a read-modify-write on FerretDB: serialise per page.
-    return this.lock.run(_id, async () => {
-      await upsert(() => this.col.updateOne({ _id }, { $push: { visits: visit } }, { upsert: true }));
-    });
+  /**
+   * Stores a finished page's visits that the visitor document held (see
+   * server/store/visitors.ts). `$addToSet` keeps it idempotent when a retry
+   * stores them again, and keeps visits stored there before the visitor held any.
+   */
+  async keep(visitorId: string, visits: StoredVisit[]): Promise<void> {
+    const byPage = new Map<number, StoredVisit[]>();
+    for (const v of visits) byPage.set(pageOf(v.seq), [...(byPage.get(pageOf(v.seq)) ?? []), v]);
+    await Promise.all(
+      [...byPage].map(([page, list]) => {
+        const _id = `${visitorId}:${page}`;
+        return this.lock.run(_id, () => upsert(() => this.col.updateOne({ _id }, { $addToSet: { visits: { $each: list } } }, { upsert: true })));
+      }),
+    );
   }
 
   /**

@@ -18,6 +18,8 @@ afterAll(async () => {
 });
 
 const HOUR = 3_600_000;
+
+const visitSummary = (seq: number, timestamp: number) => ({ seq, requestId: `req_${seq}`, id: `v_${seq}`, timestamp, country: '', city: '', region: '', asn: null, asnOrg: '', asnCategory: 'unknown', botProbability: 0, confidence: 1, riskFactors: [] });
 let accounts = 0;
 let t = Date.UTC(2026, 0, 15);
 let seed = 90_000;
@@ -34,9 +36,10 @@ function account() {
       incognito: o.incognito ?? false,
       now: t,
     };
-    const match = await link(new StoreIndex(h.store, acc, t), visit);
-    const rec = await h.store.visitors.recordVisit(match, visit, { t, ip: '203.0.113.1', country: '' }, 86_400_000);
-    await h.store.identity.remember(acc, remembered(rec.before, match, visit, match.kind === 'new'), t);
+    const index = new StoreIndex(h.store, acc, t);
+    const match = await link(index, visit);
+    const rec = await index.record(match, visit, { t, ip: '203.0.113.1', country: '' }, 86_400_000, (f) => visitSummary(f.seq, t));
+    await index.remember(remembered(rec.before, match, visit, match.kind === 'new'));
     return match;
   };
 }
