@@ -1,6 +1,7 @@
 // WORKERS=N: one primary process starts the database (the supervised dev
-// launcher, or nothing with MONGODB_URI) and forks N workers that share the
-// port (node:cluster). Workers reach the database through MONGODB_URI; the
+// launcher, or nothing with MONGODB_URI), runs the start-up maintenance
+// (before any worker serves) and forks N workers that share the port
+// (node:cluster). Workers reach the database through MONGODB_URI; the
 // first slot runs the periodic sweeps and prints the banner. A worker that
 // dies is replaced; SIGTERM/SIGINT stop the workers gracefully (each writes
 // its usage and gives back unused quota), then the database.
@@ -8,6 +9,8 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { startDatabaseOrExit } from './database.js';
+import { startupMaintenance } from './maintenance.js';
+import { Store } from './store/index.js';
 
 /** Environment a worker gets from the primary. */
 export const WORKER_SLOT_ENV = 'DEVICEID_WORKER_SLOT';
@@ -23,6 +26,18 @@ export function workerSlot(): number {
 
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
   const db = await startDatabaseOrExit(config, logger);
+  try {
+    const store = await Store.open({ uri: db.uri, dbName: config.mongodbDb, operationTimeoutMs: config.dbTimeoutMs, cacheTtlMs: 0 });
+    try {
+      await startupMaintenance(store, logger);
+    } finally {
+      await store.close();
+    }
+  } catch (err) {
+    process.stderr.write(`deviceid: start-up maintenance failed (the next start resumes it): ${(err as Error).message}\n`);
+    await db.stop();
+    process.exit(1);
+  }
   const env = { MONGODB_URI: db.uri, [DB_SOURCE_ENV]: db.source };
   const workers = new Map<number, Worker>();
   let stopping = false;

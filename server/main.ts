@@ -17,7 +17,7 @@ import { trackTls } from './edge/tls.js';
 import { DB_SOURCE_ENV, runPrimary, workerSlot } from './cluster.js';
 import { agentScript } from './http/agentScript.js';
 import { createApp } from './http/app.js';
-import { defaultSweeps, startSweeps } from './maintenance.js';
+import { defaultSweeps, startSweeps, startupMaintenance } from './maintenance.js';
 import type { Services } from './routes/deps.js';
 import { Store } from './store/index.js';
 
@@ -55,6 +55,17 @@ async function main(): Promise<void> {
     process.stderr.write(`deviceid: cannot connect to the database from ${db.source}: ${(err as Error).message}\n`);
     await db.stop();
     process.exit(1);
+  }
+  // In a cluster the primary did it before forking the workers.
+  if (!cluster.isWorker) {
+    try {
+      await startupMaintenance(store, logger);
+    } catch (err) {
+      process.stderr.write(`deviceid: start-up maintenance failed (the next start resumes it): ${(err as Error).message}\n`);
+      await store.close();
+      await db.stop();
+      process.exit(1);
+    }
   }
 
   // Loaded before listening so broken data fails start-up, not the first request.

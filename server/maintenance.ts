@@ -1,12 +1,27 @@
 // Periodic clean-up of documents whose expiry is checked on read: FerretDB
 // has no TTL indexes, so expired sessions and attempt-limit slots are
 // deleted here, as are events past their retention. Other modules add their
-// own sweeps to the list.
+// own sweeps to the list. And the start-up maintenance: moving data an older
+// version stored into today's layout.
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import { grantSweep } from './deviceflow/service.js';
 import { retentionSweep } from './retention.js';
 import type { Store } from './store/index.js';
+import { migrate } from './store/migrations.js';
+
+/**
+ * Moves data of an older layout (server/store/migrations.ts). Start-up runs
+ * it once, before anything is served: the cluster's primary before it forks
+ * its workers (WORKERS > 1), else the process before it listens. Serving
+ * beside data not moved yet would let a deletion or the retention sweep miss
+ * it (and the move bring it back afterwards), so a failure stops start-up;
+ * the next start resumes the move.
+ */
+export async function startupMaintenance(store: Store, logger: Logger): Promise<void> {
+  const moved = await migrate(store);
+  if (moved.eventIndex) logger.info({ entries: moved.eventIndex }, 'moved the search and outbox entries of eventIndex into events');
+}
 
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
 

@@ -93,8 +93,9 @@ describe('the retention sweep', () => {
     expect(pages.map((p) => [p._id, (p.visits as unknown[]).length])).toEqual([[`${visitorId}:1`, 3]]);
 
     // Only what is left is stored, and only it is in the search index.
-    expect(await h.store.db.collection('events').countDocuments()).toBe(recent.length);
-    const indexed = await h.store.db.collection('eventIndex').find().toArray();
+    expect(await h.store.db.collection('events').countDocuments({ _id: { $gte: 'req_', $lt: 'req_~' } } as never)).toBe(recent.length);
+    const indexed = await h.store.db.collection('events').find({ _id: { $lt: 'req_' } } as never).toArray();
+    expect(indexed.length).toBeGreaterThan(0);
     expect(new Set(indexed.map((e) => e.r))).toEqual(new Set(recent));
   });
 

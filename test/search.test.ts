@@ -227,7 +227,7 @@ describe('the scan limit', () => {
       const u = next(t0);
       return { _id: `${other.accountId}|a|${u}`, r: `req_${u}`, ip: '192.0.2.1', v: 'iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z', f: { b: 'none', n: false, t: false, s: true } };
     });
-    await h.store.db.collection('eventIndex').insertMany(entries as never[]);
+    await h.store.db.collection('events').insertMany(entries as never[]);
     try {
       const page = (key?: string) => request(h.app).get(`/v1/events?suspect=false${key ? `&paginationKey=${key}` : ''}`).set('authorization', `Bearer ${otherSecret}`);
       const first = await page();
@@ -237,7 +237,7 @@ describe('the scan limit', () => {
       const second = await page(first.body.paginationKey);
       expect(second.body).toEqual({ events: [] });
     } finally {
-      await h.store.db.collection('eventIndex').deleteMany({ _id: { $gt: `${other.accountId}|`, $lt: `${other.accountId}|~` } } as never);
+      await h.store.db.collection('events').deleteMany({ _id: { $gt: `${other.accountId}|`, $lt: `${other.accountId}|~` } } as never);
     }
   });
 });

@@ -7,8 +7,10 @@
 //
 // The purge reaches the collections of other repositories directly (by
 // `_id`, as they do): visitors, visitPages, fingerprints (the identity
-// index, server/store/identity.ts), events and eventIndex.
+// index, server/store/identity.ts), and events with their search entries
+// (one collection, server/store/events.ts).
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import { EVENTS } from './eventIndex.js';
 import { pageOf } from './visits.js';
 import { insertUnique } from './errors.js';
 
@@ -54,7 +56,7 @@ export class DeletionsRepo {
     this.visitors = db.collection('visitors');
     this.pages = db.collection('visitPages');
     this.fingerprints = db.collection('fingerprints');
-    this.index = db.collection('eventIndex');
+    this.index = db.collection(EVENTS);
   }
 
   /** The job (or alias pointer) for a visitor id of the account. */

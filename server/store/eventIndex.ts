@@ -1,7 +1,9 @@
-// The event search index (`eventIndex`): small entries keyed by composite
-// `_id`s, written together with each event in ONE insertMany, so that every
-// filter of GET /v1/events is a bounded range of `_id` (newest first is
-// descending `_id`, because the last part is the event's ULID):
+// The event search index: small entries keyed by composite `_id`s, stored in
+// the events collection beside their event and written with it in ONE
+// insertMany (server/store/events.ts, which lists the collection's `_id`
+// families), so that every filter of GET /v1/events is a bounded range of
+// `_id` (newest first is descending `_id`, because the last part is the
+// event's ULID):
 //
 //   <acc>|a|<ulid>                  every event of the account
 //   <acc>|v|<visitorId>|<ulid>      by the visitor identify returned
@@ -18,11 +20,12 @@
 // drives one range (the most selective filter) and checks the other filters
 // on the entries themselves before reading any event. start/end bound the
 // ULID part of the range. Webhook outbox entries (`~o|<requestId>`, see
-// server/webhooks/) ride in the same insertMany.
+// server/webhooks/) ride in the same insertMany. An account id is
+// `acc_<ulid>`, so every entry sorts before every requestId (`req_…`).
 //
 // On MongoDB each range is a walk of the `_id` index that reads only the
 // entries returned. FerretDB v1 pushes down only `_id` equality, so there a
-// range is a scan of this collection of small documents (a dev database).
+// range is a scan of the collection, events included (a dev database).
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
@@ -72,6 +75,9 @@ export interface OutboxEntry {
 }
 
 export const outboxId = (requestId: string) => `~o|${requestId}`;
+
+/** The collection the entries share with their events (server/store/events.ts). */
+export const EVENTS = 'events';
 
 /** What the index needs of an event. */
 export interface IndexedEvent {
@@ -131,13 +137,15 @@ export function prefixesOf(e: IndexedEvent, f: EntryFacts): string[] {
 }
 
 /** Every id an event's entries can have, whatever its facts: deleting them all is deleting its entries. */
-function possibleIds(e: IndexedEvent): string[] {
+export function entryIdsOf(e: IndexedEvent): string[] {
   const u = ulidOf(e._id);
   const prefixes = [...prefixesOf(e, { b: 'good', n: true, t: true, s: true }), 'b|bad'];
   return prefixes.map((p) => `${e.accountId}|${p}|${u}`);
 }
 
 export function entriesOf(e: IndexedEvent, f: EntryFacts): IndexEntry[] {
+  // Entries must sort apart from events and outbox entries (server/store/events.ts).
+  if (!e.accountId.startsWith('acc_')) throw new Error(`event ${e._id}: account id ${e.accountId} is not acc_…`);
   const u = ulidOf(e._id);
   const l = e.linkedId === null ? {} : { l: linkedKey(e.linkedId) };
   const project = e.projectId === undefined ? {} : { p: e.projectId };
@@ -168,7 +176,7 @@ export class EventIndexRepo {
   readonly col: Collection<IndexEntry>;
 
   constructor(db: Db) {
-    this.col = db.collection('eventIndex');
+    this.col = db.collection(EVENTS);
   }
 
   /** Entries of `prefix` with ULIDs strictly between `lo` and `hi` (ULID strings or time bounds), in order. */
@@ -185,7 +193,7 @@ export class EventIndexRepo {
     return this.col.findOne({ _id: `${accountId}|a|${ulidOf(requestId)}` });
   }
 
-  /** Writes entries (and outbox entries) in one command. */
+  /** Writes entries in one command (identify writes them with the event: EventsRepo.insert). */
   async insert(entries: (IndexEntry | OutboxEntry)[]): Promise<void> {
     if (entries.length) await this.col.insertMany(entries as IndexEntry[], { ordered: false });
   }
@@ -207,7 +215,7 @@ export class EventIndexRepo {
   /** Deletes every entry of these events (one command per 100 events). */
   async deleteFor(events: readonly IndexedEvent[]): Promise<void> {
     for (let i = 0; i < events.length; i += 100) {
-      const ops: AnyBulkWriteOperation<IndexEntry>[] = events.slice(i, i + 100).flatMap((e) => possibleIds(e).map((_id) => ({ deleteOne: { filter: { _id } } })));
+      const ops: AnyBulkWriteOperation<IndexEntry>[] = events.slice(i, i + 100).flatMap((e) => entryIdsOf(e).map((_id) => ({ deleteOne: { filter: { _id } } })));
       if (ops.length) await this.col.bulkWrite(ops, { ordered: false });
     }
   }

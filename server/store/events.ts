@@ -1,7 +1,26 @@
-// Identification events (`_id` = requestId). Each event is indexed for
-// search (server/store/eventIndex.ts): one insertMany, in parallel with its insert.
-import type { Collection, Db } from 'mongodb';
-import { entriesOf, factsOf, type EventIndexRepo, type OutboxEntry } from './eventIndex.js';
+// Identification events, with their search entries and webhook outbox
+// entries (server/store/eventIndex.ts) in the same collection, `events`, so
+// identify stores all of them with ONE command. Three `_id` families share
+// it, disjoint as strings so that every range scan selects only its own:
+//
+//   req_<ulid>                      the event (requestId)
+//   acc_<ulid>|<kind>|…|<ulid>      search entries (account ids are acc_<ulid>)
+//   ~o|req_<ulid>                   webhook outbox entries
+//
+// 'acc_' < 'req_' < 'req_~' < '~o|' ('~' sorts after every character of a
+// ULID, an account id or a kind), so retention's ['req_', req_<time>) range
+// reads events only, a search's `<acc>|<kind>|` ranges entries of that account
+// and kind only, and the outbox's ('~o|', …) range outbox entries only.
+// test/events-collection.test.ts pins the account id's form and the ranges.
+// (The entries used to have a collection of their own, `eventIndex`;
+// server/store/migrations.ts moves an older database's entries here.)
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import { entriesOf, entryIdsOf, EVENTS, factsOf, type EventIndexRepo, type IndexEntry, type OutboxEntry } from './eventIndex.js';
+
+export { EVENTS };
+
+/** The event family of the collection: only these `_id`s are events. */
+export const isEventId = (id: string) => id.startsWith('req_');
 
 export interface EventDoc {
   _id: string; // requestId
@@ -33,29 +52,47 @@ export interface EventDoc {
 /** What the retention sweep needs of an event to delete it and its visit. */
 export type ExpiringEvent = Pick<EventDoc, '_id' | 'accountId' | 'visitorId' | 'visitSeq' | 'linkedId' | 'ip' | 'suspect'>;
 
+/** Any document of the collection. */
+type Stored = EventDoc | IndexEntry | OutboxEntry;
+
+/** Events deleted per command (with up to 11 entries each). */
+const DELETE_BATCH = 100;
+
 export class EventsRepo {
   private readonly col: Collection<EventDoc>;
+  private readonly all: Collection<Stored>;
 
   constructor(
     db: Db,
     private readonly index: EventIndexRepo,
   ) {
-    this.col = db.collection('events');
+    this.col = db.collection(EVENTS);
+    this.all = db.collection(EVENTS);
   }
 
   /**
-   * Stores the event and, in parallel, its search entries plus `extra`
-   * entries of the same collection (a webhook outbox entry) in one insertMany.
+   * Stores the event, its search entries and `extra` entries (a webhook
+   * outbox entry) with one command: an ORDERED insertMany, the event first.
+   * The server writes the documents in order and stops at the first failure,
+   * so every entry stored has its event stored before it: a duplicate
+   * requestId writes nothing, and a failure after the event leaves an event
+   * that some searches miss (retention and deletion still find it by its
+   * requestId and its visit, and delete every entry it can have), never a
+   * search or outbox entry without its event (a fan-out of nothing, entries
+   * no retention would reach). Unordered, the entries could be stored although
+   * the event was not. mongos keeps an ordered insert's order across shards.
    */
   async insert(doc: EventDoc, extra: OutboxEntry[] = []): Promise<void> {
-    await Promise.all([this.col.insertOne(doc), this.index.insert([...entriesOf(doc, factsOf(doc)), ...extra])]);
+    await this.all.insertMany([doc, ...entriesOf(doc, factsOf(doc)), ...extra], { ordered: true });
   }
 
   async get(requestId: string): Promise<EventDoc | null> {
+    if (!isEventId(requestId)) return null;
     return this.col.findOne({ _id: requestId });
   }
 
   async update(requestId: string, set: Partial<Pick<EventDoc, 'suspect' | 'linkedId' | 'tagJson'>>): Promise<EventDoc | null> {
+    if (!isEventId(requestId)) return null;
     const before = await this.col.findOneAndUpdate({ _id: requestId }, { $set: set }, { returnDocument: 'before' });
     if (!before) return null;
     const after = { ...before, ...set };
@@ -66,9 +103,12 @@ export class EventsRepo {
   /**
    * Up to `limit` events whose requestId sorts before `beforeId`: requestIds
    * are `req_<ulid>` and ULIDs sort by time, so this is a range on `_id`
-   * (an index range on MongoDB; FerretDB scans, which suits a background sweep).
+   * (an index range on MongoDB; FerretDB scans, which suits a background
+   * sweep) that holds events only (entries sort before 'req_', outbox
+   * entries after every requestId).
    */
   olderThan(beforeId: string, limit: number): Promise<ExpiringEvent[]> {
+    if (!isEventId(beforeId)) throw new Error(`olderThan: ${beforeId} is not a requestId bound`);
     return this.col
       .find({ _id: { $gte: 'req_', $lt: beforeId } })
       .project<ExpiringEvent>({ _id: 1, accountId: 1, visitorId: 1, visitSeq: 1, linkedId: 1, ip: 1, suspect: 1 })
@@ -76,9 +116,17 @@ export class EventsRepo {
       .toArray();
   }
 
-  /** Deletes events, and their search entries (first, so search never lists a deleted event). */
+  /**
+   * Deletes events and their search entries: one ordered command per 100
+   * events, their entries first, so search never lists a deleted event (and
+   * a failure half way leaves events, which a retry finds, rather than
+   * entries without their event).
+   */
   async delete(events: readonly ExpiringEvent[]): Promise<void> {
-    await this.index.deleteFor(events);
-    if (events.length) await this.col.bulkWrite(events.map((e) => ({ deleteOne: { filter: { _id: e._id } } })));
+    for (let i = 0; i < events.length; i += DELETE_BATCH) {
+      const batch = events.slice(i, i + DELETE_BATCH);
+      const ops: AnyBulkWriteOperation<Stored>[] = [...batch.flatMap((e) => entryIdsOf(e)), ...batch.map((e) => e._id)].map((_id) => ({ deleteOne: { filter: { _id } } }));
+      await this.all.bulkWrite(ops, { ordered: true });
+    }
   }
 }
