@@ -7,6 +7,7 @@ import { accountContract, type AccountSchema, type ApiKeySchema, type ProjectSch
 import { daysInPeriod } from '../../metering/period.js';
 import { el, errorText, showWho, text } from '../browser/api.js';
 import { pageClientOptions } from '../browser/client.js';
+import { showExplorer, startExplorer } from './explorer.js';
 import { showIntegrations, startIntegrations } from './integrations.js';
 
 type Account = z.infer<typeof AccountSchema>;
@@ -270,6 +271,7 @@ function renderProjects(): void {
     }),
   );
   select.value = projectId;
+  text('events-project', projects.find((p) => p.id === projectId)?.name ?? '');
 }
 
 function startEdit(p: Project): void {
@@ -494,10 +496,14 @@ async function start(): Promise<void> {
     projectId = el<HTMLSelectElement>('key-project').value;
     el('new-key').replaceChildren();
     text('key-status', '');
+    text('events-project', projects.find((p) => p.id === projectId)?.name ?? '');
     void loadKeys();
     void showIntegrations(projectId);
+    showExplorer(projectId);
   });
   startIntegrations();
+  startExplorer();
+  showExplorer(projectId);
   if (projectId) await Promise.all([loadKeys(), showIntegrations(projectId)]);
 }
 

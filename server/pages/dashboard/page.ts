@@ -1,7 +1,8 @@
-// GET /dashboard: plan and usage, projects, API keys, webhooks and sealed results of the signed-in
+// GET /dashboard: plan and usage, projects, API keys, the events explorer
+// and visitor timeline, webhooks and sealed results of the signed-in
 // account. Not signed in → 303 to /login?next=<this page>. The page is static
-// markup; its script fills it through the dashboard API (the ts-rest client
-// of contract/account.ts).
+// markup; its script fills it through the dashboard API (the ts-rest clients
+// of contract/account.ts and the other dashboard areas).
 import type { RequestHandler } from 'express';
 import type { AccountsService } from '../../accounts/service.js';
 import { pageHtml } from '../html.js';
@@ -102,6 +103,68 @@ const BODY = `<main class="wide">
   <button type="button" id="copy-snippet-npm" class="btn small accent" aria-label="Copy the npm snippet">Copy</button>
   <p id="install-status" class="ok" role="status"></p>
   <p class="muted">Then read the event on your server with a secret key: <code>GET /v1/events/:requestId</code> (see the <a href="/docs">API reference</a>) or <code>@deviceid/client</code>. Try it first on the <a href="/demo">demo page</a>.</p>
+</section>
+
+<section class="panel" id="events-panel" aria-labelledby="events-title" hidden>
+  <h2 id="events-title">Events: <span id="events-project"></span></h2>
+  <p class="muted">The newest identifications of the project chosen under API keys. Choose a row for its full event, a visitor id for that device's visits.</p>
+  <form id="events-filter" class="filters" novalidate>
+    <label>Visitor id <input type="text" id="f-visitor" maxlength="64" placeholder="iq_…" spellcheck="false" autocomplete="off"></label>
+    <label>linkedId <input type="text" id="f-linked" maxlength="256" spellcheck="false" autocomplete="off"></label>
+    <label>Bot <select id="f-bot">
+      <option value="">any</option>
+      <option value="all">bots, good or bad</option>
+      <option value="bad">bad bots</option>
+      <option value="good">good bots (crawlers)</option>
+      <option value="none">no bot</option>
+    </select></label>
+    <label>Suspect <select id="f-suspect">
+      <option value="">any</option>
+      <option value="true">flagged suspect</option>
+      <option value="false">not flagged</option>
+    </select></label>
+    <div class="row"><button type="submit" class="btn small accent">Filter</button> <button type="button" id="events-clear" class="btn small secondary">Clear</button></div>
+  </form>
+  <p id="events-error" class="error" role="alert" hidden></p>
+  <p id="events-status" class="muted" role="status"></p>
+  <table class="data" id="events-table" hidden>
+    <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Visitor</th><th scope="col">IP, location</th><th scope="col">Verdict</th><th scope="col">Confidence</th></tr></thead>
+    <tbody id="events-body"></tbody>
+  </table>
+  <p id="events-empty" class="muted" hidden></p>
+  <button type="button" id="events-more" class="btn small secondary" hidden>Load more</button>
+  <p id="events-more-error" class="error" role="alert" hidden></p>
+  <section id="event-detail" class="sub" aria-labelledby="event-detail-title" hidden>
+    <h3 id="event-detail-title">Event <span id="event-detail-id" class="mono"></span></h3>
+    <p id="event-detail-error" class="error" role="alert" hidden></p>
+    <pre id="event-json" class="json" tabindex="0" aria-label="The full event as JSON"></pre>
+    <button type="button" id="event-detail-close" class="btn small secondary">Close</button>
+  </section>
+</section>
+
+<section class="panel" id="visitor-panel" aria-labelledby="visitor-title" hidden>
+  <button type="button" id="visitor-back" class="link">← Back to events</button>
+  <h2 id="visitor-title" tabindex="-1">Visitor <span id="visitor-id" class="mono"></span></h2>
+  <p id="visitor-status" class="muted" role="status"></p>
+  <p id="visitor-error" class="error" role="alert" hidden></p>
+  <div id="visitor-facts" hidden>
+    <dl>
+      <dt>Visits</dt>
+      <dd id="visitor-total"></dd>
+      <dt>First seen</dt>
+      <dd id="visitor-first"></dd>
+      <dt>Merged from</dt>
+      <dd id="visitor-merged" class="mono"></dd>
+    </dl>
+    <p class="muted">Its visits in every project of the account, newest first. <button type="button" id="visitor-events" class="link">Show its events (with IP addresses)</button></p>
+  </div>
+  <table class="data" id="visits-table" hidden>
+    <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Location</th><th scope="col">Network</th><th scope="col">Browser</th><th scope="col">Confidence</th><th scope="col">Risk</th></tr></thead>
+    <tbody id="visits-body"></tbody>
+  </table>
+  <p id="visits-empty" class="muted" hidden>No older visits.</p>
+  <button type="button" id="visits-more" class="btn small secondary" hidden>Older visits</button>
+  <p id="visits-more-error" class="error" role="alert" hidden></p>
 </section>
 
 <section class="panel" id="integrations-panel" aria-labelledby="integrations-title" hidden>
