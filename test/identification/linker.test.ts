@@ -175,3 +175,31 @@ describe('what a visit leaves to index', () => {
     expect(moved).toMatchObject({ newPrefix: '2.125.0.0/24', newAsn: 5089 });
   });
 });
+
+describe('the index under concurrent visits (one process)', () => {
+  it('loses no list entry or count when first visits sharing keys are indexed at once', async () => {
+    const send = account();
+    const prefix = '81.2.91.0/24';
+    // Six devices of one model (same platform, browser, GPU, hardware) on one network, all at once.
+    const base = deviceValues(++seed);
+    const devices = Array.from({ length: 6 }, (_, i) => ({
+      ...deviceValues(++seed),
+      navigator: base.navigator,
+      userAgent: base.userAgent,
+      webgl: base.webgl,
+      webglExtensions: base.webglExtensions,
+      deviceMemory: base.deviceMemory,
+      deviceToken: { ...base.deviceToken, token: `concurrent_${seed}_${i}` },
+    }));
+    const matches = await Promise.all(devices.map((d) => send(d, prefix, { advance: 0 })));
+    const ids = new Set(matches.map((m) => m.visitorId));
+    expect(ids.size).toBe(devices.length);
+    const acc = `acc_linker_${accounts}`;
+    const fingerprints = h.store.db.collection<{ _id: string; n?: number; visitors?: number; visitorIds?: string[] }>('fingerprints');
+    expect((await fingerprints.findOne({ _id: `${acc}:n:${prefix}` }))?.n).toBe(devices.length);
+    expect((await fingerprints.findOne({ _id: `${acc}:stats` }))?.visitors).toBe(devices.length);
+    const onPrefix = await fingerprints.find({ _id: { $gte: `${acc}:mp:`, $lt: `${acc}:mp;` } }).toArray();
+    expect(onPrefix).toHaveLength(1);
+    expect(new Set(onPrefix.flatMap((d) => d.visitorIds ?? []))).toEqual(ids);
+  });
+});
