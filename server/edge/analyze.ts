@@ -1,37 +1,36 @@
 // The edge stage of a request: who is connecting (client IP behind trusted
 // proxies), from where (DB-IP geolocation), through which network (ASN and
 // its category, IP lists) and with what client (TLS and HTTP fingerprints).
-// The data is loaded once per process; each request costs about 20 µs.
+// Geolocation and ASN come from IpData: this process's copy, loaded once per
+// process (about 20 µs a request), or the cluster primary's (ipDataRemote.ts,
+// one IPC round trip for an address the worker has not seen recently). The
+// IP lists are small (about 1.5 MB for 150,000 ranges) and stay in every
+// process, which re-reads them when their files change.
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { EdgeFacts } from '../risk/edgeFacts.js';
-import { loadAsn, type AsnDb } from './asn.js';
 import { classifyNetwork } from './asnCategory.js';
-import { loadGeo, UNKNOWN_LOCATION, type Geo } from './geo.js';
+import { UNKNOWN_LOCATION } from './geo.js';
 import { httpFingerprint } from './httpFingerprint.js';
 import { clientIp, isPrivateOrReserved, isTrustedPeer, normalizeIp, type Ip } from './ip.js';
+import { localIpData, type IpData } from './ipData.js';
 import { visitNetwork } from './network.js';
 import { loadLists, type IpLists } from './lists.js';
 import { tlsFacts } from './tls.js';
 
 export interface Edge {
-  analyze(req: IncomingMessage & { secure?: boolean }): EdgeFacts;
+  /** Rejects with a 503 ApiError when the cluster primary does not answer a lookup. */
+  analyze(req: IncomingMessage & { secure?: boolean }): Promise<EdgeFacts>;
   clientIp(req: IncomingMessage): string;
   lists: IpLists;
   close(): void;
 }
 
-// Geolocation (~134 MB) and ASN (~20 MB) tables are shared by every app in the process.
-let shared: Promise<{ geo: Geo; asn: AsnDb }> | undefined;
-function sharedData() {
-  shared ??= Promise.all([loadGeo(), loadAsn()]).then(([geo, asn]) => ({ geo, asn }));
-  return shared;
-}
-
-export async function loadEdge(config: Pick<Config, 'listsDir' | 'trustProxy' | 'tlsHeaders'>, logger: Logger): Promise<Edge> {
-  const [{ geo, asn }, lists] = await Promise.all([
-    sharedData(),
+/** `ipData` defaults to this process's own copy (loaded once per process). */
+export async function loadEdge(config: Pick<Config, 'listsDir' | 'trustProxy' | 'tlsHeaders'>, logger: Logger, ipData?: IpData): Promise<Edge> {
+  const [data, lists] = await Promise.all([
+    ipData ?? localIpData(logger),
     loadLists({
       dir: config.listsDir,
       onError: (err) => logger.warn({ err }, 'IP list could not be read; keeping the previous one'),
@@ -51,13 +50,18 @@ export async function loadEdge(config: Pick<Config, 'listsDir' | 'trustProxy' | 
   return {
     lists,
     clientIp: (req) => (parsedIpOf(req) ?? unparsed(req)).address,
-    close: () => lists.close(),
-    analyze(req) {
+    close: () => {
+      lists.close();
+      data.close();
+    },
+    async analyze(req) {
       const parsed = parsedIpOf(req);
       const ip = parsed ?? unparsed(req);
       const isPrivate = isPrivateOrReserved(ip);
-      const location = isPrivate ? { ...UNKNOWN_LOCATION } : geo.lookup(ip);
-      const asnInfo = isPrivate ? null : asn.lookup(ip);
+      const facts = isPrivate || !parsed ? null : await data.lookup(ip);
+      // A copy: remote answers are cached and shared between requests.
+      const location = { ...(facts?.location ?? UNKNOWN_LOCATION) };
+      const asnInfo = facts?.asn ?? null;
       const hits = lists.check(ip);
       const status = lists.status();
       const network = classifyNetwork(asnInfo, hits);

@@ -29,8 +29,8 @@ export interface Services {
   deletions: DeletionService;
   sealing: SealingService;
   webhooks: WebhooksService;
-  /** What the edge knows about the request (IP, location, network, TLS, HTTP). */
-  edge(req: Request): EdgeFacts;
+  /** What the edge knows about the request (IP, location, network, TLS, HTTP); a 503 ApiError when the cluster primary does not answer. */
+  edge(req: Request): Promise<EdgeFacts>;
   /** The client's IP as the edge sees it (TRUST_PROXY aware). */
   clientIp(req: Request): string;
 }

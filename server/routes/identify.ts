@@ -9,7 +9,7 @@ export const identifyRoutes = ({ services }: RouteDeps) =>
   s.router(contract.identify, {
     identify: async ({ req, body }) => {
       const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
-      const result = await services.identification.identify(apiKeyOf(req), body, services.edge(req), origin);
+      const result = await services.identification.identify(apiKeyOf(req), body, await services.edge(req), origin);
       return { status: 200, body: result };
     },
   });
