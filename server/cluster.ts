@@ -5,10 +5,16 @@
 // first slot runs the periodic sweeps and prints the banner. A worker that
 // dies is replaced; SIGTERM/SIGINT stop the workers gracefully (each writes
 // its usage and gives back unused quota), then the database.
+// With EDGE_DATA=shared (the default) the primary also holds the one copy of
+// the IP geolocation and ASN data and answers the workers' lookups over the
+// cluster's IPC channel (edge/ipDataRemote.ts); EDGE_DATA=per-worker leaves
+// each worker its own copy.
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { startDatabaseOrExit } from './database.js';
+import { localIpData, type IpData } from './edge/ipData.js';
+import { channelOf, serveIpData } from './edge/ipDataRemote.js';
 import { startupMaintenance } from './maintenance.js';
 import { Store } from './store/index.js';
 
@@ -25,6 +31,9 @@ export function workerSlot(): number {
 }
 
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
+  // Read beside the database's start; awaited before forking, so broken data fails start-up.
+  const loading = config.edgeData === 'shared' ? localIpData(logger) : undefined;
+  loading?.catch(() => {});
   const db = await startDatabaseOrExit(config, logger);
   try {
     const store = await Store.open({ uri: db.uri, dbName: config.mongodbDb, operationTimeoutMs: config.dbTimeoutMs, cacheTtlMs: 0 });
@@ -38,6 +47,14 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     await db.stop();
     process.exit(1);
   }
+  let ipData: IpData | undefined;
+  try {
+    ipData = await loading;
+  } catch (err) {
+    process.stderr.write(`deviceid: cannot load the IP geolocation and ASN data: ${(err as Error).message}\n`);
+    await db.stop();
+    process.exit(1);
+  }
   const env = { MONGODB_URI: db.uri, [DB_SOURCE_ENV]: db.source };
   const workers = new Map<number, Worker>();
   let stopping = false;
@@ -45,6 +62,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   const fork = (slot: number) => {
     const w = cluster.fork({ ...env, [WORKER_SLOT_ENV]: String(slot) });
     workers.set(slot, w);
+    if (ipData) serveIpData(channelOf(w.process), ipData);
     w.on('exit', (code, signal) => {
       workers.delete(slot);
       if (stopping) return;
@@ -53,7 +71,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     });
   };
   for (let slot = 0; slot < config.workers; slot++) fork(slot);
-  logger.info({ workers: config.workers, database: db.source }, 'primary started');
+  logger.info({ workers: config.workers, database: db.source, edgeData: config.edgeData }, 'primary started');
 
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;

@@ -31,6 +31,9 @@ export const DEFAULT_RETENTION_DAYS = 90;
 export const SIGNUP_MODES = ['open', 'invite', 'closed'] as const;
 export type SignupMode = (typeof SIGNUP_MODES)[number];
 
+/** With WORKERS > 1: the IP geolocation and ASN data in the primary only (workers ask it), or in every worker. */
+export const EDGE_DATA_MODES = ['shared', 'per-worker'] as const;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** TRUST_PROXY: a hop count ("1") or a comma-separated list of CIDRs/addresses. */
@@ -98,6 +101,7 @@ const EnvSchema = z.object({
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(DEFAULT_RETENTION_DAYS),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_DB_TIMEOUT_MS),
   WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+  EDGE_DATA: z.enum(EDGE_DATA_MODES).default('shared'),
   NODE_ENV: z.string().optional(),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_CACHE_TTL_MS),
   WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
@@ -135,6 +139,8 @@ export interface Config {
   cacheTtlMs: number;
   /** Processes serving HTTP (node:cluster); 1 in development, the number of cores with NODE_ENV=production. */
   workers: number;
+  /** Where workers get IP geolocation and ASN from (no effect with one process). */
+  edgeData: (typeof EDGE_DATA_MODES)[number];
   /** Webhook endpoints may point at loopback, private and link-local addresses (SSRF guard off). */
   webhooksAllowPrivate: boolean;
 }
@@ -183,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbTimeoutMs: e.DB_TIMEOUT_MS,
     cacheTtlMs: e.CACHE_TTL_MS,
     workers: e.WORKERS ?? (e.NODE_ENV === 'production' ? availableParallelism() : 1),
+    edgeData: e.EDGE_DATA,
     webhooksAllowPrivate: e.WEBHOOKS_ALLOW_PRIVATE === 'true',
   };
 }

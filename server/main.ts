@@ -13,6 +13,7 @@ import { systemClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startDatabaseOrExit } from './database.js';
 import { loadEdge } from './edge/analyze.js';
+import { channelOf, remoteIpData } from './edge/ipDataRemote.js';
 import { trackTls } from './edge/tls.js';
 import { DB_SOURCE_ENV, runPrimary, workerSlot } from './cluster.js';
 import { agentScript } from './http/agentScript.js';
@@ -69,7 +70,13 @@ async function main(): Promise<void> {
   }
 
   // Loaded before listening so broken data fails start-up, not the first request.
-  const [edge] = await Promise.all([loadEdge(config, logger), agentScript()]);
+  // With EDGE_DATA=shared a worker asks the primary, which loaded it before forking.
+  const fromPrimary = cluster.isWorker && config.edgeData === 'shared';
+  const ipData = fromPrimary
+    ? remoteIpData(channelOf(process), { onDisconnect: () => logger.warn('the cluster primary went away; IP lookups answer 503') })
+    : undefined;
+  if (fromPrimary) logger.info('IP geolocation and ASN lookups go to the cluster primary');
+  const [edge] = await Promise.all([loadEdge(config, logger, ipData), agentScript()]);
   const launcher = db.status ? { status: db.status } : undefined;
   const app = createApp({ config, store, clock: systemClock, logger, edge, launcher });
   const server = config.tls

@@ -17,6 +17,12 @@ describe('config', () => {
     expect(c.plans).toEqual(DEFAULT_PLANS);
     expect(c.logLevel).toBe('info');
     expect(c.trustProxy).toEqual({ hops: 0, cidrs: [] });
+    expect(c.edgeData).toBe('shared');
+  });
+
+  it('EDGE_DATA: shared or per-worker', () => {
+    expect(loadConfig({ DATA_DIR: dir, EDGE_DATA: 'per-worker' }).edgeData).toBe('per-worker');
+    expect(loadConfig({ DATA_DIR: dir, EDGE_DATA: 'shared' }).edgeData).toBe('shared');
   });
 
   it('generates the server secret once and keeps it in DATA_DIR (mode 0600)', () => {
@@ -50,6 +56,7 @@ describe('config', () => {
     [{ PLANS: '{"free":{"rps":-1}}' }, /^Invalid PLANS: free\.rps: /],
     [{ TRUST_PROXY: 'everyone' }, /^Invalid TRUST_PROXY: "everyone" is not an IP address or CIDR/],
     [{ SERVER_SECRET: 'short' }, /^Invalid SERVER_SECRET: /],
+    [{ EDGE_DATA: 'mmap' }, /^Invalid EDGE_DATA: /],
   ])('rejects %o with one line naming the variable', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: dir, ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir, ...env })).toThrow(message);
