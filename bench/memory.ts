@@ -1,14 +1,18 @@
 // What the server's memory is made of, and its resident size under load:
 //
 // 1. in this process, RSS and the heap/Buffer split after each step of
-//    start-up: the server's modules, then the edge data (IP geolocation,
-//    ASN table, IP lists: loadEdge);
+//    start-up: the server's modules, then the IP geolocation and ASN data
+//    (localIpData), then the IP lists (LISTS_DIR if set, else none:
+//    Cloudflare's ranges only), i.e. what loadEdge loads;
 // 2. the compiled server (`npm start`'s dist/server/main.js) as its own
-//    process tree with WORKERS=1 and WORKERS=2, on a database started here,
-//    under identify load (autocannon, returning devices), sampling the RSS of
-//    every process of the tree.
+//    process tree with WORKERS=1, WORKERS=2 EDGE_DATA=per-worker and
+//    WORKERS=2 EDGE_DATA=shared, on a database started here, under identify
+//    load (autocannon, returning devices) from public client addresses
+//    (X-Forwarded-For behind TRUST_PROXY; --ips distinct ones, each device
+//    keeping its own, or 0 for a new address every request), sampling the
+//    RSS of every process of the tree.
 //
-//   node --import tsx bench/memory.ts [--seconds 15] [--connections 10] [--devices 300]
+//   node --import tsx bench/memory.ts [--seconds 15] [--connections 10] [--devices 300] [--ips 300] [--only 1|2-per-worker|2-shared ...]
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -17,11 +21,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
+import { isPrivateOrReserved, normalizeIp } from '../server/edge/ip.js';
 import { identifyBody, deviceValues } from '../test/support/signals.js';
 
 const { values: args } = parseArgs({
-  options: { seconds: { type: 'string', default: '15' }, connections: { type: 'string', default: '10' }, devices: { type: 'string', default: '300' } },
+  options: {
+    seconds: { type: 'string', default: '15' },
+    connections: { type: 'string', default: '10' },
+    devices: { type: 'string', default: '300' },
+    ips: { type: 'string', default: '300' },
+    only: { type: 'string', multiple: true },
+  },
 });
+const fail = (message: string): never => {
+  throw new Error(message);
+};
 const MB = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`;
 
 // 1. Attribution in this process.
@@ -31,16 +45,20 @@ const usage = () => {
 };
 const steps: [string, ReturnType<typeof usage>][] = [['node + tsx', usage()]];
 const { loadConfig } = await import('../server/config.js');
-const { loadEdge } = await import('../server/edge/analyze.js');
+const { localIpData } = await import('../server/edge/ipData.js');
+const { loadLists } = await import('../server/edge/lists.js');
 await import('../server/http/app.js');
 steps.push(['+ server modules', usage()]);
 const dir = mkdtempSync(join(tmpdir(), 'deviceid-memory-'));
-const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' });
-const edge = await loadEdge(config, pino({ level: 'silent' }));
-steps.push(['+ edge data (loadEdge)', usage()]);
-edge.close();
+const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', LISTS_DIR: process.env.LISTS_DIR ?? join(dir, 'no-lists') });
+await localIpData(pino({ level: 'silent' }));
+steps.push(['+ geolocation and ASN', usage()]);
+const lists = await loadLists({ dir: config.listsDir });
+const ranges = Object.values(lists.status()).reduce((n, s) => n + (s ? s.ranges.v4 + s.ranges.v6 : 0), 0);
+steps.push([`+ IP lists (${ranges} ranges)`, usage()]);
+lists.close();
 console.log('start-up, in one process (RSS, JS heap used, Buffers):');
-for (const [name, u] of steps) console.log(`  ${name.padEnd(26)} RSS ${MB(u.rss).padStart(7)}   heap ${MB(u.heap).padStart(6)}   Buffers ${MB(u.buffers).padStart(6)}`);
+for (const [name, u] of steps) console.log(`  ${name.padEnd(30)} RSS ${MB(u.rss).padStart(7)}   heap ${MB(u.heap).padStart(6)}   Buffers ${MB(u.buffers).padStart(6)}`);
 
 // 2. The compiled server under load.
 const { startDatabase } = await import('../server/database.js');
@@ -53,8 +71,15 @@ const freePort = () =>
     });
   });
 
+interface Proc {
+  pid: number;
+  /** 'server' alone, else the cluster's 'primary' and its 'worker's. */
+  role: string;
+  rss: number;
+}
+
 /** RSS of a process and all its descendants, from /proc. */
-function treeRss(root: number): { total: number; processes: number; each: string } {
+function treeRss(root: number, clustered: boolean): { total: number; procs: Proc[] } {
   const parents = new Map<number, number>();
   for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
     try {
@@ -66,28 +91,65 @@ function treeRss(root: number): { total: number; processes: number; each: string
   }
   const tree = [root];
   for (let i = 0; i < tree.length; i++) for (const [pid, ppid] of parents) if (ppid === tree[i]) tree.push(pid);
-  let total = 0;
-  const each: string[] = [];
+  const procs: Proc[] = [];
   for (const pid of tree) {
     try {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-      total += rss;
-      each.push(`${/Name:\s+(\S+)/.exec(status)?.[1]} ${MB(rss)}`);
+      const name = /Name:\s+(\S+)/.exec(status)?.[1] ?? '?';
+      procs.push({ pid, role: pid === root ? (clustered ? 'primary' : 'server') : name === 'node' ? 'worker' : name, rss });
     } catch {
       // gone meanwhile
     }
   }
-  return { total, processes: tree.length, each: each.join(', ') };
+  return { total: procs.reduce((n, p) => n + p.rss, 0), procs };
+}
+const show = (procs: Proc[]) => procs.map((p) => `${p.role} ${MB(p.rss)}`).join(', ');
+
+/** Public IPv4 addresses, seeded. */
+function publicAddresses(n: number, seed = 1): string[] {
+  let x = seed;
+  const out: string[] = [];
+  while (out.length < n) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    const a = `${x >>> 24}.${(x >>> 16) & 255}.${(x >>> 8) & 255}.${x & 255}`;
+    if (!isPrivateOrReserved(normalizeIp(a)!)) out.push(a);
+  }
+  return out;
 }
 
 const json = { 'content-type': 'application/json' };
-for (const workers of [1, 2]) {
+const ALL_RUNS = [
+  { name: '1', workers: 1, edgeData: 'shared' },
+  { name: '2-per-worker', workers: 2, edgeData: 'per-worker' },
+  { name: '2-shared', workers: 2, edgeData: 'shared' },
+];
+// --only picks runs in its order (repeat them to alternate: each run's database is new, but the server under it grows).
+const RUNS = args.only ? args.only.map((name) => ALL_RUNS.find((r) => r.name === name) ?? fail(`--only: no run ${name}`)) : ALL_RUNS;
+const ipCount = Number(args.ips);
+const addresses = publicAddresses(ipCount > 0 ? ipCount : 200_000, 7);
+console.log(
+  `\nidentify load: ${args.connections} connections, ${args.seconds} s, ${args.devices} returning devices, ` +
+    (ipCount > 0 ? `${ipCount} public client addresses (each device keeps its own)` : 'a new public client address every request'),
+);
+for (const run of RUNS) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'deviceid-memory-server-'));
   const child = spawn(process.execPath, ['dist/server/main.js'], {
-    env: { ...process.env, MONGODB_URI: db.uri, MONGODB_DB: `memory_${workers}_${Date.now()}`, PORT: String(port), BASE_URL: base, DATA_DIR: dataDir, WORKERS: String(workers), LOG_LEVEL: 'warn', PLANS: '{"free":{"rps":1000000,"monthly":100000000}}' },
+    env: {
+      ...process.env,
+      MONGODB_URI: db.uri,
+      MONGODB_DB: `memory_${run.name.replace(/-/g, '_')}_${Date.now()}`,
+      PORT: String(port),
+      BASE_URL: base,
+      DATA_DIR: dataDir,
+      WORKERS: String(run.workers),
+      EDGE_DATA: run.edgeData,
+      TRUST_PROXY: '127.0.0.1/32,::1',
+      LOG_LEVEL: 'warn',
+      PLANS: '{"free":{"rps":1000000,"monthly":100000000}}',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; ; i++) {
@@ -95,7 +157,8 @@ for (const workers of [1, 2]) {
     if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) break;
     await new Promise((r) => setTimeout(r, 200));
   }
-  const idle = treeRss(child.pid!);
+  const clustered = run.workers > 1;
+  const idle = treeRss(child.pid!, clustered);
   const post = async (path: string, body: object, cookie = '') => {
     const res = await fetch(base + path, { method: 'POST', headers: { ...json, origin: base, cookie }, body: JSON.stringify(body) });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
@@ -106,9 +169,11 @@ for (const workers of [1, 2]) {
   const live = (await post(`/api/projects/${projects.projects[0]!.id}/keys`, { name: 'memory', type: 'live' }, signup.cookie)).json.key as string;
   const bodies = Array.from({ length: Number(args.devices) }, (_, i) => JSON.stringify(identifyBody(deviceValues(i + 1))));
   let peak = idle;
+  const peakOf = new Map<number, Proc>();
   const sampler = setInterval(() => {
-    const now = treeRss(child.pid!);
+    const now = treeRss(child.pid!, clustered);
     if (now.total > peak.total) peak = now;
+    for (const p of now.procs) if (p.rss > (peakOf.get(p.pid)?.rss ?? 0)) peakOf.set(p.pid, p);
   }, 250);
   let n = 0;
   const result = await autocannon({
@@ -117,13 +182,24 @@ for (const workers of [1, 2]) {
     connections: Number(args.connections),
     duration: Number(args.seconds),
     headers: { ...json, 'x-api-key': live },
-    requests: [{ setupRequest: (req) => ({ ...req, body: bodies[n++ % bodies.length]! }) }],
+    requests: [
+      {
+        setupRequest: (req) => {
+          const i = n++;
+          const device = i % bodies.length;
+          const ip = ipCount > 0 ? addresses[device % addresses.length]! : addresses[i % addresses.length]!;
+          return { ...req, body: bodies[device]!, headers: { ...req.headers, 'x-forwarded-for': ip } };
+        },
+      },
+    ],
   });
   clearInterval(sampler);
-  const after = treeRss(child.pid!);
+  const after = treeRss(child.pid!, clustered);
   console.log(
-    `compiled server, WORKERS=${workers} (${idle.processes} processes): idle ${MB(idle.total)}, peak under load ${MB(peak.total)}, after ${MB(after.total)}; ` +
-      `${result.requests.average.toFixed(0)} identify/s, ${result.non2xx + result.errors} failed\n    at peak: ${peak.each}`,
+    `compiled server, WORKERS=${run.workers}${clustered ? ` EDGE_DATA=${run.edgeData}` : ''} (${idle.procs.length} processes): ` +
+      `total idle ${MB(idle.total)}, peak under load ${MB(peak.total)}, after ${MB(after.total)}; ` +
+      `${result.requests.average.toFixed(0)} identify/s, p99 ${result.latency.p99} ms, ${result.non2xx + result.errors} failed\n` +
+      `    idle: ${show(idle.procs)}\n    peak per process: ${show([...peakOf.values()])}`,
   );
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
