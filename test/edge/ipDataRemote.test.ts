@@ -161,11 +161,9 @@ describe('remote IP data over a channel', () => {
     fail = false;
     expect(await remote.lookup(ip('8.8.8.8'))).toEqual(factsFor('8.8.8.8'));
 
-    const answers: unknown[] = [];
-    ch.worker.listen((m) => answers.push(m), () => {});
+    const answer = new Promise((resolve) => ch.worker.listen((m) => (m as { id: number }).id === 99_999 && resolve(m), () => {}));
     ch.worker.send({ t: 'deviceid:ip?', id: 99_999, address: 'not an address' }, () => {});
-    await new Promise((r) => setTimeout(r, 10));
-    expect(answers).toContainEqual({ t: 'deviceid:ip', id: 99_999, error: 'not an IP address' });
+    expect(await answer).toEqual({ t: 'deviceid:ip', id: 99_999, error: 'not an IP address' });
     remote.close();
   });
 
