@@ -11,7 +11,7 @@ import { pageOf } from './store/visits.js';
 const DAY_MS = 24 * 3600_000;
 /**
  * The sweep runs with the others every few minutes but does its work at most
- * hourly: on FerretDB the `_id` range is a scan of the events.
+ * hourly: old events leave in batches, and an hour's are few.
  */
 export const RETENTION_INTERVAL_MS = 3600_000;
 

@@ -23,9 +23,9 @@
 // server/webhooks/) ride in the same insertMany. An account id is
 // `acc_<ulid>`, so every entry sorts before every requestId (`req_…`).
 //
-// On MongoDB each range is a walk of the `_id` index that reads only the
-// entries returned. FerretDB v1 pushes down only `_id` equality, so there a
-// range is a scan of the collection, events included (a dev database).
+// Each range is a walk of the `_id` index that reads only the entries
+// returned: on MongoDB, and on the dev database's FerretDB through the
+// launcher's patch (devdb/ferretdb-pushdown.patch), sort and limit included.
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';

@@ -103,8 +103,8 @@ export class EventsRepo {
   /**
    * Up to `limit` events whose requestId sorts before `beforeId`: requestIds
    * are `req_<ulid>` and ULIDs sort by time, so this is a range on `_id`
-   * (an index range on MongoDB; FerretDB scans, which suits a background
-   * sweep) that holds events only (entries sort before 'req_', outbox
+   * (an index range on MongoDB and on the dev database's patched FerretDB)
+   * that holds events only (entries sort before 'req_', outbox
    * entries after every requestId).
    */
   olderThan(beforeId: string, limit: number): Promise<ExpiringEvent[]> {
