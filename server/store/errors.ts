@@ -1,4 +1,4 @@
-import { MongoError, MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import { MongoBulkWriteError, MongoError, MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
 
 /** E11000 on MongoDB and FerretDB alike (FerretDB omits keyPattern/keyValue). */
 export function isDuplicateKey(err: unknown): boolean {
@@ -70,6 +70,9 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   // The driver labels network failures (also when wrapped, e.g. in a bulk write's error).
   if (err instanceof MongoError && (err.hasErrorLabel('ResetPool') || err.hasErrorLabel('RetryableWriteError'))) return true;
   if (err instanceof Error && err.cause !== undefined && err.cause !== err && isDatabaseUnavailable(err.cause)) return true;
+  // A bulk write's error carries the failure that stopped it (a network timeout while the database is frozen).
+  const response = err instanceof MongoBulkWriteError ? (err.errorResponse as unknown) : undefined;
+  if (response instanceof Error && response !== err && isDatabaseUnavailable(response)) return true;
   if (err instanceof MongoServerError) return TRANSIENT_SERVER_CODES.has(Number(err.code));
   return err instanceof MongoError && err.name === 'MongoWaitQueueTimeoutError';
 }
