@@ -44,7 +44,7 @@ describe('database commands per identify', () => {
     h.clock.advance(500);
     const cleared = await identify(1, `cleared_token_${'x'.repeat(16)}`);
     console.log(`first visit: ${first.length} commands (${first.join(', ')})\nreturning: ${again.length} commands (${again.join(', ')})\ncleared storage: ${cleared.length} commands (${cleared.join(', ')})`);
-    expect(again).toEqual(['find fingerprints', 'find visitors', 'findAndModify visitors', 'insert events']);
+    expect(again).toEqual(['find fingerprints', 'find visitors', 'update visitors', 'insert events']);
     expect(first.length).toBeLessThanOrEqual(8);
     expect(cleared.length).toBeLessThanOrEqual(8);
     expect(cleared).toContain('find visitors');

@@ -204,14 +204,15 @@ export class VisitorsRepo {
       visits: [...embedded.filter((v) => pageOf(v.seq) === page), summary],
       ...(rewrite ? { recent } : {}),
     };
-    const after = await this.col.findOneAndUpdate(
+    // An update, not findAndModify: the document it would return is `before` plus this visit (every
+    // other writer bumps rev, so a match means nothing else changed), and not encoding it back saves the database work.
+    const done = await this.col.updateOne(
       { _id: before._id, rev: before.rev ?? null },
       { $set: set, $inc: { visitCount: 1, rev: 1 }, ...(rewrite ? {} : { $push: { recent: activity } }) },
-      { returnDocument: 'after' },
     );
-    if (!after) return null;
+    if (done.matchedCount === 0) return null;
     // A visit recorded on a visitor merged away meanwhile is counted on the survivor too.
-    if (after.mergedInto) await this.col.updateOne({ _id: after.mergedInto }, { $inc: { mergedVisits: 1, rev: 1 } });
+    if (before.mergedInto) await this.col.updateOne({ _id: before.mergedInto }, { $inc: { mergedVisits: 1, rev: 1 } });
     return { ...facts, before: toRecord(before) };
   }
 
