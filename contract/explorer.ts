@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import { sessionRoutes } from './account.js';
 import { errorResponse, initContract, meta, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
+import { RiskFactorSchema } from './risk.js';
+import { VISITS_PAGE_SIZE } from './visits.js';
 
 const c = initContract();
 
@@ -59,7 +61,7 @@ export const VisitSummarySchema = z
     browser: z.string().describe('Browser and system read from the User-Agent'),
     confidence: z.number().min(0).max(1),
     botProbability: z.number().min(0).max(1),
-    riskFactors: z.array(z.string()),
+    riskFactors: z.array(RiskFactorSchema),
     originalVisitorId: VisitorIdSchema.optional().describe('Present only for a visit identified as a visitor since merged into this one'),
   })
   .openapi({ title: 'VisitSummary' });
@@ -70,7 +72,7 @@ export const VisitorTimelineSchema = z
     mergedFrom: z.array(VisitorIdSchema).describe('Visitors merged into this one; their visits are part of the timeline'),
     totalVisits: z.number().int().nonnegative(),
     firstSeenAt: TimestampMs,
-    visits: z.array(VisitSummarySchema).max(20).describe('At most 20 visits, newest first, in every project of the account'),
+    visits: z.array(VisitSummarySchema).max(VISITS_PAGE_SIZE).describe('At most 20 visits, newest first, in every project of the account'),
     nextBefore: z.string().optional().describe('Present when the page is full: the `before` of the next, older page'),
   })
   .openapi({ title: 'VisitorTimeline' });

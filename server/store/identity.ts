@@ -24,7 +24,7 @@ import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type 
 import type { AccountCounts, GroupCounts } from '../identification/evidence.js';
 import type { Lookup, LookupQuery, Remembered } from '../identification/linker.js';
 import { HOLDERS_CAP, ON_ASN_CAP, ON_PREFIX_CAP, PARTIAL_CAP } from '../identification/record.js';
-import { isDuplicateKey, upsert } from './errors.js';
+import { isDuplicateKey } from './errors.js';
 import { KeyedLock } from './keyedLock.js';
 
 interface IndexDoc {
@@ -155,11 +155,6 @@ export class IdentityRepo {
     const owner = (await this.get(_id))?.visitorId;
     if (!owner) throw new Error(`index entry ${_id} vanished while moving it`);
     return owner;
-  }
-
-  async setToken(acc: string, tokenHash: string, visitorId: string): Promise<void> {
-    const _id = `${acc}:t:${tokenHash}`;
-    await upsert(() => this.col.replaceOne({ _id }, { visitorId }, { upsert: true }));
   }
 
   /**

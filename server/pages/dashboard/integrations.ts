@@ -3,29 +3,18 @@
 // each endpoint's delivery log with redeliver, and sealed results (turn on
 // or rotate the key, turn off). Secrets are shown once, as text. Calls go
 // through the ts-rest clients of contract/webhooks.ts and contract/sealing.ts.
-import { initClient, tsRestFetchApi } from '@ts-rest/core';
+import { initClient } from '@ts-rest/core';
 import type { z } from 'zod';
 import { sealingContract } from '../../../contract/sealing.js';
 import { webhooksContract, type WebhookDeliverySchema, type WebhookEndpointSchema } from '../../../contract/webhooks.js';
 import { el, errorText, text } from '../browser/api.js';
+import { pageClientOptions } from '../browser/client.js';
 
 type Endpoint = z.infer<typeof WebhookEndpointSchema>;
 type Delivery = z.infer<typeof WebhookDeliverySchema>;
 
-const options = {
-  baseUrl: '',
-  baseHeaders: {},
-  credentials: 'same-origin' as const,
-  api: async (args: Parameters<typeof tsRestFetchApi>[0]) => {
-    try {
-      return await tsRestFetchApi(args);
-    } catch {
-      return { status: 0, body: { error: 'Could not reach the server. Check your connection and try again.' }, headers: new Headers() };
-    }
-  },
-};
-const hooks = initClient(webhooksContract, options);
-const sealing = initClient(sealingContract, options);
+const hooks = initClient(webhooksContract, pageClientOptions);
+const sealing = initClient(sealingContract, pageClientOptions);
 
 let projectId = '';
 let endpoints: Endpoint[] = [];
