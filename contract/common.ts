@@ -76,6 +76,23 @@ export const VisitorIdSchema = z
 
 export const TimestampMs = z.number().int().nonnegative().describe('Unix time in milliseconds');
 
+/** The latest time a ULID (so a request or visitor id) can carry: 2^48 − 1 ms, in the year 10889. */
+export const UNIX_MS_MAX = 2 ** 48 - 1;
+
+const DECIMAL = /^-?\d{1,20}(\.\d{1,20})?$/;
+/**
+ * An integer query parameter within [min, max], written in decimal digits:
+ * an exponent, hex, blanks, `Infinity` or an empty value is refused (400)
+ * rather than read the way JavaScript's Number() would. Typed as a number:
+ * the typed clients send numbers, which travel as their decimal text.
+ */
+export const queryInteger = (min: number, max: number) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : v),
+    z.number({ invalid_type_error: 'must be an integer in decimal digits' }).int().min(min).max(max),
+  ) as unknown as z.ZodType<number, z.ZodTypeDef, number>;
+
+
 /** Responses every authenticated route can answer besides its own. */
 export const commonErrorResponses = {
   400: errorResponse(400, 'Invalid JSON body', 'Malformed JSON or a field that fails validation; `error` names the field.'),

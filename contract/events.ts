@@ -1,6 +1,6 @@
 // GET /v1/events/:requestId (spec 4.4): one full event, secret key only.
 import { z } from 'zod';
-import { initContract, commonErrorResponses, meta, RequestIdSchema, TimestampMs, VisitorIdSchema, errorResponse } from './common.js';
+import { initContract, commonErrorResponses, meta, queryInteger, RequestIdSchema, TimestampMs, UNIX_MS_MAX, VisitorIdSchema, errorResponse } from './common.js';
 import { ServerSignalsSchema } from './edge.js';
 import { JsonObjectSchema, LinkedIdSchema, TagSchema } from './identify.js';
 import { FullVerdictsSchema } from './risk.js';
@@ -44,9 +44,9 @@ export const EventSearchQuerySchema = z
     suspect: BooleanQuery.optional().describe('The manual suspect flag'),
     vpn: BooleanQuery.optional().describe('The VPN verdict'),
     tor: BooleanQuery.optional().describe('The Tor verdict'),
-    start: z.coerce.number().int().nonnegative().optional().describe('Only events at or after this Unix ms time'),
-    end: z.coerce.number().int().nonnegative().optional().describe('Only events at or before this Unix ms time'),
-    limit: z.coerce.number().int().min(1).max(SEARCH_MAX).default(10),
+    start: queryInteger(0, UNIX_MS_MAX).optional().describe('Only events at or after this Unix ms time'),
+    end: queryInteger(0, UNIX_MS_MAX).optional().describe('Only events at or before this Unix ms time'),
+    limit: queryInteger(1, SEARCH_MAX).default(10),
     paginationKey: z.string().max(200).optional().describe('From the previous page'),
     reverse: BooleanQuery.optional().describe('Oldest first'),
   })

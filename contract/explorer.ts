@@ -5,7 +5,7 @@
 // so that the dashboard's script does not bundle the event and signal schemas.
 import { z } from 'zod';
 import { sessionRoutes } from './account.js';
-import { errorResponse, initContract, meta, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
+import { errorResponse, initContract, meta, queryInteger, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
 import { RiskFactorSchema } from './risk.js';
 import { VISITS_PAGE_SIZE } from './visits.js';
 
@@ -26,7 +26,7 @@ export const ExplorerQuerySchema = z
     linkedId: z.string().min(1).max(256).optional().describe('Events identify was given this linkedId for'),
     bot: z.enum(['good', 'bad', 'none', 'all']).optional().describe('`good`: crawlers naming themselves in the User-Agent; `bad`: other events the bot verdict fired on; `all`: both; `none`: neither'),
     suspect: BooleanQuery.optional().describe('The manual suspect flag'),
-    limit: z.coerce.number().int().min(1).max(EXPLORER_PAGE_MAX).default(EXPLORER_PAGE_SIZE),
+    limit: queryInteger(1, EXPLORER_PAGE_MAX).default(EXPLORER_PAGE_SIZE),
     paginationKey: z.string().max(200).optional().describe('From the previous page (with the same filters)'),
   })
   .strict();

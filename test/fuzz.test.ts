@@ -124,12 +124,19 @@ const param = fc.oneof(
   fc.stringMatching(/^[A-Za-z0-9%._~-]{0,40}$/),
 );
 
+const numericExtreme = fc.oneof(
+  fc.constantFrom('281474976710656', '9007199254740993', '1e20', '2e308', '-1', '-0', '0.5', '1e-7', 'Infinity', '-Infinity', '99999999999999999999999999', '0x7fffffff'),
+  fc.double().map(String),
+  fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String),
+);
 const query = fc.oneof(
   fc.constant(''),
   fc.dictionary(fc.constantFrom('linkedId', 'limit', 'before', 'period', 'next', 'code', 'invite', '__proto__[x]', 'linkedId[$ne]', 'a[b][c][d]', 'limit[]'), hostileString, { maxKeys: 4 }).map(
     (q) => '?' + Object.entries(q).map(([k, v]) => `${k}=${pct(v)}`).join('&'),
   ),
   fc.constantFrom('?limit=1e3', '?limit=-1', '?limit=0x10', '?limit=NaN', '?period=2026-13', '?next=%2F.%2F%2Fevil.example', '?before=%zz', '?%', '?a=%E0%A4%A'),
+  // Numeric extremes in every numeric query parameter (and the time cursors).
+  fc.tuple(fc.constantFrom('start', 'end', 'limit', 'before'), numericExtreme).map(([k, v]) => `?${k}=${encodeURIComponent(v)}`),
 );
 
 /** Nests `depth` levels of arrays or objects around a value. */

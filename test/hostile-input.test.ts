@@ -4,8 +4,11 @@
 // logs one short line. Also the response headers every answer carries, and a
 // `tag` that round-trips every key, `__proto__` included.
 import { gzipSync, deflateSync } from 'node:zlib';
+import fc from 'fast-check';
 import request from 'supertest';
+import type { ZodTypeAny } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contract, UNIX_MS_MAX } from '../contract/index.js';
 import { LIMITS } from '../contract/identify.js';
 import { signUp, type Customer } from './support/dashboard.js';
 import { createHarness, type Harness } from './support/harness.js';
@@ -16,6 +19,7 @@ let c: Customer;
 let live: string;
 let secret: string;
 let requestId: string;
+let visitorId: string;
 beforeAll(async () => {
   h = await createHarness(import.meta.filename);
   c = await signUp(h);
@@ -24,6 +28,7 @@ beforeAll(async () => {
   const res = await h.http().post('/v1/identify').set('x-api-key', live).send(identifyBody(deviceValues(1)));
   expect(res.status).toBe(200);
   requestId = res.body.requestId;
+  visitorId = res.body.visitorId;
 });
 afterAll(async () => {
   await h.close();
@@ -58,6 +63,78 @@ describe('malformed percent-escapes in the path are 400', () => {
     const res = await request(h.app)[method](path).set('authorization', `Bearer ${secret}`).set('x-api-key', secret);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'Malformed percent-escape in the URL path', code: expect.any(String) });
+  });
+});
+
+describe('numeric query parameters: every value out of bounds or not in decimal digits is 400 naming the parameter, never 5xx', () => {
+  interface NumericParam {
+    method: string;
+    path: string;
+    auth: string;
+    name: string;
+    min: number;
+    max: number;
+  }
+  const unwrap = (t: ZodTypeAny): ZodTypeAny => {
+    const d = t._def as { innerType?: ZodTypeAny; schema?: ZodTypeAny };
+    return d.innerType ? unwrap(d.innerType) : d.schema ? unwrap(d.schema) : t;
+  };
+  const routes = (r: object): { method: string; path: string; query?: ZodTypeAny; metadata?: { auth: string } }[] =>
+    Object.values(r).flatMap((x) => (typeof x.method === 'string' ? [x] : routes(x)));
+  // Every integer of every route's query, with its bounds, read from the contract.
+  const numeric: NumericParam[] = routes(contract).flatMap((r) =>
+    r.query
+      ? Object.entries((unwrap(r.query) as unknown as { shape: Record<string, ZodTypeAny> }).shape).flatMap(([name, t]) => {
+          const inner = unwrap(t);
+          if (inner._def.typeName !== 'ZodNumber') return [];
+          const checks = inner._def.checks as { kind: string; value: number }[];
+          return [{ method: r.method, path: r.path, auth: r.metadata!.auth, name, min: checks.find((c) => c.kind === 'min')?.value ?? -Infinity, max: checks.find((c) => c.kind === 'max')?.value ?? Infinity }];
+        })
+      : [],
+  );
+  // The visit-history cursors take a visit id or a Unix ms time in the same digits.
+  const cursors: NumericParam[] = routes(contract)
+    .filter((r) => r.query && 'before' in (unwrap(r.query) as unknown as { shape: object }).shape)
+    .map((r) => ({ method: r.method, path: r.path, auth: r.metadata!.auth, name: 'before', min: 0, max: UNIX_MS_MAX }));
+
+  it('finds them all in the contract', () => {
+    expect(numeric.map((p) => `${p.path} ${p.name} ${p.min}..${p.max}`)).toEqual([
+      `/v1/events start 0..${UNIX_MS_MAX}`,
+      `/v1/events end 0..${UNIX_MS_MAX}`,
+      '/v1/events limit 1..100',
+      '/api/projects/:projectId/events limit 1..100',
+    ]);
+    expect(cursors.map((p) => p.path)).toEqual(['/v1/demo/visits/:visitorId', '/api/visitors/:visitorId']);
+  });
+
+  const send = (p: NumericParam, value: string) => {
+    const path = p.path.replace(':projectId', c.projectId).replace(':visitorId', visitorId);
+    const url = `${path}?${p.name}=${encodeURIComponent(value)}`;
+    const req = p.auth === 'session' ? c.agent.get(url) : request(h.app).get(url);
+    return req.set('authorization', `Bearer ${secret}`).set('x-api-key', secret);
+  };
+  const wellFormed = (p: NumericParam, v: string) => /^-?\d+(\.\d+)?$/.test(v) && Number.isInteger(Number(v)) && Number(v) >= p.min && Number(v) <= p.max;
+  const values = (p: NumericParam) =>
+    fc.oneof(
+      fc.integer({ min: p.min, max: Math.min(p.max, Number.MAX_SAFE_INTEGER) }).map(String),
+      fc.constantFrom(String(p.min), String(p.max), String(p.max + 1), String(p.min - 1)),
+      fc.integer({ min: -1e9, max: -1 }).map(String),
+      fc.double().map(String), // fractions, exponents (1e+21), Infinity, NaN, -0
+      fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String),
+      fc.constantFrom('281474976710656', '9007199254740993', '1e20', '1e3', '2e308', '0x10', '0b1', ' 1', '1 ', '+5', '', '1_000', '.5', '5.', '١٢'),
+    );
+
+  it.each([...numeric, ...cursors].map((p) => [`${p.path} ${p.name}`, p] as const))('%s', async (_name, p) => {
+    await fc.assert(
+      fc.asyncProperty(values(p), async (v) => {
+        const res = await send(p, v);
+        // A visit id is the cursor's other form: junk is refused with the cursor's own text.
+        const ok = p.name === 'before' ? /^\d{1,15}$/.test(v) && Number(v) <= p.max : wellFormed(p, v);
+        expect(res.status, `${p.name}=${v}`).toBe(ok ? 200 : 400);
+        if (!ok) expect(res.body.error, `${p.name}=${v}`).toMatch(new RegExp(`^${p.name}: `));
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 

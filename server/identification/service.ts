@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
 import type { z } from 'zod';
+import { UNIX_MS_MAX } from '../../contract/common.js';
 import type { FullEventSchema } from '../../contract/events.js';
 import type { IdentifyRequestSchema, IdentifyResultSchema } from '../../contract/identify.js';
 import type { SignalName } from '../../contract/signals.js';
@@ -36,6 +37,9 @@ type VisitHistory = z.infer<typeof VisitHistorySchema>;
 const ALIASES_CAP = 64;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
+
+/** A `before` cursor that is a Unix ms time (decimal digits up to the latest time an id can carry), or null. */
+const timeCursor = (before: string): number | null => (/^\d{1,15}$/.test(before) && Number(before) <= UNIX_MS_MAX ? Number(before) : null);
 
 export class IdentificationService {
   constructor(
@@ -239,7 +243,8 @@ export class IdentificationService {
    */
   private async newestOfAll(sources: VisitorDoc[], before: string | undefined) {
     let cursor: { t: number; id: string } | null = null;
-    if (before !== undefined && /^\d{1,15}$/.test(before)) cursor = { t: Number(before), id: '' };
+    const time = before === undefined ? null : timeCursor(before);
+    if (time !== null) cursor = { t: time, id: '' };
     else if (before !== undefined) {
       const seq = seqOfVisitId(before);
       const pages = seq === null ? [] : await Promise.all(sources.filter((s) => seq <= s.visitCount).map((s) => this.visitPage(s, pageOf(seq))));
@@ -265,7 +270,8 @@ export class IdentificationService {
 
   /** The highest sequence number strictly before the cursor (a visit id or a Unix ms timestamp). */
   private async seqBefore(visitor: VisitorDoc, before: string): Promise<number> {
-    if (/^\d{1,15}$/.test(before)) return this.seqBeforeTime(visitor, Number(before));
+    const time = timeCursor(before);
+    if (time !== null) return this.seqBeforeTime(visitor, time);
     const seq = seqOfVisitId(before);
     if (seq === null || seq > visitor.visitCount) throw new ApiError(400, 'before: must be a visit id of this visitor or a Unix ms timestamp');
     const page = await this.visitPage(visitor, pageOf(seq));
