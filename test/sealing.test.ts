@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdentifyClient, isSealed, unseal, UnexpectedResponseError, UnsealError, type IdentifyRequest } from '../clients/node/index.js';
+import { createIdentifyClient, DEFAULT_MAX_AGE_MS, isSealed, unseal, UnexpectedResponseError, UnsealError, type IdentifyRequest } from '../clients/node/index.js';
 import { signUp, type Customer } from './support/dashboard.js';
 import { createHarness, type Harness } from './support/harness.js';
 import { listenApp, type Listening } from './support/httpServer.js';
@@ -70,29 +70,58 @@ describe('sealed results', () => {
 
     const body = await identify();
     expect(Object.keys(body)).toEqual(['sealedResult']);
-    const result = unseal(body.sealedResult as string, key);
+    const result = unseal(body.sealedResult as string, key, { now: h.clock.now() });
     expect(result).toMatchObject({ requestId: expect.stringMatching(/^req_/), visitorId: expect.stringMatching(/^iq_/), visitCount: 1, timestamp: h.clock.now() });
     const event = await request(h.app).get(`/v1/events/${result.requestId}`).set('authorization', `Bearer ${secret}`);
     expect(event.body).toMatchObject({ requestId: result.requestId, visitorId: result.visitorId, confidence: result.confidence });
     // The key as bytes works as well.
-    expect(unseal(body.sealedResult as string, Buffer.from(key, 'base64'))).toEqual(result);
+    expect(unseal(body.sealedResult as string, Buffer.from(key, 'base64'), { now: h.clock.now() })).toEqual(result);
     expect(h.logs()).not.toContain(key);
   });
 
   it('rejects a tampered blob and a wrong key', async () => {
     const { key } = await newKey();
     const blob = (await identify()).sealedResult as string;
-    expect(() => unseal(blob, key)).not.toThrow();
-    for (const at of [0, 5, 20, -1, -20]) expect(() => unseal(flip(blob, at), key), `byte ${at}`).toThrow(UnsealError);
-    expect(() => unseal(blob.slice(0, 20), key)).toThrow(UnsealError);
-    expect(() => unseal('', key)).toThrow(UnsealError);
-    expect(() => unseal(blob, randomBytes(32))).toThrow(UnsealError);
-    expect(() => unseal(blob, randomBytes(16))).toThrow(TypeError);
+    expect(() => unseal(blob, key, { now: h.clock.now() })).not.toThrow();
+    for (const at of [0, 5, 20, -1, -20]) expect(() => unseal(flip(blob, at), key, { now: h.clock.now() }), `byte ${at}`).toThrow(UnsealError);
+    expect(() => unseal(blob.slice(0, 20), key, { now: h.clock.now() })).toThrow(UnsealError);
+    expect(() => unseal('', key, { now: h.clock.now() })).toThrow(UnsealError);
+    expect(() => unseal(blob, randomBytes(32), { now: h.clock.now() })).toThrow(UnsealError);
+    expect(() => unseal(blob, randomBytes(16), { now: h.clock.now() })).toThrow(TypeError);
     // Rotating: the old key no longer opens new blobs.
     const rotated = await newKey();
     const next = (await identify()).sealedResult as string;
-    expect(() => unseal(next, key)).toThrow(UnsealError);
-    expect(unseal(next, rotated.key).requestId).toMatch(/^req_/);
+    expect(() => unseal(next, key, { now: h.clock.now() })).toThrow(UnsealError);
+    expect(unseal(next, rotated.key, { now: h.clock.now() }).requestId).toMatch(/^req_/);
+  });
+
+  it('refuses a blob older than maxAgeMs (5 minutes by default) and opens a fresh one: a blob cannot be replayed for ever', async () => {
+    const { key } = await newKey();
+    const blob = (await identify()).sealedResult as string;
+    const sealedAt = h.clock.now();
+    expect(DEFAULT_MAX_AGE_MS).toBe(300_000);
+    expect(unseal(blob, key, { now: sealedAt + DEFAULT_MAX_AGE_MS }).timestamp).toBe(sealedAt);
+    const old = (() => {
+      try {
+        unseal(blob, key, { now: sealedAt + DEFAULT_MAX_AGE_MS + 1 });
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(old).toBeInstanceOf(UnsealError);
+    expect(old).toMatchObject({ reason: 'expired', message: 'sealed result expired: sealed 300 s ago, more than maxAgeMs (300000 ms) from now' });
+    // From the future beyond the window: a clock problem, refused the same way.
+    expect(() => unseal(blob, key, { now: sealedAt - DEFAULT_MAX_AGE_MS - 1 })).toThrow(/sealed 300 s in the future/);
+    // The window is the caller's: tighter, wider, or off.
+    expect(() => unseal(blob, key, { now: sealedAt + 10_001, maxAgeMs: 10_000 })).toThrow(/expired/);
+    expect(unseal(blob, key, { now: sealedAt + 86_400_000, maxAgeMs: 86_400_000 }).timestamp).toBe(sealedAt);
+    expect(unseal(blob, key, { now: sealedAt + 10 * 365 * 86_400_000, maxAgeMs: Infinity }).timestamp).toBe(sealedAt);
+    for (const maxAgeMs of [-1, Number.NaN]) expect(() => unseal(blob, key, { now: sealedAt, maxAgeMs })).toThrow(TypeError);
+    // Without `now`, the wall clock: this blob carries the test's fixed 2026-01-15 time, long past.
+    expect(() => unseal(blob, key)).toThrow(expect.objectContaining({ reason: 'expired' }));
+    // Altered or with another key says so, not 'expired'.
+    expect(() => unseal(flip(blob, 20), key, { now: sealedAt })).toThrow(expect.objectContaining({ reason: 'rejected' }));
+    expect(() => unseal('', key, { now: sealedAt })).toThrow(expect.objectContaining({ reason: 'malformed' }));
   });
 
   it('typed client: identifyResponse answers the sealed form, identify says to use it', async () => {
@@ -101,7 +130,7 @@ describe('sealed results', () => {
     const body = identifyBody(deviceValues(++seed)) as unknown as IdentifyRequest;
     const r = await client.identifyResponse(body);
     expect(isSealed(r)).toBe(true);
-    if (isSealed(r)) expect(unseal(r.sealedResult, key).visitorId).toMatch(/^iq_/);
+    if (isSealed(r)) expect(unseal(r.sealedResult, key, { now: h.clock.now() }).visitorId).toMatch(/^iq_/);
     await expect(client.identify(body)).rejects.toBeInstanceOf(UnexpectedResponseError);
   });
 
