@@ -24,7 +24,7 @@ interface Cluster {
   child: ChildProcess;
   url: string;
   /** Log lines written so far, parsed. */
-  lines: () => { pid: number; msg: string; req?: { path: string } }[];
+  lines: () => { pid: number; msg: string; path?: string }[];
   stop: () => Promise<void>;
 }
 
@@ -56,7 +56,7 @@ function startCluster(edgeData: 'shared' | 'per-worker'): Promise<Cluster> {
     out
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { pid: number; msg: string; req?: { path: string } });
+      .map((l) => JSON.parse(l) as { pid: number; msg: string; path?: string });
   const stop = async () => {
     if (child.exitCode !== null) return;
     child.kill('SIGTERM');
@@ -155,7 +155,7 @@ describe('WORKERS=2, IP data', () => {
       expect(workers).toHaveLength(2);
       expect(workers).not.toContain(primary);
       // Both workers answered identify requests (a connection each, handed out in turn).
-      const served = new Set(cluster.lines().filter((l) => l.req?.path === '/v1/identify').map((l) => l.pid));
+      const served = new Set(cluster.lines().filter((l) => l.path === '/v1/identify').map((l) => l.pid));
       expect([...served].sort()).toEqual([...workers].sort());
       // The ~150 MB of data lives in the primary: each worker is smaller than it.
       if (existsSync('/proc')) for (const w of workers) expect(rssOf(w)).toBeLessThan(rssOf(primary));

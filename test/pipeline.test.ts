@@ -100,6 +100,23 @@ describe('request pipeline', () => {
     expect(h.logs()).not.toContain('BCDF-GHJK');
     expect(h.logs()).not.toContain('secret-order-77');
   });
+
+  it('logs the route template, never the visitor or request id in a path (nor an id-shaped segment of an unknown path)', async () => {
+    const visitorId = 'iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z';
+    const requestId = 'req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y7A';
+    await h.http().get(`/v1/demo/visits/${visitorId}`);
+    await h.http().get(`/v1/events/${requestId}`);
+    await h.http().delete(`/v1/visitors/${visitorId}`);
+    await h.http().get(`/nothing/here/${requestId}`);
+    const paths = h
+      .logs()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { path?: string }).path);
+    expect(paths).toEqual(expect.arrayContaining(['/v1/demo/visits/:visitorId', '/v1/events/:requestId', '/v1/visitors/:visitorId', '/nothing/here/:id']));
+    expect(h.logs()).not.toContain(visitorId.slice(3));
+    expect(h.logs()).not.toContain(requestId.slice(4));
+  });
 });
 
 describe('browser-facing routes', () => {

@@ -4,6 +4,9 @@
 // (fails twice, delivered the third time), giving up after 24 hours,
 // redelivery, a restart in the middle of a delivery or before the fan-out
 // losing nothing, and the SSRF guard. Time moves by the injected clock.
+import type { LookupAddress } from 'node:dns';
+import { request as httpRequest } from 'node:http';
+import type { LookupFunction } from 'node:net';
 import request from 'supertest';
 import { pino } from 'pino';
 import { Collection } from 'mongodb';
@@ -13,7 +16,7 @@ import { verifyWebhook, WebhookVerificationError } from '../clients/node/index.j
 import { WEBHOOK_LIMITS } from '../contract/webhooks.js';
 import type { Services } from '../server/routes/deps.js';
 import { SecretBox } from '../server/sealing/secretBox.js';
-import { guardedLookup } from '../server/webhooks/ssrf.js';
+import { forbiddenAddress, guardedLookup } from '../server/webhooks/ssrf.js';
 import { backoffMs, LEASE_MS, OUTBOX_GRACE_MS, RETRY_WINDOW_MS, WebhooksService } from '../server/webhooks/service.js';
 import { signUp, type Customer } from './support/dashboard.js';
 import { createHarness, type Harness } from './support/harness.js';
@@ -72,7 +75,12 @@ function insertedIds(insert: MockInstance<Collection['insertMany']>, requestId: 
 }
 const verify = (s: Seen, key: string, now = h.clock.now()) => verifyWebhook(s.body, s.headers['deviceid-signature'], key, { now });
 
-/** A receiver answering with `statuses[n]` (the last one from then on); `hold` keeps the n-th request unanswered. */
+/**
+ * A receiver answering with `statuses[n]` (the last one from then on); `hold`
+ * keeps the n-th request unanswered. Its `url` is addressed by host name
+ * (localhost, which resolves to loopback), as customers' endpoints are; `ipUrl`
+ * by the IP literal.
+ */
 async function receiver(statuses: number[], hold?: number) {
   let arrived!: () => void;
   const first = new Promise<void>((r) => (arrived = r));
@@ -82,7 +90,21 @@ async function receiver(statuses: number[], hold?: number) {
     res.writeHead(statuses[Math.min(n, statuses.length - 1)]!);
     res.end();
   });
-  return { ...srv, first };
+  return { ...srv, url: srv.url.replace('127.0.0.1', 'localhost'), ipUrl: srv.url, first };
+}
+
+/** One POST through http.request with the guard's lookup, as delivery makes it. */
+function postThrough(url: string, lookup: LookupFunction, autoSelectFamily: boolean) {
+  return new Promise<{ status: number | null; code: string | null; message: string | null }>((resolve) => {
+    // A new connection each time: a pooled keep-alive socket would skip the lookup.
+    const options = { method: 'POST', lookup, agent: false, autoSelectFamily }; // autoSelectFamily reaches net.connect; @types/node's request options omit it
+    const req = httpRequest(url, options, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? null, code: null, message: null }));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: null, code: err.code ?? null, message: err.message }));
+    req.end('{}');
+  });
 }
 
 describe('webhook endpoints (dashboard API)', () => {
@@ -150,17 +172,72 @@ describe('webhook endpoints (dashboard API)', () => {
 
   it('refuses loopback, private, link-local and metadata targets unless WEBHOOKS_ALLOW_PRIVATE=true', async () => {
     const s = await signUp(strict);
-    for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost:3000/', 'http://[::1]/', 'http://10.1.2.3/', 'http://192.168.1.1/', 'http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/', 'http://100.64.0.1/', 'http://[::ffff:127.0.0.1]/']) {
+    const refused = [
+      ...['http://127.0.0.1:8080/hook', 'http://localhost:3000/', 'http://[::1]/', 'http://10.1.2.3/', 'http://192.168.1.1/', 'http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/', 'http://100.64.0.1/', 'http://[::ffff:127.0.0.1]/'],
+      // IPv6 forms that land on a private IPv4 address: NAT64 (well-known and local-use), 6to4, Teredo (server or client).
+      ...['http://[64:ff9b::7f00:1]/', 'http://[64:ff9b::a00:1]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[64:ff9b:1::a00:1]/', 'http://[2002:7f00:1::1]/', 'http://[2002:a9fe:a9fe::]/'],
+      ...['http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', 'http://[2001:0:a00:1:8000:63bf:f7f7:f7f7]/'],
+    ];
+    for (const url of refused) {
       const res = await s.agent.post(hooksPath(s)).set('origin', s.origin).send({ url });
       expect(res.status, url).toBe(400);
       expect(res.body.error, url).toBe('url: points at a loopback, private or link-local address');
     }
-    expect((await s.agent.post(hooksPath(s)).set('origin', s.origin).send({ url: 'https://8.8.8.8/hook' })).status).toBe(201);
-    // A host name is checked on the address it resolves to, at connection time.
-    const refused = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(false)('localhost', {}, (err) => resolve(err)));
-    expect(refused?.code).toBe('EPRIVATE');
-    const allowed = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(true)('localhost', {}, (err) => resolve(err)));
-    expect(allowed).toBeNull();
+    for (const url of ['https://8.8.8.8/hook', 'https://[64:ff9b::808:808]/hook', 'https://[2002:808:808::1]/hook', 'https://[2001:0:808:808:8000:63bf:f7f7:f7f7]/', 'https://[2606:4700::1111]/']) {
+      expect((await s.agent.post(hooksPath(s)).set('origin', s.origin).send({ url })).status, url).toBe(201);
+    }
+  });
+
+  it('checks every address a host name resolves to, at connection time, through http.request as delivery calls it', async () => {
+    const rx = await receiver([200]);
+    try {
+      // Node 20 asks the lookup for every address (autoSelectFamily); older code paths for one.
+      for (const [i, autoSelectFamily] of [true, false].entries()) {
+        expect(await postThrough(`${rx.url}/hook`, guardedLookup(false), autoSelectFamily)).toMatchObject({ status: null, code: 'EPRIVATE', message: 'localhost points at a loopback, private or link-local address' });
+        expect(rx.seen).toHaveLength(i);
+        expect(await postThrough(`${rx.url}/hook`, guardedLookup(true), autoSelectFamily)).toMatchObject({ status: 200 });
+      }
+      expect(rx.seen).toHaveLength(2);
+
+      // One private address among public ones refuses the name; the connection goes only to checked addresses.
+      const resolving =
+        (...addresses: string[]) =>
+        (_name: string, _options: unknown, cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) =>
+          cb(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+      const port = new URL(rx.url).port;
+      for (const mixed of [['8.8.8.8', '127.0.0.1'], ['2606:4700::1111', '64:ff9b::7f00:1'], ['2002:7f00:1::1']]) {
+        expect(await postThrough(`http://hooks.test:${port}/`, guardedLookup(false, resolving(...mixed)), true), mixed.join()).toMatchObject({ code: 'EPRIVATE' });
+      }
+      expect(await postThrough(`http://hooks.test:${port}/`, guardedLookup(true, resolving('127.0.0.1')), true)).toMatchObject({ status: 200 });
+      const one = await new Promise<unknown[]>((resolve) => guardedLookup(false, resolving('8.8.8.8', '2606:4700::1111'))('hooks.test', {}, (...args) => resolve(args)));
+      expect(one).toEqual([null, '8.8.8.8', 4]);
+      const all = await new Promise<unknown[]>((resolve) => guardedLookup(false, resolving('8.8.8.8', '2606:4700::1111'))('hooks.test', { all: true }, (...args) => resolve(args)));
+      expect(all).toEqual([null, [{ address: '8.8.8.8', family: 4 }, { address: '2606:4700::1111', family: 6 }]]);
+      const none = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(false, resolving())('hooks.test', { all: true }, (err) => resolve(err)));
+      expect(none?.code).toBe('ENOTFOUND');
+      expect(rx.seen).toHaveLength(3);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('judges an IPv6 address that carries an IPv4 one by the IPv4 address it lands on', () => {
+    const cases: [string, boolean][] = [
+      ['64:ff9b::7f00:1', true],
+      ['64:ff9b::a9fe:a9fe', true],
+      ['64:ff9b::808:808', false],
+      ['64:ff9b:1:808:8:8:808:808', false], // local-use: every RFC 6052 reading public
+      ['64:ff9b:1:a00:1::', true], // local-use /48: 10.0.0.1
+      ['2002:c0a8:101::1', true],
+      ['2002:808:808::1', false],
+      ['2001:0:a9fe:a9fe:8000:63bf:f7f7:f7f7', true], // Teredo server 169.254.169.254
+      ['2001:0:808:808:8000:63bf:f5ff:fefe', true], // Teredo client 10.0.1.1
+      ['2001:0:808:808:8000:63bf:f7f7:f7f7', false],
+      ['::ffff:10.0.0.1', true],
+      ['2001:db8::1', true],
+      ['not an address', true],
+    ];
+    for (const [address, forbidden] of cases) expect(forbiddenAddress(address), address).toBe(forbidden);
   });
 });
 
@@ -233,6 +310,10 @@ describe('delivery', () => {
       expect(d).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 500, lastError: 'HTTP 500', nextAttemptAt: new Date(h.clock.now() + backoffMs(1)).toISOString() });
 
       expect(await services.webhooks.tick()).toBe(0); // not due yet
+      // A queue entry read before another process made the attempt (here: the first one, again) is obsolete, not a second attempt.
+      await h.store.webhooks.enqueue(h.clock.now(), `${ep.endpoint.id}|${r.requestId}`);
+      expect(await services.webhooks.tick()).toBe(0);
+      expect(rx.seen).toHaveLength(1);
       h.clock.advance(backoffMs(1));
       expect(await services.webhooks.tick()).toBe(1);
       [d] = await log(ep.endpoint.id);
@@ -288,6 +369,38 @@ describe('delivery', () => {
     }
   });
 
+  it("deleting a visitor's data removes its events' deliveries with their queue entries and claims", async () => {
+    const rx = await receiver([500]);
+    const ep = await addEndpoint(rx.url);
+    const mentions = async (requestId: string) => {
+      const found = new Set<string>();
+      for (const name of ['webhookDeliveries', 'webhookQueue', 'webhookClaims']) {
+        for (const doc of await h.store.db.collection(name).find({}).toArray()) if (JSON.stringify(doc).includes(requestId)) found.add(name);
+      }
+      return [...found];
+    };
+    try {
+      const kept = await identify();
+      const r = await identify();
+      await services.webhooks.idle();
+      // Each failed once: a pending delivery, its next queue entry, and the claim of the attempt made.
+      expect(await mentions(r.requestId)).toEqual(['webhookDeliveries', 'webhookQueue', 'webhookClaims']);
+      expect(await mentions(kept.requestId)).toEqual(['webhookDeliveries', 'webhookQueue', 'webhookClaims']);
+
+      expect((await request(h.app).delete(`/v1/visitors/${r.visitorId}`).set('authorization', `Bearer ${secret}`)).status).toBe(202);
+      await services.deletions.idle();
+      expect(await mentions(r.requestId)).toEqual([]);
+      // Another visitor's bookkeeping stays, and its next attempt is still made.
+      expect(await mentions(kept.requestId)).toEqual(['webhookDeliveries', 'webhookQueue', 'webhookClaims']);
+      h.clock.advance(backoffMs(1));
+      expect(await services.webhooks.tick()).toBe(1);
+      expect(rx.seen.map((s) => s.headers['deviceid-delivery'])).toEqual([kept.requestId, r.requestId, kept.requestId]);
+    } finally {
+      await removeEndpoint(ep.endpoint.id);
+      await rx.close();
+    }
+  });
+
   it('loses nothing when the process stops in the middle of a delivery, or between identify and the fan-out', async () => {
     const rx = await receiver([200], 0); // the first request is never answered
     const ep = await addEndpoint(rx.url);
@@ -326,22 +439,26 @@ describe('delivery', () => {
     }
   });
 
-  it('checks the address again before each delivery: a process that refuses private targets sends nothing there', async () => {
+  it('checks the address again before each delivery: a process that refuses private targets sends nothing there, by name or by address', async () => {
     // services.webhooks was stopped above: identify writes the outbox entry, the strict process delivers.
     const rx = await receiver([200]);
-    const ep = await addEndpoint(rx.url);
+    const byName = await addEndpoint(rx.url);
+    const byAddress = await addEndpoint(rx.ipUrl);
     const strictService = new WebhooksService(h.store, new SecretBox(h.config.serverSecret), services.identification, h.clock, pino({ level: 'silent' }), false);
     try {
       const r = await identify();
       await strictService.fanOut({ _id: `~o|${r.requestId}`, r: r.requestId, a: c.accountId, p: c.projectId });
-      expect(await strictService.tick()).toBe(1);
+      expect(await strictService.tick()).toBe(2);
       expect(rx.seen).toEqual([]);
-      expect(await log(ep.endpoint.id)).toEqual([
-        expect.objectContaining({ requestId: r.requestId, status: 'pending', attempts: 1, lastStatus: null, lastError: 'url: points at a loopback, private or link-local address' }),
-      ]);
+      for (const ep of [byName, byAddress]) {
+        expect(await log(ep.endpoint.id)).toEqual([
+          expect.objectContaining({ requestId: r.requestId, status: 'pending', attempts: 1, lastStatus: null, lastError: 'url: points at a loopback, private or link-local address' }),
+        ]);
+      }
     } finally {
       strictService.stop();
-      await removeEndpoint(ep.endpoint.id);
+      await removeEndpoint(byName.endpoint.id);
+      await removeEndpoint(byAddress.endpoint.id);
       await rx.close();
     }
   });

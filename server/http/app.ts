@@ -59,9 +59,20 @@ export interface AppDeps {
   launcher?: { status(): LauncherStatus };
 }
 
-/** The path without its query, and without user codes, which let a signed-in user approve a grant. */
-function loggedPath(url: string): string {
-  return (url.split('?')[0] ?? '').replace(/^(\/api\/cli\/grants\/)[^/]+/, '$1:userCode');
+/**
+ * What a log line says of the path: the matched route's template
+ * (`/v1/demo/visits/:visitorId`), so that no visitor id, request id or user
+ * code (which lets a signed-in user approve a grant) lands in the logs, and
+ * deleting a visitor's data leaves nothing of it there. A path no route
+ * matched keeps its text, without the query and with anything shaped like an
+ * id or a user code replaced.
+ */
+function loggedPath(req: { originalUrl?: string; url?: string; route?: { path?: unknown }; baseUrl?: string }): string {
+  if (typeof req.route?.path === 'string') return `${req.baseUrl ?? ''}${req.route.path}`;
+  return ((req.originalUrl ?? req.url ?? '').split('?')[0] ?? '')
+    .split('/')
+    .map((segment) => (/^[a-z]{2,8}_[0-9A-Za-z]{20,}$|^[A-Z]{4}-[A-Z]{4}$/.test(segment) ? ':id' : segment))
+    .join('/');
 }
 
 /** Paths that never touch the database: they answer while it is away. */
@@ -143,15 +154,18 @@ export function createApp(deps: AppDeps): App {
         res.setHeader('X-Request-Id', id);
         return id;
       },
-      // Only method and path: never headers (keys, cookies), query strings or bodies (device codes).
+      // Only method and path: never headers (keys, cookies), query strings or
+      // bodies (device codes). The path is written when the request completes,
+      // once routing has named its template.
       serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: loggedPath(req.url) }),
+        req: (req: { id: string; method: string }) => ({ id: req.id, method: req.method }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       // One line per request. Only true 500s carry an error (and its stack);
       // 503s while the database is away are expected and logged short.
       customLogLevel: (_req, res, err) => (err || res.err ? 'error' : res.statusCode >= 500 ? 'warn' : 'info'),
-      customErrorObject: (_req, res, _err, val: Record<string, unknown>) => (res.err ? val : { ...val, err: undefined }),
+      customSuccessObject: (req, _res, val: Record<string, unknown>) => ({ ...val, path: loggedPath(req) }),
+      customErrorObject: (req, res, _err, val: Record<string, unknown>) => ({ ...(res.err ? val : { ...val, err: undefined }), path: loggedPath(req) }),
     }),
   );
 

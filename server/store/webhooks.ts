@@ -74,6 +74,7 @@ export class WebhooksRepo {
 
   async ensureIndexes(): Promise<void> {
     await this.endpoints.createIndex({ projectId: 1 });
+    await this.queue.createIndex({ d: 1 });
   }
 
   endpoint(id: string): Promise<EndpointDoc | null> {
@@ -124,8 +125,17 @@ export class WebhooksRepo {
       .toArray();
   }
 
+  /**
+   * Deletes deliveries with every trace of them: their queue entries and
+   * their claims (`<delivery>#…`, an `_id` range each), so that deleting a
+   * visitor's events leaves no request id in webhook bookkeeping. A delivery
+   * goes first: an attempt starting after that finds nothing to do.
+   */
   async deleteDeliveries(ids: string[]): Promise<void> {
-    if (ids.length) await this.deliveries.bulkWrite(ids.map((_id) => ({ deleteOne: { filter: { _id } } })));
+    if (!ids.length) return;
+    await this.deliveries.bulkWrite(ids.map((_id) => ({ deleteOne: { filter: { _id } } })));
+    await this.queue.deleteMany({ d: { $in: ids } });
+    await this.claims.bulkWrite(ids.map((id) => ({ deleteMany: { filter: { _id: { $gt: `${id}#`, $lt: `${id}#~` } } } })));
   }
 
   /** Finished deliveries created before `before` (ms): the log keeps 30 days. */

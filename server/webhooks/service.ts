@@ -183,9 +183,13 @@ export class WebhooksService {
     for (const endpoint of await this.store.webhooks.endpointsOf(entry.p)) {
       const _id = `${endpoint._id}|${entry.r}`;
       const doc: DeliveryDoc = { _id, accountId: entry.a, endpointId: endpoint._id, requestId: entry.r, status: 'pending', attempts: 0, since: now, nextAttemptAt: now, lastAttemptAt: null, lastStatus: null, lastError: null, deliveredAt: null, createdAt: now };
-      const created = await this.store.webhooks.createDelivery(doc);
-      // A delivery a crash left without its first queue entry gets it now.
-      if (created || (await this.store.webhooks.delivery(_id))?.attempts === 0) await this.store.webhooks.enqueue(now, _id);
+      if (await this.store.webhooks.createDelivery(doc)) {
+        await this.store.webhooks.enqueue(now, _id);
+        continue;
+      }
+      // A delivery a crash left without its first queue entry gets it now (at its own time, which makes it due).
+      const existing = await this.store.webhooks.delivery(_id);
+      if (existing?.attempts === 0 && existing.nextAttemptAt !== null) await this.store.webhooks.enqueue(existing.nextAttemptAt, _id);
     }
     await this.store.eventIndex.deleteOutbox([entry.r]);
   }
@@ -202,7 +206,7 @@ export class WebhooksService {
     if (this.stopped) return 0;
     const now = this.clock.now();
     const due = await this.store.webhooks.due(now, TICK_BATCH);
-    const made = await Promise.all(due.map((q) => this.attempt(q._id, q.d, now)));
+    const made = await Promise.all(due.map((q) => this.attempt(q._id, q.d, q.at, now)));
     return made.filter(Boolean).length;
   }
 
@@ -210,10 +214,13 @@ export class WebhooksService {
     if (!this.stopped) this.track(this.tick());
   }
 
-  private async attempt(queueEntry: string, deliveryId: string, now: number): Promise<boolean> {
+  private async attempt(queueEntry: string, deliveryId: string, dueAt: number, now: number): Promise<boolean> {
     const hooks = this.store.webhooks;
     const d = await hooks.delivery(deliveryId);
-    if (!d || d.status !== 'pending') {
+    // An entry is obsolete once its delivery is done or rescheduled: a tick
+    // that read the queue while another process made this attempt must not
+    // make the next one before its back-off.
+    if (!d || d.status !== 'pending' || d.nextAttemptAt !== dueAt) {
       await hooks.dequeue(queueEntry);
       return false;
     }
