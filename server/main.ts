@@ -94,16 +94,6 @@ async function main(): Promise<void> {
   });
   const port = (server.address() as AddressInfo).port;
   const url = config.port === 0 ? `${config.tls ? 'https' : 'http'}://localhost:${port}` : config.baseUrl;
-  if (slot === 0) {
-    // The banner is logged whatever LOG_LEVEL says (except silent): it is how one learns the URL.
-    const banner = config.logLevel === 'silent' ? logger : logger.child({}, { level: 'info' });
-    const database = process.env[DB_SOURCE_ENV] ?? db.source;
-    banner.info(
-      { url, database, workers: config.workers, home: `${url}/`, docs: `${url}/docs`, openapi: `${url}/openapi.json`, health: `${url}/healthz` },
-      `deviceid listening on ${url} (database: ${database}${cluster.isWorker ? `, ${config.workers} workers` : ''}); open ${url}/ to start`,
-    );
-  }
-
   // Background work: webhook deliveries in every worker (claimed per delivery);
   // one process runs the sweeps, which are idempotent (a replaced worker 0
   // resumes them), and resumes the deletion jobs a restart interrupted.
@@ -143,6 +133,17 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  // Last: whoever reads the banner may stop the process at once, and gets a clean shutdown.
+  if (slot === 0) {
+    // The banner is logged whatever LOG_LEVEL says (except silent): it is how one learns the URL.
+    const banner = config.logLevel === 'silent' ? logger : logger.child({}, { level: 'info' });
+    const database = process.env[DB_SOURCE_ENV] ?? db.source;
+    banner.info(
+      { url, database, workers: config.workers, home: `${url}/`, docs: `${url}/docs`, openapi: `${url}/openapi.json`, health: `${url}/healthz` },
+      `deviceid listening on ${url} (database: ${database}${cluster.isWorker ? `, ${config.workers} workers` : ''}); open ${url}/ to start`,
+    );
+  }
 }
 
 main().catch((err) => {
