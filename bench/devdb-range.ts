@@ -76,7 +76,11 @@ for (let i = 0; i < others; i++) {
   if (batch.length === 1_000) await flush();
 }
 for (let i = 0; i < inRange; i++) {
-  batch.push({ _id: `acc_target|v|iq_target|${ulid(t0 + i * 60_000)}`, r: `req_${ulid(t0 + i * 60_000)}`, f: { b: 'none', n: false, t: false, s: i % 2 === 0 } });
+  batch.push({
+    _id: `acc_target|v|iq_target|${ulid(t0 + i * 60_000)}`,
+    r: `req_${ulid(t0 + i * 60_000)}`,
+    f: { b: 'none', n: false, t: false, s: i % 2 === 0 },
+  });
   if (batch.length === 1_000) await flush();
 }
 await flush();

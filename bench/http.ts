@@ -44,7 +44,9 @@ interface Measure {
 function run(url: string, connections: number, opts: Omit<autocannon.Options, 'url'> = {}): Promise<Measure & { total: number }> {
   return new Promise((resolve, reject) => {
     autocannon({ ...opts, url, connections, duration: seconds }, (err, r) =>
-      err ? reject(err) : resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failed: r.non2xx + r.errors + r.timeouts, total: r.requests.total }),
+      err
+        ? reject(err)
+        : resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failed: r.non2xx + r.errors + r.timeouts, total: r.requests.total }),
     );
   });
 }
@@ -61,11 +63,16 @@ function perRequest(service: BenchService, completed: number): string {
   const requests = all.get('insert events') ?? completed;
   const counts = [...all].sort((a, b) => b[1] - a[1]);
   const total = counts.reduce((t, [, n]) => t + n, 0);
-  return `${(total / requests).toFixed(1)} commands/request (${counts.slice(0, 6).map(([k, n]) => `${k} ${(n / requests).toFixed(2)}`).join(', ')})`;
+  return `${(total / requests).toFixed(1)} commands/request (${counts
+    .slice(0, 6)
+    .map(([k, n]) => `${k} ${(n / requests).toFixed(2)}`)
+    .join(', ')})`;
 }
 
 const show = (title: string, m: Measure, extra = '') =>
-  console.log(`  ${title.padEnd(36)} ${m.rps.toFixed(0).padStart(6)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms   failed ${m.failed}${extra}`);
+  console.log(
+    `  ${title.padEnd(36)} ${m.rps.toFixed(0).padStart(6)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms   failed ${m.failed}${extra}`,
+  );
 
 async function listen(server: Server): Promise<string> {
   server.listen(0, '127.0.0.1');
@@ -96,9 +103,12 @@ async function bare(): Promise<{ url: string; close(): void }> {
 async function seedVisitors(service: BenchService, n: number): Promise<void> {
   const visitors = service.store.db.collection('visitors');
   const template = { accountId: 'acc_seeded', firstSeenAt: 1, lastSeenAt: 1, visitCount: 3, components: [], recent: [] };
-  for (let done = 0; done < n; ) {
+  for (let done = 0; done < n;) {
     const batch = Math.min(5_000, n - done);
-    await visitors.insertMany(Array.from({ length: batch }, () => ({ _id: `iq_${ulid()}` as never, ...template })), { ordered: false });
+    await visitors.insertMany(
+      Array.from({ length: batch }, () => ({ _id: `iq_${ulid()}` as never, ...template })),
+      { ordered: false },
+    );
     done += batch;
   }
 }
@@ -106,7 +116,10 @@ async function seedVisitors(service: BenchService, n: number): Promise<void> {
 const json = { 'content-type': 'application/json' };
 
 for (const backend of args.backend!.split(',')) {
-  const env: Record<string, string> = backend === 'postgresql' ? { DEVDB_BACKEND: 'postgresql', DEVDB_POSTGRESQL_URL: process.env.DEVDB_POSTGRESQL_URL ?? 'postgres://postgres@127.0.0.1:5432/deviceid_bench' } : {};
+  const env: Record<string, string> =
+    backend === 'postgresql'
+      ? { DEVDB_BACKEND: 'postgresql', DEVDB_POSTGRESQL_URL: process.env.DEVDB_POSTGRESQL_URL ?? 'postgres://postgres@127.0.0.1:5432/deviceid_bench' }
+      : {};
   const service = await startService(systemClock, env);
   const [floor, ceiling] = [await insertBaseline(service), await bare()];
   const { base, live, secret } = service;
@@ -132,7 +145,11 @@ for (const backend of args.backend!.split(',')) {
     });
     const firstCommands = perRequest(service, first.total);
     let m = 0;
-    const insert = await run(floor.url, connections, { method: 'POST', headers: json, requests: [{ setupRequest: (req) => ({ ...req, body: returning[m++ % returning.length]! }) }] });
+    const insert = await run(floor.url, connections, {
+      method: 'POST',
+      headers: json,
+      requests: [{ setupRequest: (req) => ({ ...req, body: returning[m++ % returning.length]! }) }],
+    });
     const node = await run(ceiling.url, connections);
     show('identify, returning devices', again, `   ${(again.rps / insert.rps).toFixed(2)}× insertOne`);
     show('identify, first visits', first, `   ${(first.rps / insert.rps).toFixed(2)}× insertOne`);
@@ -141,7 +158,10 @@ for (const backend of args.backend!.split(',')) {
     show('bare node:http', node);
   }
 
-  const one = (await (await fetch(`${base}/v1/identify`, { method: 'POST', headers: { ...json, 'x-api-key': live }, body: returning[0] })).json()) as { requestId: string; visitorId: string };
+  const one = (await (await fetch(`${base}/v1/identify`, { method: 'POST', headers: { ...json, 'x-api-key': live }, body: returning[0] })).json()) as {
+    requestId: string;
+    visitorId: string;
+  };
   console.log('reads, 10 connections:');
   show('GET /v1/events/:requestId', await run(`${base}/v1/events/${one.requestId}`, 10, { headers: { authorization: `Bearer ${secret}` } }));
   show('GET /v1/demo/visits/:id', await run(`${base}/v1/demo/visits/${one.visitorId}`, 10, { headers: { 'x-api-key': secret } }));

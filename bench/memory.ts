@@ -58,7 +58,8 @@ const ranges = Object.values(lists.status()).reduce((n, s) => n + (s ? s.ranges.
 steps.push([`+ IP lists (${ranges} ranges)`, usage()]);
 lists.close();
 console.log('start-up, in one process (RSS, JS heap used, Buffers):');
-for (const [name, u] of steps) console.log(`  ${name.padEnd(30)} RSS ${MB(u.rss).padStart(7)}   heap ${MB(u.heap).padStart(6)}   Buffers ${MB(u.buffers).padStart(6)}`);
+for (const [name, u] of steps)
+  console.log(`  ${name.padEnd(30)} RSS ${MB(u.rss).padStart(7)}   heap ${MB(u.heap).padStart(6)}   Buffers ${MB(u.buffers).padStart(6)}`);
 
 // 2. The compiled server under load.
 const { startDatabase } = await import('../server/database.js');
@@ -154,7 +155,13 @@ for (const run of RUNS) {
   });
   for (let i = 0; ; i++) {
     if (i > 300) throw new Error('the server did not start');
-    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${base}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 200));
   }
   const clustered = run.workers > 1;

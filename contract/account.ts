@@ -21,9 +21,7 @@ export const KEY_TYPES = ['live', 'test', 'secret'] as const;
 const isoDate = z.string().datetime();
 const Period = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month, YYYY-MM');
 
-export const UserSchema = z
-  .object({ id: z.string(), email: z.string().email(), name: z.string().nullable(), createdAt: isoDate })
-  .openapi({ title: 'User' });
+export const UserSchema = z.object({ id: z.string(), email: z.string().email(), name: z.string().nullable(), createdAt: isoDate }).openapi({ title: 'User' });
 
 export const AccountSchema = z
   .object({
@@ -52,7 +50,10 @@ export const UsageSchema = z
       .array(
         z
           .object({
-            date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('Day in UTC, YYYY-MM-DD'),
+            date: z
+              .string()
+              .regex(/^\d{4}-\d{2}-\d{2}$/)
+              .describe('Day in UTC, YYYY-MM-DD'),
             count: z.number().int().nonnegative().describe('Successful identify calls with live keys that day'),
             test: z.number().int().nonnegative().describe('Successful identify calls with test keys that day (not counted against the quota)'),
           })
@@ -80,9 +81,7 @@ export const ProjectSchema = z
   .object({
     id: z.string(),
     name: z.string(),
-    allowedDomains: z
-      .array(z.string())
-      .describe('Hosts identify accepts for this project (exact host, or *.example.com for subdomains). Empty: any host.'),
+    allowedDomains: z.array(z.string()).describe('Hosts identify accepts for this project (exact host, or *.example.com for subdomains). Empty: any host.'),
     createdAt: isoDate,
   })
   .openapi({ title: 'Project' });
@@ -132,11 +131,23 @@ export const accountContract = c.router(
       responses: {
         201: SessionViewSchema,
         ...commonErrorResponses,
-        400: errorResponse(400, 'password: too easy to guess. This is a commonly used password.', "A field fails validation, or 'password: too easy to guess. <why>'"),
+        400: errorResponse(
+          400,
+          'password: too easy to guess. This is a commonly used password.',
+          "A field fails validation, or 'password: too easy to guess. <why>'",
+        ),
         ...csrfResponses,
-        403: errorResponse(403, 'Sign-up is closed on this instance', "Sign-up is not open to this request (closed, no invitation, or one that is not valid; the error says which), or 'Cross-site request rejected'"),
+        403: errorResponse(
+          403,
+          'Sign-up is closed on this instance',
+          "Sign-up is not open to this request (closed, no invitation, or one that is not valid; the error says which), or 'Cross-site request rejected'",
+        ),
         409: errorResponse(409, 'Email already registered', 'Email already registered'),
-        429: errorResponse(429, 'Too many sign-ups from this address; try again later', 'Too many sign-ups from this address; retry after `Retry-After` seconds'),
+        429: errorResponse(
+          429,
+          'Too many sign-ups from this address; try again later',
+          'Too many sign-ups from this address; retry after `Retry-After` seconds',
+        ),
       },
       metadata: meta({ auth: 'public', csrf: true }),
     },
@@ -150,7 +161,11 @@ export const accountContract = c.router(
         ...commonErrorResponses,
         401: errorResponse(401, 'Invalid email or password', "'Invalid email or password'"),
         ...csrfResponses,
-        429: errorResponse(429, 'Too many failed sign-in attempts; try again later', 'Too many failed sign-ins for this email from this address, from this address, or for this email; retry after `Retry-After` seconds'),
+        429: errorResponse(
+          429,
+          'Too many failed sign-in attempts; try again later',
+          'Too many failed sign-ins for this email from this address, from this address, or for this email; retry after `Retry-After` seconds',
+        ),
       },
       metadata: meta({ auth: 'public', csrf: true }),
     },
@@ -173,9 +188,7 @@ export const accountContract = c.router(
       method: 'GET',
       path: '/api/account/usage',
       summary: 'Identify calls with live keys per day of a month, and the monthly quota',
-      query: z
-        .object({ period: Period.optional().describe('Calendar month in UTC, YYYY-MM; default the current one') })
-        .openapi({ title: 'UsageQuery' }),
+      query: z.object({ period: Period.optional().describe('Calendar month in UTC, YYYY-MM; default the current one') }).openapi({ title: 'UsageQuery' }),
       responses: {
         200: UsageSchema,
         ...sessionRoutes,
@@ -212,14 +225,18 @@ export const accountContract = c.router(
         201: ProjectSchema,
         ...sessionRoutes,
         ...csrfResponses,
-        409: errorResponse(409, `An account can have at most ${ACCOUNT_LIMITS.projects} projects`, `The account already has ${ACCOUNT_LIMITS.projects} projects`),
+        409: errorResponse(
+          409,
+          `An account can have at most ${ACCOUNT_LIMITS.projects} projects`,
+          `The account already has ${ACCOUNT_LIMITS.projects} projects`,
+        ),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },
     updateProject: {
       method: 'PATCH',
       path: '/api/projects/:projectId',
-      summary: "Rename a project or replace its allowed domains",
+      summary: 'Rename a project or replace its allowed domains',
       body: z.object({ name: ProjectName.optional(), allowedDomains: z.array(DomainSchema).max(100).optional() }).openapi({ title: 'UpdateProjectRequest' }),
       responses: { 200: ProjectSchema, ...sessionRoutes, ...csrfResponses, 404: errorResponse(404, 'Project not found', "'Project not found'") },
       metadata: meta({ auth: 'session', csrf: true }),
@@ -241,8 +258,16 @@ export const accountContract = c.router(
         ...sessionRoutes,
         ...csrfResponses,
         404: errorResponse(404, 'Project not found', "'Project not found'"),
-        409: errorResponse(409, `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`, `The project already has ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`),
-        429: errorResponse(429, `At most ${ACCOUNT_LIMITS.keysPerDay} keys can be created a day; try again tomorrow`, `${ACCOUNT_LIMITS.keysPerDay} keys were created today; retry after \`Retry-After\` seconds`),
+        409: errorResponse(
+          409,
+          `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`,
+          `The project already has ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`,
+        ),
+        429: errorResponse(
+          429,
+          `At most ${ACCOUNT_LIMITS.keysPerDay} keys can be created a day; try again tomorrow`,
+          `${ACCOUNT_LIMITS.keysPerDay} keys were created today; retry after \`Retry-After\` seconds`,
+        ),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },

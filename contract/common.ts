@@ -92,10 +92,13 @@ export const queryInteger = (min: number, max: number) =>
     z.number({ invalid_type_error: 'must be an integer in decimal digits' }).int().min(min).max(max),
   ) as unknown as z.ZodType<number, z.ZodTypeDef, number>;
 
-
 /** Responses every authenticated route can answer besides its own. */
 export const commonErrorResponses = {
   400: errorResponse(400, 'Invalid JSON body', 'Malformed JSON or a field that fails validation; `error` names the field.'),
   413: errorResponse(413, 'Request body too large (limit 262144 bytes)', 'Request body larger than the limit.'),
-  500: errorResponse(500, 'Internal error (incident rid_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z)', 'Internal error; `error` carries an incident id. Retry with exponential backoff.'),
+  500: errorResponse(
+    500,
+    'Internal error (incident rid_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z)',
+    'Internal error; `error` carries an incident id. Retry with exponential backoff.',
+  ),
 } as const;

@@ -48,8 +48,13 @@ const UserCodeDisplay = z
 
 export const DeviceCodeGrantSchema = z
   .object({
-    device_code: z.string().length(64).describe('Opaque secret the tool polls with (64 base64url characters); never shown to the user. The server keeps only its SHA-256.'),
-    user_code: UserCodeDisplay.describe('8 letters from BCDFGHJKLMNPQRSTVWXZ as XXXX-XXXX; the tool shows it so the user can compare it on the consent page. Unique among live grants.'),
+    device_code: z
+      .string()
+      .length(64)
+      .describe('Opaque secret the tool polls with (64 base64url characters); never shown to the user. The server keeps only its SHA-256.'),
+    user_code: UserCodeDisplay.describe(
+      '8 letters from BCDFGHJKLMNPQRSTVWXZ as XXXX-XXXX; the tool shows it so the user can compare it on the consent page. Unique among live grants.',
+    ),
     verification_url: z.string().url().describe('{base_url}/cli/auth?code=<user_code>'),
     expires_in: z.literal(DEVICE_CODE_TTL_SECONDS),
     interval: z.number().int().min(1).describe('Minimum seconds between polls'),
@@ -58,24 +63,23 @@ export const DeviceCodeGrantSchema = z
 
 export const TokenRequestSchema = z.object({ device_code: z.string().max(1024) }).openapi({ title: 'TokenRequest' });
 
-export const TokenPendingSchema = z
-  .object({ status: z.literal('pending'), interval: z.number().int().min(1) })
-  .openapi({
-    title: 'TokenPending',
-    description:
-      'Not yet authorized; poll again after `interval` seconds. A poll sooner than `interval` after the previous one still answers pending but raises this grant’s `interval` by 5 seconds for all later polls (RFC 8628 slow_down expressed through this field).',
-  });
+export const TokenPendingSchema = z.object({ status: z.literal('pending'), interval: z.number().int().min(1) }).openapi({
+  title: 'TokenPending',
+  description:
+    'Not yet authorized; poll again after `interval` seconds. A poll sooner than `interval` after the previous one still answers pending but raises this grant’s `interval` by 5 seconds for all later polls (RFC 8628 slow_down expressed through this field).',
+});
 export const TokenAuthorizedSchema = z
-  .object({ status: z.literal('authorized'), api_key: z.string().describe('Plaintext live key, returned exactly once (created at this moment; the server keeps only its hash)') })
+  .object({
+    status: z.literal('authorized'),
+    api_key: z.string().describe('Plaintext live key, returned exactly once (created at this moment; the server keeps only its hash)'),
+  })
   .openapi({ title: 'TokenAuthorized' });
-export const TokenEndedSchema = z
-  .object({ status: z.enum(['expired', 'consumed', 'denied']) })
-  .openapi({
-    title: 'TokenEnded',
-    example: { status: 'expired' },
-    description:
-      '`expired`: the 600 s window elapsed before the key was collected (an authorized grant never polled also expires; no key exists for it). `consumed`: the key was already returned. `denied` (our addition): the user refused on the consent page. In every case start a new grant.',
-  });
+export const TokenEndedSchema = z.object({ status: z.enum(['expired', 'consumed', 'denied']) }).openapi({
+  title: 'TokenEnded',
+  example: { status: 'expired' },
+  description:
+    '`expired`: the 600 s window elapsed before the key was collected (an authorized grant never polled also expires; no key exists for it). `consumed`: the key was already returned. `denied` (our addition): the user refused on the consent page. In every case start a new grant.',
+});
 
 export const GRANT_STATUSES = ['pending', 'authorized', 'consumed', 'denied'] as const;
 
@@ -102,9 +106,15 @@ const UserCodeParam = z.object({
 const grantErrors = {
   ...commonErrorResponses,
   401: errorResponse(401, 'Not signed in', 'Not signed in'),
-  404: errorResponse(404, 'Unknown code: check the code shown in your terminal', 'Unknown code (counts toward the limit of 5 unknown codes per user per 10 minutes)'),
+  404: errorResponse(
+    404,
+    'Unknown code: check the code shown in your terminal',
+    'Unknown code (counts toward the limit of 5 unknown codes per user per 10 minutes)',
+  ),
   410: errorResponse(410, 'This code has expired: start again in your terminal', 'The code expired, or another account already used it'),
-  429: errorResponse(429, 'Too many unknown codes tried; try again later', 
+  429: errorResponse(
+    429,
+    'Too many unknown codes tried; try again later',
     'Too many unknown codes tried (5 per signed-in user, 20 per IP, per 10 minutes; RFC 8628 §5.1). Every code lookup is refused until `Retry-After` seconds have passed.',
   ),
 };
@@ -126,7 +136,11 @@ export const deviceFlowContract = c.router(
         200: DeviceCodeGrantSchema,
         ...commonErrorResponses,
         400: errorResponse(400, 'client_name: must not be empty', '`client_name` missing, empty, longer than 64 characters or containing control characters'),
-        429: errorResponse(429, 'Too many device codes requested from this address; try again later', `More than ${DEVICE_CODES_PER_IP_PER_MINUTE} grants started from this IP in a minute; retry after \`Retry-After\` seconds`),
+        429: errorResponse(
+          429,
+          'Too many device codes requested from this address; try again later',
+          `More than ${DEVICE_CODES_PER_IP_PER_MINUTE} grants started from this IP in a minute; retry after \`Retry-After\` seconds`,
+        ),
       },
       metadata: meta({ auth: 'public' }),
     },
@@ -166,7 +180,11 @@ export const deviceFlowContract = c.router(
         ...grantErrors,
         ...csrfResponses,
         404: errorResponse(404, 'Project not found', "Unknown code, or 'Project not found' (not a project of your account)"),
-        409: errorResponse(409, 'You already denied this request', 'You already decided this grant differently (denied it, or approved it for another project)'),
+        409: errorResponse(
+          409,
+          'You already denied this request',
+          'You already decided this grant differently (denied it, or approved it for another project)',
+        ),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },
@@ -174,7 +192,8 @@ export const deviceFlowContract = c.router(
       method: 'POST',
       path: '/api/cli/grants/:userCode/deny',
       summary: 'Refuse a pending grant',
-      description: 'The tool’s next poll answers 410 `{status: "denied"}` and it must start over. Send `{}` as the JSON body. Repeating a denial answers 200 again.',
+      description:
+        'The tool’s next poll answers 410 `{status: "denied"}` and it must start over. Send `{}` as the JSON body. Repeating a denial answers 200 again.',
       pathParams: UserCodeParam,
       body: z.object({}).strict().openapi({ title: 'DenyGrantRequest' }),
       responses: {

@@ -47,11 +47,13 @@ export const ServerSignalsSchema = z
       timezone: z.string().nullable().describe('IANA time zone of the IP location (derived from its coordinates); null when unknown'),
       rttCoherence: z.number().min(0).max(1).nullable().describe('0–1 agreement of IP location with device-reported locale; null when not computable'),
     }),
-    tls: z.object({
-      cipher: z.string().nullable(),
-      version: z.string().nullable(),
-      ja4: z.string().nullable(),
-    }).describe('null fields: the service did not terminate TLS and no trusted proxy forwarded the values'),
+    tls: z
+      .object({
+        cipher: z.string().nullable(),
+        version: z.string().nullable(),
+        ja4: z.string().nullable(),
+      })
+      .describe('null fields: the service did not terminate TLS and no trusted proxy forwarded the values'),
     vpnDetection: z.object({
       verdict: z.enum(VPN_VERDICTS),
       confidence: z.number().min(0).max(1),

@@ -40,7 +40,10 @@ export const EventSearchQuerySchema = z
       .refine((s) => parseIpFilter(s) !== null, 'must be an IP address or a CIDR (203.0.113.0/24, 2001:db8::/48)')
       .optional()
       .describe('A client IP address, or a CIDR range'),
-    bot: z.enum(['good', 'bad', 'none', 'all']).optional().describe('`good`: crawlers naming themselves in the User-Agent; `bad`: other events the bot verdict fired on; `all`: both; `none`: neither'),
+    bot: z
+      .enum(['good', 'bad', 'none', 'all'])
+      .optional()
+      .describe('`good`: crawlers naming themselves in the User-Agent; `bad`: other events the bot verdict fired on; `all`: both; `none`: neither'),
     suspect: BooleanQuery.optional().describe('The manual suspect flag'),
     vpn: BooleanQuery.optional().describe('The VPN verdict'),
     tor: BooleanQuery.optional().describe('The Tor verdict'),
@@ -55,8 +58,12 @@ export const EventSearchQuerySchema = z
 export const FullEventSchema = z
   .object({
     requestId: RequestIdSchema,
-    visitorId: VisitorIdSchema.describe('The device as known now: when the visitor this event was identified as has since been merged into another, the survivor'),
-    originalVisitorId: VisitorIdSchema.optional().describe('Present only when it differs from visitorId: the id identify returned for this event, now an alias of visitorId'),
+    visitorId: VisitorIdSchema.describe(
+      'The device as known now: when the visitor this event was identified as has since been merged into another, the survivor',
+    ),
+    originalVisitorId: VisitorIdSchema.optional().describe(
+      'Present only when it differs from visitorId: the id identify returned for this event, now an alias of visitorId',
+    ),
     confidence: z.number().min(0).max(1),
     botProbability: z.number().min(0).max(1),
     suspectScore: z.number().int().min(0).max(100),

@@ -24,7 +24,10 @@ export const ExplorerQuerySchema = z
   .object({
     visitorId: VisitorIdSchema.optional().describe('Events of this device (a merged visitor id finds the whole device)'),
     linkedId: z.string().min(1).max(256).optional().describe('Events identify was given this linkedId for'),
-    bot: z.enum(['good', 'bad', 'none', 'all']).optional().describe('`good`: crawlers naming themselves in the User-Agent; `bad`: other events the bot verdict fired on; `all`: both; `none`: neither'),
+    bot: z
+      .enum(['good', 'bad', 'none', 'all'])
+      .optional()
+      .describe('`good`: crawlers naming themselves in the User-Agent; `bad`: other events the bot verdict fired on; `all`: both; `none`: neither'),
     suspect: BooleanQuery.optional().describe('The manual suspect flag'),
     limit: queryInteger(1, EXPLORER_PAGE_MAX).default(EXPLORER_PAGE_SIZE),
     paginationKey: z.string().max(200).optional().describe('From the previous page (with the same filters)'),
@@ -95,7 +98,11 @@ export const explorerContract = c.router(
           })
           .openapi({ title: 'ExplorerPage' }),
         ...sessionRoutes,
-        400: errorResponse(400, 'paginationKey: not a key this endpoint returned', 'A filter that fails validation or an unknown parameter (`error` names it), or a paginationKey this endpoint did not return'),
+        400: errorResponse(
+          400,
+          'paginationKey: not a key this endpoint returned',
+          'A filter that fails validation or an unknown parameter (`error` names it), or a paginationKey this endpoint did not return',
+        ),
         404: errorResponse(404, 'Project not found', "'Project not found': unknown project, or another account's"),
       },
       metadata: meta({ auth: 'session' }),
@@ -104,7 +111,8 @@ export const explorerContract = c.router(
       method: 'GET',
       path: '/api/visitors/:visitorId',
       summary: "A visitor's visits, newest first (dashboard timeline)",
-      description: "The visit history of one of your account's visitors (every project), 20 visits a page. A merged visitor answers with the survivor's timeline, which includes the merged visitors' visits.",
+      description:
+        "The visit history of one of your account's visitors (every project), 20 visits a page. A merged visitor answers with the survivor's timeline, which includes the merged visitors' visits.",
       pathParams: z.object({ visitorId: z.string().max(64) }),
       query: z
         .object({

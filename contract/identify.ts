@@ -78,7 +78,9 @@ export const IdentifyResultSchema = z
       .number()
       .min(0)
       .max(1)
-      .describe('P(visitorId is this device\'s own), calibrated: of identifications returned with confidence c, about c are right. Low when few signals were collected or the device looks like others; below 0.7 warrants extra scrutiny.'),
+      .describe(
+        "P(visitorId is this device's own), calibrated: of identifications returned with confidence c, about c are right. Low when few signals were collected or the device looks like others; below 0.7 warrants extra scrutiny.",
+      ),
     botProbability: z.number().min(0).max(1),
     suspectScore: z.number().int().min(0).max(100),
     visitCount: z.number().int().min(1).describe('Times this device has been identified, this one included'),
@@ -102,7 +104,9 @@ export const identifyContract = c.router(
         'Called by the browser agent with a live or test key in `X-API-Key`. Returns the compact identification result; raw signals are never returned here.',
       body: IdentifyRequestSchema,
       responses: {
-        200: z.union([IdentifyResultSchema, SealedIdentifyResultSchema]).describe('The compact result; for a project with sealing on, `{sealedResult}` in its place'),
+        200: z
+          .union([IdentifyResultSchema, SealedIdentifyResultSchema])
+          .describe('The compact result; for a project with sealing on, `{sealedResult}` in its place'),
         ...commonErrorResponses,
         401: errorResponse(401, 'Invalid or missing API key', "Missing, unknown, revoked or secret key: 'Invalid or missing API key'"),
         403: errorResponse(403, 'Domain not allowed', "The page or Origin host is not in the project's allowed domains: 'Domain not allowed'"),

@@ -18,7 +18,9 @@ export const SealedIdentifyResultSchema = z
   .object({
     sealedResult: z
       .string()
-      .describe('The identification result (IdentifyResult as JSON), sealed with AES-256-GCM under the project sealing key, base64: "dsr\\x01" | 12-byte IV | ciphertext | 16-byte tag. Open it on your backend with `unseal(sealedResult, key)` of deviceid/client.'),
+      .describe(
+        'The identification result (IdentifyResult as JSON), sealed with AES-256-GCM under the project sealing key, base64: "dsr\\x01" | 12-byte IV | ciphertext | 16-byte tag. Open it on your backend with `unseal(sealedResult, key)` of deviceid/client.',
+      ),
   })
   .strict()
   .openapi({ title: 'SealedIdentifyResult' });
@@ -42,7 +44,9 @@ export const sealingContract = c.router(
         'From this moment identify answers `{sealedResult}` for the project, sealed with the new key (a previous key stops working at once). Body: `{}`.',
       body: z.object({}).strict().openapi({ title: 'CreateSealingKeyRequest' }),
       responses: {
-        201: SealingSchema.extend({ key: z.string().describe('The 32-byte AES-256 key, base64. Shown once; store it on your backend.') }).openapi({ title: 'SealingKey' }),
+        201: SealingSchema.extend({ key: z.string().describe('The 32-byte AES-256 key, base64. Shown once; store it on your backend.') }).openapi({
+          title: 'SealingKey',
+        }),
         ...sessionRoutes,
         ...csrfResponses,
         ...notFound,

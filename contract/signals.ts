@@ -18,7 +18,11 @@ export const signalValueSchemas = {
   canvas: z
     .object({
       hash: hash.describe('Hash of the rendered text+geometry canvas image'),
-      isFarbled: z.boolean().describe('True when the browser adds readback noise (two renders differ, or flat colours read back altered: Brave, Safari 17+ private, Firefox fingerprinting protection), so the hash is volatile'),
+      isFarbled: z
+        .boolean()
+        .describe(
+          'True when the browser adds readback noise (two renders differ, or flat colours read back altered: Brave, Safari 17+ private, Firefox fingerprinting protection), so the hash is volatile',
+        ),
     })
     .describe('2D canvas rendering. Stable per GPU/driver/font stack unless the browser farbles it.'),
   webgl: z
@@ -26,7 +30,9 @@ export const signalValueSchemas = {
       renderer: z.string().max(256).describe('UNMASKED_RENDERER_WEBGL, e.g. "ANGLE (NVIDIA, GeForce RTX 3060 ...)"'),
       vendor: z.string().max(256).describe('UNMASKED_VENDOR_WEBGL'),
     })
-    .describe('GPU identity as WebGL reports it. Stable until a driver or hardware change; software renderers (SwiftShader, llvmpipe) indicate headless or VMs.'),
+    .describe(
+      'GPU identity as WebGL reports it. Stable until a driver or hardware change; software renderers (SwiftShader, llvmpipe) indicate headless or VMs.',
+    ),
   audio: z
     .object({
       hash: hash.describe('Hash of an OfflineAudioContext oscillator+compressor render'),
@@ -54,7 +60,9 @@ export const signalValueSchemas = {
       apple: width,
       min: width,
     })
-    .describe('Width in px of one text rendered with each generic family and at 1px (reveals the minimum font size). Stable per OS font config and browser settings; page zoom does not affect it.'),
+    .describe(
+      'Width in px of one text rendered with each generic family and at 1px (reveals the minimum font size). Stable per OS font config and browser settings; page zoom does not affect it.',
+    ),
   domBlockers: z
     .object({
       hidden: list(32, 64).describe('Bait elements (by class or id) that a content blocker hid'),
@@ -69,7 +77,9 @@ export const signalValueSchemas = {
     .describe('Screen size, orientation-independent. Stable per monitor; changes with display scaling or a new monitor.'),
   screenFrame: z
     .object({ top: px, right: px, bottom: px, left: px })
-    .describe('Space the OS reserves around the usable screen (taskbar, dock, menu bar) in CSS px, rounded to 10. Fairly stable; changes when the taskbar moves or auto-hides.'),
+    .describe(
+      'Space the OS reserves around the usable screen (taskbar, dock, menu bar) in CSS px, rounded to 10. Fairly stable; changes when the taskbar moves or auto-hides.',
+    ),
   color: z
     .object({
       depth: z.number().int().min(0).max(64).describe('screen.colorDepth in bits'),
@@ -109,7 +119,9 @@ export const signalValueSchemas = {
       names: list(64, 128).describe('Plugin names in navigator order'),
       hash: hash.describe('Hash of names, descriptions and MIME types'),
     })
-    .describe('navigator.plugins. Stable per browser: modern Chromium reports five fixed PDF entries, so it mostly separates browsers; empty in some headless and privacy setups.'),
+    .describe(
+      'navigator.plugins. Stable per browser: modern Chromium reports five fixed PDF entries, so it mostly separates browsers; empty in some headless and privacy setups.',
+    ),
   touchSupport: z
     .object({
       maxTouchPoints: z.number().int().min(0).max(256),
@@ -172,7 +184,10 @@ export const signalValueSchemas = {
   userAgent: z
     .object({
       userAgent: str(1024),
-      brands: z.array(z.object({ brand: str(64), version: str(32) })).max(16).describe('UA-CH full-version brands, GREASE removed; empty without UA-CH'),
+      brands: z
+        .array(z.object({ brand: str(64), version: str(32) }))
+        .max(16)
+        .describe('UA-CH full-version brands, GREASE removed; empty without UA-CH'),
       mobile: z.boolean().nullable(),
       platform: str(64).nullable(),
       platformVersion: str(64).nullable(),
@@ -180,7 +195,9 @@ export const signalValueSchemas = {
       bitness: str(8).nullable(),
       model: str(128).nullable(),
     })
-    .describe('User-Agent string and Client Hints (null without UA-CH). Volatile: versions change with every browser update; compared with TLS for UA/TLS mismatch.'),
+    .describe(
+      'User-Agent string and Client Hints (null without UA-CH). Volatile: versions change with every browser update; compared with TLS for UA/TLS mismatch.',
+    ),
   deviceMemory: z
     .object({ gigabytes: z.number().min(0).max(1024).nullable().describe('navigator.deviceMemory (bucketed by the browser); null when unsupported') })
     .describe('Approximate RAM. Stable per device.'),
@@ -205,7 +222,9 @@ export const signalValueSchemas = {
       canvasNoise: z.number().int().min(0).max(1_000_000).describe('Pixels of a solid-colour canvas that read back altered'),
       audioNoise: z.number().int().min(0).max(1_000_000).describe('Samples of a known AudioBuffer that read back altered'),
     })
-    .describe('API tampering: native-function toString/descriptor checks and readback noise. Stable per extension/anti-detect setup; non-zero counts raise the tampering verdict.'),
+    .describe(
+      'API tampering: native-function toString/descriptor checks and readback noise. Stable per extension/anti-detect setup; non-zero counts raise the tampering verdict.',
+    ),
   devtools: z
     .object({
       open: z.boolean().describe('Heuristic: window chrome is much larger than the viewport, as with docked DevTools'),
@@ -236,8 +255,15 @@ export const signalValueSchemas = {
     .describe('Virtual machine hints. Stable per environment.'),
   deviceToken: z
     .object({
-      token: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/).nullable().describe('Random first-party token the agent stores; null when no storage is usable'),
-      storage: z.enum(['localStorage', 'cookie', 'indexedDB']).nullable().describe('Where the token was read from (for a new token, where it was first written)'),
+      token: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{16,64}$/)
+        .nullable()
+        .describe('Random first-party token the agent stores; null when no storage is usable'),
+      storage: z
+        .enum(['localStorage', 'cookie', 'indexedDB'])
+        .nullable()
+        .describe('Where the token was read from (for a new token, where it was first written)'),
       createdAt: z.number().int().nonnegative().nullable().describe('Unix ms when the token was created'),
     })
     .describe('Deterministic first-party device token. Stable until the user clears site data; strongest match evidence when present.'),
@@ -259,9 +285,7 @@ type SignalResultSchema<T> = z.ZodObject<{ value: T extends z.ZodTypeAny ? T : n
 type SignalsShape = { [K in SignalName]: z.ZodOptional<SignalResultSchema<Values[K]>> };
 type ClientShape = { [K in SignalName]: z.ZodOptional<Values[K]> };
 
-const requestShape = Object.fromEntries(
-  SIGNAL_NAMES.map((n) => [n, signalResult(signalValueSchemas[n]).optional()]),
-) as unknown as SignalsShape;
+const requestShape = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, signalResult(signalValueSchemas[n]).optional()])) as unknown as SignalsShape;
 const clientShape = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, signalValueSchemas[n].optional()])) as unknown as ClientShape;
 
 /**

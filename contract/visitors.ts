@@ -7,7 +7,10 @@ const c = initContract();
 
 export const DeletionSchema = z
   .object({
-    deletionId: z.string().regex(/^del_[0-9A-HJKMNP-TV-Z]{26}$/).describe('The deletion job; the same for every request naming the device'),
+    deletionId: z
+      .string()
+      .regex(/^del_[0-9A-HJKMNP-TV-Z]{26}$/)
+      .describe('The deletion job; the same for every request naming the device'),
     visitorId: VisitorIdSchema.describe('The device being deleted (its surviving visitor id, when the one given was merged into it)'),
     status: z.enum(['queued', 'running', 'done']).describe('Repeat the request to see how far it got'),
   })

@@ -23,7 +23,9 @@ export const VisitSchema = z
     confidence: z.number().min(0).max(1),
     riskFactors: z.array(RiskFactorSchema),
     signals: z.object({ client: ClientSignalsSchema, server: ServerSignalsSchema }),
-    originalVisitorId: VisitorIdSchema.optional().describe('Present only for a visit identified as a visitor since merged into this one: the id identify returned then'),
+    originalVisitorId: VisitorIdSchema.optional().describe(
+      'Present only for a visit identified as a visitor since merged into this one: the id identify returned then',
+    ),
   })
   .openapi({ title: 'Visit' });
 
@@ -44,14 +46,10 @@ export const visitsContract = c.router(
       path: '/v1/demo/visits/:visitorId',
       summary: "Get a visitor's recent visits",
       description:
-        'Server-side only: a secret key in `X-API-Key`. Visitors of other accounts are 404. A visitor merged into another (the same device seen again after losing its storage) answers with the survivor\'s history, which includes the merged visitors\' visits.',
+        "Server-side only: a secret key in `X-API-Key`. Visitors of other accounts are 404. A visitor merged into another (the same device seen again after losing its storage) answers with the survivor's history, which includes the merged visitors' visits.",
       pathParams: z.object({ visitorId: z.string().describe('iq_<ulid> as returned by identify') }),
       query: z.object({
-        before: z
-          .string()
-          .max(64)
-          .optional()
-          .describe('Cursor for older pages: a visit `id` (returns the visits before it) or a Unix ms timestamp'),
+        before: z.string().max(64).optional().describe('Cursor for older pages: a visit `id` (returns the visits before it) or a Unix ms timestamp'),
       }),
       responses: {
         200: VisitHistorySchema,

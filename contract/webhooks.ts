@@ -46,7 +46,10 @@ const WebhookSecretSchema = z
 
 const UrlBody = z
   .object({
-    url: z.string().max(WEBHOOK_LIMITS.urlChars).describe('http(s) URL; loopback, private and link-local addresses are refused unless the operator allows them (WEBHOOKS_ALLOW_PRIVATE)'),
+    url: z
+      .string()
+      .max(WEBHOOK_LIMITS.urlChars)
+      .describe('http(s) URL; loopback, private and link-local addresses are refused unless the operator allows them (WEBHOOKS_ALLOW_PRIVATE)'),
   })
   .strict()
   .openapi({ title: 'CreateWebhookRequest' });
@@ -75,7 +78,11 @@ export const webhooksContract = c.router(
         ...sessionRoutes,
         ...csrfResponses,
         ...notFound('Project'),
-        409: errorResponse(409, `A project can have at most ${WEBHOOK_LIMITS.endpointsPerProject} webhook endpoints`, 'The project has as many endpoints as it may'),
+        409: errorResponse(
+          409,
+          `A project can have at most ${WEBHOOK_LIMITS.endpointsPerProject} webhook endpoints`,
+          'The project has as many endpoints as it may',
+        ),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },

@@ -21,7 +21,15 @@ import { deviceValues, identifyBody } from '../test/support/signals.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deviceid-examples-'));
 const db = process.env.MONGODB_URI ? undefined : await startDevdb({ dataDir: dir, devdb: { backend: 'sqlite', postgresqlUrl: undefined } });
-const config = loadConfig({ DATA_DIR: dir, LISTS_DIR: join(dir, 'no-lists'), SERVER_SECRET: 'examples-'.padEnd(40, 'x'), SIGNUP: 'invite', TRUST_PROXY: '1', LOG_LEVEL: 'silent', BASE_URL: 'http://localhost:8080' });
+const config = loadConfig({
+  DATA_DIR: dir,
+  LISTS_DIR: join(dir, 'no-lists'),
+  SERVER_SECRET: 'examples-'.padEnd(40, 'x'),
+  SIGNUP: 'invite',
+  TRUST_PROXY: '1',
+  LOG_LEVEL: 'silent',
+  BASE_URL: 'http://localhost:8080',
+});
 const store = await Store.open({ uri: process.env.MONGODB_URI ?? db!.uri, dbName: `examples_${Date.now()}`, operationTimeoutMs: 5000 });
 const clock = new ManualClock(Date.parse('2026-06-15T09:30:00Z'));
 const logger = pino({ level: 'silent' });
@@ -54,14 +62,25 @@ async function take(id: string, res: request.Response, status = 200): Promise<an
 
 try {
   const admin = request.agent(app);
-  await take('signup', await admin.post('/api/auth/signup').set('origin', origin).send({ email: 'ada@example.com', password: 'correct horse battery staple', name: 'Ada' }), 201);
+  await take(
+    'signup',
+    await admin.post('/api/auth/signup').set('origin', origin).send({ email: 'ada@example.com', password: 'correct horse battery staple', name: 'Ada' }),
+    201,
+  );
   await take('logout', await admin.post('/api/auth/logout').set('origin', origin).send({}), 204);
   await take('login', await admin.post('/api/auth/login').set('origin', origin).send({ email: 'ada@example.com', password: 'correct horse battery staple' }));
   const projects = await take('listProjects', await admin.get('/api/projects'));
   const projectId: string = projects.projects[0].id;
-  await take('updateProject', await admin.patch(`/api/projects/${projectId}`).set('origin', origin).send({ allowedDomains: ['shop.example.com', '*.example.com'] }));
+  await take(
+    'updateProject',
+    await admin
+      .patch(`/api/projects/${projectId}`)
+      .set('origin', origin)
+      .send({ allowedDomains: ['shop.example.com', '*.example.com'] }),
+  );
   await take('createProject', await admin.post('/api/projects').set('origin', origin).send({ name: 'Staging' }), 201);
-  const live = (await take('createKey', await admin.post(`/api/projects/${projectId}/keys`).set('origin', origin).send({ name: 'Website', type: 'live' }), 201)).key;
+  const live = (await take('createKey', await admin.post(`/api/projects/${projectId}/keys`).set('origin', origin).send({ name: 'Website', type: 'live' }), 201))
+    .key;
   const secret = (await admin.post(`/api/projects/${projectId}/keys`).set('origin', origin).send({ name: 'Backend', type: 'secret' })).body.key;
   const spare = (await admin.post(`/api/projects/${projectId}/keys`).set('origin', origin).send({ name: 'Old', type: 'test' })).body.apiKey.id;
   await take('revokeKey', await admin.delete(`/api/projects/${projectId}/keys/${spare}`).set('origin', origin));
@@ -75,7 +94,11 @@ try {
 
   // Webhooks and sealing in the dashboard (sealing off again before identify).
   await take('listWebhooks', await admin.get(`/api/projects/${projectId}/webhooks`));
-  const hook = await take('createWebhook', await admin.post(`/api/projects/${projectId}/webhooks`).set('origin', origin).send({ url: 'https://hooks.example.com/deviceid' }), 201);
+  const hook = await take(
+    'createWebhook',
+    await admin.post(`/api/projects/${projectId}/webhooks`).set('origin', origin).send({ url: 'https://hooks.example.com/deviceid' }),
+    201,
+  );
   await take('rotateWebhookSecret', await admin.post(`/api/projects/${projectId}/webhooks/${hook.endpoint.id}/secret`).set('origin', origin).send({}), 201);
   await take('getSealing', await admin.get(`/api/projects/${projectId}/sealing`));
   await take('createSealingKey', await admin.post(`/api/projects/${projectId}/sealing/key`).set('origin', origin).send({}), 201);
@@ -83,15 +106,27 @@ try {
 
   // The browser agent, then a backend.
   const values = deviceValues(7);
-  const body = identifyBody(values, { url: 'https://shop.example.com/checkout', referrer: 'https://shop.example.com/cart', linkedId: 'order-1042', tag: { cart: 'c_881', items: 3 } });
+  const body = identifyBody(values, {
+    url: 'https://shop.example.com/checkout',
+    referrer: 'https://shop.example.com/cart',
+    linkedId: 'order-1042',
+    tag: { cart: 'c_881', items: 3 },
+  });
   body.timestamp = clock.now();
-  const first = await take('identify', await request(app).post('/v1/identify').set('x-api-key', live).set('origin', 'https://shop.example.com').set(BROWSER_HEADERS).send(body));
+  const first = await take(
+    'identify',
+    await request(app).post('/v1/identify').set('x-api-key', live).set('origin', 'https://shop.example.com').set(BROWSER_HEADERS).send(body),
+  );
   await take('getEvent', await request(app).get(`/v1/events/${first.requestId}`).set('authorization', `Bearer ${secret}`));
   await take('updateEvent', await request(app).patch(`/v1/events/${first.requestId}`).set('authorization', `Bearer ${secret}`).send({ suspect: true }));
   await take('searchEvents', await request(app).get('/v1/events?linkedId=order-1042&limit=1').set('authorization', `Bearer ${secret}`));
   await take('getVisits', await request(app).get(`/v1/demo/visits/${first.visitorId}`).set('x-api-key', secret));
   await take('listDeliveries', await admin.get(`/api/projects/${projectId}/webhooks/${hook.endpoint.id}/deliveries`));
-  await take('redeliver', await admin.post(`/api/projects/${projectId}/webhooks/${hook.endpoint.id}/deliveries/${first.requestId}/redeliver`).set('origin', origin).send({}), 202);
+  await take(
+    'redeliver',
+    await admin.post(`/api/projects/${projectId}/webhooks/${hook.endpoint.id}/deliveries/${first.requestId}/redeliver`).set('origin', origin).send({}),
+    202,
+  );
   await take('deleteWebhook', await admin.delete(`/api/projects/${projectId}/webhooks/${hook.endpoint.id}`).set('origin', origin));
   await take('getAccount', await admin.get('/api/account'));
   await take('getUsage', await admin.get('/api/account/usage'));
@@ -101,7 +136,10 @@ try {
   await take('getVisitorTimeline', await admin.get(`/api/visitors/${first.visitorId}`));
 
   // A command-line tool and its user.
-  const grant = await take('createDeviceCode', await request(app).post('/api/cli/device-code').set('user-agent', 'acme-deploy/2.1.0 (linux)').send({ client_name: 'acme-deploy' }));
+  const grant = await take(
+    'createDeviceCode',
+    await request(app).post('/api/cli/device-code').set('user-agent', 'acme-deploy/2.1.0 (linux)').send({ client_name: 'acme-deploy' }),
+  );
   await take('getGrant', await admin.get(`/api/cli/grants/${grant.user_code}`));
   await take('authorizeGrant', await admin.post(`/api/cli/grants/${grant.user_code}/authorize`).set('origin', origin).send({ projectId }));
   const token = await take('pollToken', await request(app).post('/api/cli/token').send({ device_code: grant.device_code }));

@@ -58,7 +58,12 @@ const SECURITY: Record<RouteMeta['auth'], Array<Record<string, string[]>>> = {
 };
 
 const SECURITY_SCHEMES = {
-  PublicKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A live (svc_live_) or test (svc_test_) key; safe to ship to browsers, restricted by the domain allowlist.' },
+  PublicKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'A live (svc_live_) or test (svc_test_) key; safe to ship to browsers, restricted by the domain allowlist.',
+  },
   SecretKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A secret key (svc_secret_); server-side only.' },
   SecretKeyBearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer svc_secret_...; server-side only.' },
   AnyKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Any active key: live, test or secret.' },
@@ -88,7 +93,7 @@ const TAGS: Record<Audience, Array<{ name: string; description: string }>> = {
 
 const DESCRIPTION: Record<Audience, string> = {
   public:
-    'Self-hostable device identification: a browser agent posts signals to /v1/identify; backends read full events and visit history with a secret key; command-line tools obtain keys through a device code flow. Error bodies are `{error, code}`: `error` is for people, `code` is stable for programs. Every answer carries `X-Request-Id`. The dashboard\'s private operations are in a separate document (/openapi/dashboard.json). IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0.',
+    "Self-hostable device identification: a browser agent posts signals to /v1/identify; backends read full events and visit history with a secret key; command-line tools obtain keys through a device code flow. Error bodies are `{error, code}`: `error` is for people, `code` is stable for programs. Every answer carries `X-Request-Id`. The dashboard's private operations are in a separate document (/openapi/dashboard.json). IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0.",
   dashboard:
     "Private operations of the deviceid dashboard, consent page and administration, authenticated with the session cookie. Not a public API: they may change with the pages that use them. State changes must be JSON and come from the service's own origin (CSRF). The public API is in /openapi.json.",
 };
@@ -103,7 +108,10 @@ const EXAMPLES_FILE = repoFile('openapi/examples.json');
 const examples: Examples = existsSync(EXAMPLES_FILE) ? (JSON.parse(readFileSync(EXAMPLES_FILE, 'utf8')) as Examples) : { success: {} };
 
 const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
-const REQUEST_ID = header('Identifies this request in the server logs (and is the incident id of a 500).', { type: 'string', example: 'rid_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z' });
+const REQUEST_ID = header('Identifies this request in the server logs (and is the incident id of a 500).', {
+  type: 'string',
+  example: 'rid_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z',
+});
 const RETRY_AFTER = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0, example: 1 });
 const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': header("The plan's limit that was hit: requests per second, or per calendar month (UTC).", { type: 'integer', example: 10 }),
@@ -117,11 +125,7 @@ const unavailable = { error: 'Service temporarily unavailable; retry later', cod
 function badRequestExample(op: Json): Json {
   const params = (op.parameters as Json[] | undefined) ?? [];
   const requiredQuery = params.find((p) => p.in === 'query' && p.required);
-  const message = op.requestBody
-    ? 'Invalid JSON body'
-    : requiredQuery
-      ? `${String(requiredQuery.name)}: Required`
-      : 'Malformed percent-escape in the URL path';
+  const message = op.requestBody ? 'Invalid JSON body' : requiredQuery ? `${String(requiredQuery.name)}: Required` : 'Malformed percent-escape in the URL path';
   return { error: message, code: errorCode(400, message) };
 }
 

@@ -17,7 +17,11 @@ const say = (msg) => process.stderr.write(`setup: ${msg}\n`);
 
 function sha256(files) {
   const h = createHash('sha256');
-  for (const f of files) h.update(f).update('\0').update(readFileSync(join(root, f))).update('\0');
+  for (const f of files)
+    h.update(f)
+      .update('\0')
+      .update(readFileSync(join(root, f)))
+      .update('\0');
   return h.digest('hex');
 }
 
@@ -55,9 +59,7 @@ const srcHash = sha256([...devdbFiles, 'scripts/setup.mjs']);
 if (!existsSync(bin) || !existsSync(binStamp) || readFileSync(binStamp, 'utf8') !== srcHash) {
   const go = ['go', '/usr/local/go/bin/go'].find((g) => spawnSync(g, ['version'], { stdio: 'ignore' }).status === 0);
   if (!go) {
-    const hint = process.env.MONGODB_URI
-      ? 'continuing with MONGODB_URI'
-      : 'install Go (https://go.dev/dl) or set MONGODB_URI to a MongoDB server';
+    const hint = process.env.MONGODB_URI ? 'continuing with MONGODB_URI' : 'install Go (https://go.dev/dl) or set MONGODB_URI to a MongoDB server';
     say(`Go is not installed, so the FerretDB launcher cannot be built; ${hint}.`);
     if (!process.env.MONGODB_URI) process.exit(1);
   } else {

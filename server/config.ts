@@ -43,7 +43,10 @@ const TrustProxy = z
   .transform((s, ctx) => {
     if (s === '') return { hops: 0, cidrs: [] as string[] };
     if (/^\d+$/.test(s)) return { hops: Number(s), cidrs: [] as string[] };
-    const cidrs = s.split(',').map((p) => p.trim()).filter(Boolean);
+    const cidrs = s
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
     for (const c of cidrs) {
       if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(c)) {
         ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${c}" is not an IP address or CIDR` });
@@ -61,7 +64,10 @@ const EnvSchema = z.object({
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://')
     .optional(),
-  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/, 'letters, digits, _ and - only').default('deviceid'),
+  MONGODB_DB: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,60}$/, 'letters, digits, _ and - only')
+    .default('deviceid'),
   DATA_DIR: z.string().min(1).default('./.data'),
   TRUST_PROXY: TrustProxy.default(''),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
@@ -92,9 +98,18 @@ const EnvSchema = z.object({
   LISTS_DIR: z.string().min(1).optional(),
   TLS_CERT: z.string().min(1).optional(),
   TLS_KEY: z.string().min(1).optional(),
-  TLS_HEADER_JA4: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('x-ja4'),
-  TLS_HEADER_CIPHER: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('x-tls-cipher'),
-  TLS_HEADER_VERSION: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('x-tls-version'),
+  TLS_HEADER_JA4: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, 'must be a header name')
+    .default('x-ja4'),
+  TLS_HEADER_CIPHER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, 'must be a header name')
+    .default('x-tls-cipher'),
+  TLS_HEADER_VERSION: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, 'must be a header name')
+    .default('x-tls-version'),
   SIGNUP: z.enum(SIGNUP_MODES).default('invite'),
   SIGNUPS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(5),
   PLAN_SELF_SERVICE: z.enum(['true', 'false']).default('false'),
@@ -106,7 +121,10 @@ const EnvSchema = z.object({
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_CACHE_TTL_MS),
   WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
-  DEVDB_POSTGRESQL_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DEVDB_POSTGRESQL_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
 });
 
 export interface Config {

@@ -55,9 +55,7 @@ export async function startDatabase(opts: DatabaseOptions, log?: SupervisorLog):
     return await startDevdb(opts, log);
   } catch (err) {
     tried.push(`the FerretDB launcher failed: ${(err as Error).message}`);
-    throw new DatabaseStartError(
-      `No database: ${tried.join('; ')}. Fix: check DATA_DIR is writable (or DEVDB_POSTGRESQL_URL reachable), or set MONGODB_URI.`,
-    );
+    throw new DatabaseStartError(`No database: ${tried.join('; ')}. Fix: check DATA_DIR is writable (or DEVDB_POSTGRESQL_URL reachable), or set MONGODB_URI.`);
   }
 }
 

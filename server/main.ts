@@ -51,7 +51,13 @@ async function main(): Promise<void> {
 
   let store: Store;
   try {
-    store = await Store.open({ uri: db.uri, dbName: config.mongodbDb, operationTimeoutMs: config.dbTimeoutMs, cacheTtlMs: config.cacheTtlMs, now: systemClock.now });
+    store = await Store.open({
+      uri: db.uri,
+      dbName: config.mongodbDb,
+      operationTimeoutMs: config.dbTimeoutMs,
+      cacheTtlMs: config.cacheTtlMs,
+      now: systemClock.now,
+    });
   } catch (err) {
     process.stderr.write(`deviceid: cannot connect to the database from ${db.source}: ${(err as Error).message}\n`);
     await db.stop();

@@ -88,7 +88,10 @@ describe('sign-up, sign-in, sign-out', () => {
   it('answers 429 after repeated failures for one email from one address, until the window passes', async () => {
     await request(h.app).post('/api/auth/signup').set('origin', origin).send({ email: 'brute@example.com', password: 'the real password' });
     for (let i = 0; i < SIGN_IN_LIMITS.emailAndIp.max; i++) {
-      const r = await request(h.app).post('/api/auth/login').set('origin', origin).send({ email: 'brute@example.com', password: `guess ${i}` });
+      const r = await request(h.app)
+        .post('/api/auth/login')
+        .set('origin', origin)
+        .send({ email: 'brute@example.com', password: `guess ${i}` });
       expect(r.status).toBe(401);
     }
     const blocked = await request(h.app).post('/api/auth/login').set('origin', origin).send({ email: 'brute@example.com', password: 'the real password' });
@@ -143,7 +146,10 @@ describe('session and CSRF protection', () => {
     expect(none.status).toBe(403);
     const referer = await c.agent.post('/api/projects').set('referer', `${c.origin}/dashboard`).send({ name: 'via referer' });
     expect(referer.status).toBe(201);
-    const signup = await request(h.app).post('/api/auth/signup').set('origin', 'https://evil.example').send({ email: 'csrf@example.com', password: 'long enough pw' });
+    const signup = await request(h.app)
+      .post('/api/auth/signup')
+      .set('origin', 'https://evil.example')
+      .send({ email: 'csrf@example.com', password: 'long enough pw' });
     expect(signup.status).toBe(403);
   });
 
@@ -183,7 +189,10 @@ describe('account and plan', () => {
 describe('projects', () => {
   it('creates, lists and updates projects with normalised allowed domains', async () => {
     const c = await signUp(h);
-    const created = await c.agent.post('/api/projects').set('origin', c.origin).send({ name: ' Shop ', allowedDomains: ['Shop.Example.com', '*.example.org', 'shop.example.com'] });
+    const created = await c.agent
+      .post('/api/projects')
+      .set('origin', c.origin)
+      .send({ name: ' Shop ', allowedDomains: ['Shop.Example.com', '*.example.org', 'shop.example.com'] });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: 'Shop', allowedDomains: ['shop.example.com', '*.example.org'] });
     const patched = await c.agent.patch(`/api/projects/${created.body.id}`).set('origin', c.origin).send({ allowedDomains: [] });
@@ -195,7 +204,10 @@ describe('projects', () => {
 
   it.each([['https://example.com'], ['exa mple.com'], ['*.'], ['a..b']])('rejects the domain %s with 400', async (domain) => {
     const c = await signUp(h);
-    const res = await c.agent.post('/api/projects').set('origin', c.origin).send({ name: 'x', allowedDomains: [domain] });
+    const res = await c.agent
+      .post('/api/projects')
+      .set('origin', c.origin)
+      .send({ name: 'x', allowedDomains: [domain] });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/^allowedDomains\.0: /);
   });

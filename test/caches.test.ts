@@ -33,7 +33,8 @@ afterAll(async () => {
   await h.close();
 });
 
-const identify = (app: ReturnType<typeof createApp>, key: string, url = 'https://shop.example.com/') => request(app).post('/v1/identify').set('x-api-key', key).send(identifyBody({}, { url }));
+const identify = (app: ReturnType<typeof createApp>, key: string, url = 'https://shop.example.com/') =>
+  request(app).post('/v1/identify').set('x-api-key', key).send(identifyBody({}, { url }));
 
 describe('caches of keys, projects and accounts', () => {
   it('a revoked key stops at once in the revoking process and within the TTL in another', async () => {
@@ -55,7 +56,10 @@ describe('caches of keys, projects and accounts', () => {
     const c = await signUp(h);
     const key = await c.key('live');
     expect((await identify(other.app, key, 'https://evil.example.net/')).status).toBe(200);
-    await c.agent.patch(`/api/projects/${c.projectId}`).set('origin', c.origin).send({ allowedDomains: ['shop.example.com'] });
+    await c.agent
+      .patch(`/api/projects/${c.projectId}`)
+      .set('origin', c.origin)
+      .send({ allowedDomains: ['shop.example.com'] });
     expect((await identify(h.app, key, 'https://evil.example.net/')).status).toBe(403);
     expect((await identify(other.app, key, 'https://evil.example.net/')).status).toBe(200);
     other.clock.advance(TTL);
@@ -63,7 +67,7 @@ describe('caches of keys, projects and accounts', () => {
     expect((await identify(other.app, key)).status).toBe(200);
   });
 
-  it("a plan change applies at once where it was made and within the TTL elsewhere", async () => {
+  it('a plan change applies at once where it was made and within the TTL elsewhere', async () => {
     const c = await signUp(h);
     const key = await c.key('test');
     expect((await identify(other.app, key)).status).toBe(200);

@@ -73,8 +73,7 @@ function deviceid(args: string[], env: Record<string, string> = {}): Run {
   return { child, exited, stdout: () => out, stderr: () => err, waitFor };
 }
 
-const login = (file: string, ...extra: string[]) =>
-  deviceid(['login', '--base-url', srv.url, '--no-browser', ...extra], { DEVICEID_CREDENTIALS_FILE: file });
+const login = (file: string, ...extra: string[]) => deviceid(['login', '--base-url', srv.url, '--no-browser', ...extra], { DEVICEID_CREDENTIALS_FILE: file });
 
 describe('deviceid login', () => {
   it('prints the URL and code, waits for approval, stores the key in a 0600 file and never prints it', async () => {
@@ -101,7 +100,15 @@ describe('deviceid login', () => {
     expect(run.stderr()).not.toContain('\x1b[');
     expect((await cliKeys(c)).map((k) => k.name)).toContain('ci runner 7 (CLI)');
     h.clock.advance(1000);
-    expect((await h.http().post('/v1/identify').set('x-api-key', apiKey).send(identifyBody(deviceValues(77)))).status).toBe(200);
+    expect(
+      (
+        await h
+          .http()
+          .post('/v1/identify')
+          .set('x-api-key', apiKey)
+          .send(identifyBody(deviceValues(77)))
+      ).status,
+    ).toBe(200);
   }, 40_000);
 
   it('keeps other services’ entries and tightens an existing file to 0600', async () => {
@@ -171,7 +178,15 @@ describe('deviceid login', () => {
   }, 40_000);
 
   it('exits 2 on usage errors and 0 for --help', async () => {
-    const cases = [[], ['frobnicate'], ['logout', 'extra'], ['login', '--bogus'], ['login', 'extra'], ['login', '--base-url', 'ftp://x'], ['login', '--name', '']];
+    const cases = [
+      [],
+      ['frobnicate'],
+      ['logout', 'extra'],
+      ['login', '--bogus'],
+      ['login', 'extra'],
+      ['login', '--base-url', 'ftp://x'],
+      ['login', '--name', ''],
+    ];
     const runs = cases.map((args) => deviceid(args));
     for (const [i, run] of runs.entries()) {
       expect((await run.exited).code, `${cases[i]!.join(' ')}: ${run.stderr()}`).toBe(2);

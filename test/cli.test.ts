@@ -45,7 +45,11 @@ beforeEach(() => {
 });
 
 const LIVE_KEY_RE = /^svc_live_[0-9A-Za-z]{38}$/;
-const caught = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+const caught = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 // Supertest sends a request only when it is awaited (then'd): Promise.resolve does that.
 // A failed approval surfaces as an unhandled rejection, which fails the run.
 const later = (ms: number, fn: () => unknown) => setTimeout(() => void Promise.resolve(fn()), ms);
@@ -76,7 +80,11 @@ describe('authorizeDevice', () => {
     const keys = await cliKeys(c);
     expect(keys.map((k) => k.name)).toContain('Acme deploy (CLI)');
     h.clock.advance(1000);
-    const res = await h.http().post('/v1/identify').set('x-api-key', apiKey).send(identifyBody(deviceValues(4242)));
+    const res = await h
+      .http()
+      .post('/v1/identify')
+      .set('x-api-key', apiKey)
+      .send(identifyBody(deviceValues(4242)));
     expect(res.status).toBe(200);
   });
 
@@ -121,7 +129,14 @@ describe('authorizeDevice', () => {
     });
     try {
       const err = await caught(
-        authorizeDevice({ baseUrl: proxy.url, clientName: 'lost answer', onVerification: (v) => authorizeGrant(c, v.userCode).expect(200).then(() => undefined) }),
+        authorizeDevice({
+          baseUrl: proxy.url,
+          clientName: 'lost answer',
+          onVerification: (v) =>
+            authorizeGrant(c, v.userCode)
+              .expect(200)
+              .then(() => undefined),
+        }),
       );
       expect(err).toBeInstanceOf(GrantConsumedError);
       expect(err).toMatchObject({ code: 'grant_consumed', status: 410 });
@@ -218,7 +233,10 @@ describe('authorizeDevice', () => {
       const { apiKey } = await authorizeDevice({
         baseUrl: proxy.url,
         clientName: 'flaky network',
-        onVerification: (v) => authorizeGrant(c, v.userCode).expect(200).then(() => undefined),
+        onVerification: (v) =>
+          authorizeGrant(c, v.userCode)
+            .expect(200)
+            .then(() => undefined),
         onPoll: (s) => states.push(s),
       });
       expect(apiKey).toMatch(LIVE_KEY_RE);

@@ -20,7 +20,11 @@ afterAll(async () => {
 
 let seed = 9100;
 const body = () => identifyBody(deviceValues(++seed)) as unknown as IdentifyRequest;
-const caught = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+const caught = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 describe('RateLimitError from the real service', () => {
   it('monthly quota: usage, limit and retryAfter from the 429, thrown at once (Retry-After is days away)', async () => {

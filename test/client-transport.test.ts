@@ -34,7 +34,11 @@ async function serve(script: Script) {
 }
 
 const fast = { backoff: { baseDelayMs: 20, maxDelayMs: 100 } };
-const caught = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+const caught = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 describe('retries of idempotent calls', () => {
   it('retries a GET through 503, 503 to the 200', async () => {
@@ -64,9 +68,7 @@ describe('retries of idempotent calls', () => {
   });
 
   it('does not wait out a Retry-After longer than maxRetryAfterMs: RateLimitError at once', async () => {
-    const s = await serve((_r, _n, res) =>
-      json(res, 429, { error: 'Monthly API call limit exceeded', usage: 3, limit: 3 }, { 'retry-after': '120' }),
-    );
+    const s = await serve((_r, _n, res) => json(res, 429, { error: 'Monthly API call limit exceeded', usage: 3, limit: 3 }, { 'retry-after': '120' }));
     const started = Date.now();
     const err = await caught(createServerClient({ baseUrl: s.url, secretKey: SECRET, maxRetryAfterMs: 60_000 }).getEvent(REQ));
     expect(Date.now() - started).toBeLessThan(1000);

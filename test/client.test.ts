@@ -175,7 +175,12 @@ describe('typed errors from the real service', () => {
         otherServer.getEvent(r.requestId),
         otherServer.updateEvent(r.requestId, { suspect: true }),
         server.getVisits('iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z'),
-      ].map((p) => p.then(() => undefined, (e: unknown) => e)),
+      ].map((p) =>
+        p.then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      ),
     );
     for (const err of errors) {
       expect(err).toBeInstanceOf(NotFoundError);
@@ -196,7 +201,10 @@ describe('typed errors from the real service', () => {
     const client = createServerClient({ baseUrl: srv.url, secretKey: doomed });
     const errors = await Promise.all(
       [client.getEvent('req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z'), client.getVisits('iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z')].map((p) =>
-        p.then(() => undefined, (e: unknown) => e),
+        p.then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
       ),
     );
     for (const err of errors) {
@@ -209,7 +217,10 @@ describe('typed errors from the real service', () => {
     // An unknown identify key: the identify endpoint's 401.
     const badIdentify = await createIdentifyClient({ baseUrl: srv.url, apiKey: 'svc_live_0000000000000000000000000000000000000000' })
       .identify(req(deviceValues(++seed)))
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(badIdentify).toBeInstanceOf(AuthError);
     expect(badIdentify).toMatchObject({ status: 401, serverMessage: 'Invalid or missing API key' });
   });

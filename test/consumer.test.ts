@@ -46,7 +46,15 @@ beforeAll(async () => {
     join(scratch, 'package.json'),
     JSON.stringify({ name: 'scratch-consumer', private: true, type: 'module', dependencies: Object.fromEntries(tarballs.map((t) => [t, `file:./${t}`])) }),
   );
-  const install = ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', ...tarballs.map((t) => `./${t}`), `@types/node@${TYPES_NODE}`];
+  const install = [
+    'install',
+    '--no-audit',
+    '--no-fund',
+    '--ignore-scripts',
+    '--no-package-lock',
+    ...tarballs.map((t) => `./${t}`),
+    `@types/node@${TYPES_NODE}`,
+  ];
   try {
     sh('npm', [...install, '--offline'], scratch);
   } catch {
@@ -142,7 +150,16 @@ export const p: string = contract.contract.events.getEvent.path;
       writeFileSync(
         join(scratch, config),
         JSON.stringify({
-          compilerOptions: { strict: true, skipLibCheck: false, noEmit: true, module, moduleResolution, target: 'ES2022', lib: ['ES2023', 'DOM'], types: ['node'] },
+          compilerOptions: {
+            strict: true,
+            skipLibCheck: false,
+            noEmit: true,
+            module,
+            moduleResolution,
+            target: 'ES2022',
+            lib: ['ES2023', 'DOM'],
+            types: ['node'],
+          },
           files,
         }),
       );

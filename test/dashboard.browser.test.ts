@@ -109,7 +109,15 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     expect(await field.count()).toBe(0);
     expect(await page.content()).not.toContain(key);
     expect(await cells(page, '#keys-body tr')).toEqual([
-      'Website', 'live', `svc_live_…${key.slice(-4)}`, 'dashboard', 'active', '2026-01-15', 'never', '0 days', 'Revoke',
+      'Website',
+      'live',
+      `svc_live_…${key.slice(-4)}`,
+      'dashboard',
+      'active',
+      '2026-01-15',
+      'never',
+      '0 days',
+      'Revoke',
     ]);
 
     // After a reload: the usage of both days, and the key's last use.

@@ -37,7 +37,10 @@ afterAll(async () => {
 
 const identify = async (seed: number, extra: Record<string, unknown> = {}) => {
   h.clock.advance(60_000);
-  const res = await request(h.app).post('/v1/identify').set('x-api-key', live).send(identifyBody(deviceValues(seed), extra));
+  const res = await request(h.app)
+    .post('/v1/identify')
+    .set('x-api-key', live)
+    .send(identifyBody(deviceValues(seed), extra));
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as { requestId: string; visitorId: string; visitCount: number };
 };

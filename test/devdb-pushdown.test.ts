@@ -40,7 +40,37 @@ const tricky = ['a<b>&c', 'é', 'emoji😀', 'q"uote', 'back\\slash', 'line\u202
 const ulidish = (j: number) => `01K${String(j * 37).padStart(6, '0')}`;
 const family = Array.from({ length: 1_000 }, (_, i) => `acc_${i % 4}|v|iq_${Math.floor(i / 4) % 10}|${ulidish(Math.floor(i / 40))}`);
 const events = [...Array.from({ length: 300 }, (_, j) => `req_${ulidish(j)}`), ...Array.from({ length: 200 }, (_, j) => `~o|req_${ulidish(j)}`)];
-const edges = ['|', '~', '||', '|~', '~|', '~~', 'acc_1|', 'acc_1|~', 'acc_1~', 'acc_1|v|iq_3|', 'Z', 'z', '0', '7', '9~', '\u007f', '\u0080', 'ÿ', 'Ω', '中文', '\ue000', '\ufffd', '\uffff', '\uffffz', '😀', '😀x', '𝄞', 'a😀', 'a\uffff'];
+const edges = [
+  '|',
+  '~',
+  '||',
+  '|~',
+  '~|',
+  '~~',
+  'acc_1|',
+  'acc_1|~',
+  'acc_1~',
+  'acc_1|v|iq_3|',
+  'Z',
+  'z',
+  '0',
+  '7',
+  '9~',
+  '\u007f',
+  '\u0080',
+  'ÿ',
+  'Ω',
+  '中文',
+  '\ue000',
+  '\ufffd',
+  '\uffff',
+  '\uffffz',
+  '😀',
+  '😀x',
+  '𝄞',
+  'a😀',
+  'a\uffff',
+];
 // (FerretDB's unique `_id` index on the JSON value rejects a string equal to a
 // stored ObjectId's hex, so this one is not.)
 const hexString = '65a000000000000000000099';
@@ -102,17 +132,42 @@ describe('devdb _id pushdown: reads', () => {
     ['_id equality and a key that holds', { _id: strId(42), n: 42 % 7 }, (d) => d._id === strId(42), true],
     ['_id equality and a key that excludes it', { _id: strId(42), n: (42 % 7) + 1 }, () => false, true],
     ['ObjectId equality and another key', { _id: oid2, group: 0 }, (d) => idEq(d._id, oid2), true],
-    ['_id equality with an operator on another key', { _id: strId(99), n: { $gte: 0 }, $or: [{ group: 0 }, { group: 1 }] }, (d) => d._id === strId(99) && [0, 1].includes(d.group), true],
-    ['$in with duplicates and missing ids', { _id: { $in: [strId(5), strId(5), 'missing', strId(19_999), strId(0), 'd20000', strId(5)] } }, inIds([strId(5), strId(19_999), strId(0)]), true],
-    ['$in of 20 ids and a key that excludes some', { _id: { $in: Array.from({ length: 20 }, (_, i) => strId(i * 997)) }, n: 3 }, (d) => inIds(Array.from({ length: 20 }, (_, i) => strId(i * 997)))(d) && d.n === 3, true],
-    ['$in and $or beside it', { _id: { $in: [strId(1), strId(2), strId(3), strId(4)] }, $or: [{ n: 1 }, { group: 0 }] }, (d) => inIds([strId(1), strId(2), strId(3), strId(4)])(d) && (d.n === 1 || d.group === 0), true],
+    [
+      '_id equality with an operator on another key',
+      { _id: strId(99), n: { $gte: 0 }, $or: [{ group: 0 }, { group: 1 }] },
+      (d) => d._id === strId(99) && [0, 1].includes(d.group),
+      true,
+    ],
+    [
+      '$in with duplicates and missing ids',
+      { _id: { $in: [strId(5), strId(5), 'missing', strId(19_999), strId(0), 'd20000', strId(5)] } },
+      inIds([strId(5), strId(19_999), strId(0)]),
+      true,
+    ],
+    [
+      '$in of 20 ids and a key that excludes some',
+      { _id: { $in: Array.from({ length: 20 }, (_, i) => strId(i * 997)) }, n: 3 },
+      (d) => inIds(Array.from({ length: 20 }, (_, i) => strId(i * 997)))(d) && d.n === 3,
+      true,
+    ],
+    [
+      '$in and $or beside it',
+      { _id: { $in: [strId(1), strId(2), strId(3), strId(4)] }, $or: [{ n: 1 }, { group: 0 }] },
+      (d) => inIds([strId(1), strId(2), strId(3), strId(4)])(d) && (d.n === 1 || d.group === 0),
+      true,
+    ],
     ['$in of ObjectIds and strings', { _id: { $in: [oid0, strId(10), oid4, new ObjectId()] } }, inIds([oid0, strId(10), oid4]), true],
     ['$in of strings with unusual characters', { _id: { $in: tricky } }, (d) => tricky.includes(d._id as string), true],
     ['each unusual string by equality', { $or: tricky.map((_id) => ({ _id })) }, (d) => tricky.includes(d._id as string), false],
     ['an empty $in', { _id: { $in: [] } }, () => false, true],
     ['$in with a number (no pushdown)', { _id: { $in: [strId(1), 7, 'missing'] } }, (d) => d._id === strId(1) || d._id === 7, false],
     ['$in with a regex (no pushdown)', { _id: { $in: [/^d0000[12]$/, strId(3)] } }, (d) => /^d0000[123]$/.test(String(d._id)), false],
-    ['$in of 1,001 ids (too many to push down)', { _id: { $in: Array.from({ length: 1_001 }, (_, i) => strId(i * 3)) } }, (d) => typeof d._id === 'string' && /^d\d{5}$/.test(d._id) && Number(d._id.slice(1)) % 3 === 0 && Number(d._id.slice(1)) <= 3_000, false],
+    [
+      '$in of 1,001 ids (too many to push down)',
+      { _id: { $in: Array.from({ length: 1_001 }, (_, i) => strId(i * 3)) } },
+      (d) => typeof d._id === 'string' && /^d\d{5}$/.test(d._id) && Number(d._id.slice(1)) % 3 === 0 && Number(d._id.slice(1)) <= 3_000,
+      false,
+    ],
     ['$in beside other operators on _id (no pushdown)', { _id: { $in: [strId(1), strId(2)], $ne: strId(2) } }, (d) => d._id === strId(1), false],
     ['a number _id', { _id: 7 }, (d) => d._id === 7, false],
   ];
@@ -155,7 +210,11 @@ describe('devdb _id pushdown: ranges', () => {
   });
 
   // [lower, upper] pairs: each subset of $gt/$gte (lower) and $lt/$lte (upper) is checked
-  const ordered = () => docs.filter(inRange({})).sort(byId(1)).map((d) => d._id as string);
+  const ordered = () =>
+    docs
+      .filter(inRange({}))
+      .sort(byId(1))
+      .map((d) => d._id as string);
   const pairs: [string, () => [string, string], boolean][] = [
     // name, bounds, narrow (between them, an index scan on both backends whatever the statistics)
     [
@@ -222,8 +281,20 @@ describe('devdb _id pushdown: ranges', () => {
     ['a range sorted by _id and another key', { _id: range }, inRange(range), { sort: { _id: -1, n: 1 }, limit: 3 }, true],
     ['a range sorted by another key', { _id: range }, inRange(range), { sort: { n: 1, _id: 1 }, limit: 5 }, true],
     ['a string and a number bound (nothing matches)', { _id: { $gt: 'a', $lt: 7 } } as Filter<Doc>, () => false, { sort: { _id: 1 }, limit: 3 }, false],
-    ['an ObjectId range', { _id: { $gt: oid0 } }, (d) => d._id instanceof ObjectId && d._id.toHexString() > oid0.toHexString(), { sort: { _id: 1 }, limit: 3 }, false],
-    ['a range and $ne', { _id: { ...range, $ne: family[6] } } as Filter<Doc>, (d) => inRange(range)(d) && d._id !== family[6], { sort: { _id: 1 }, limit: 3 }, false],
+    [
+      'an ObjectId range',
+      { _id: { $gt: oid0 } },
+      (d) => d._id instanceof ObjectId && d._id.toHexString() > oid0.toHexString(),
+      { sort: { _id: 1 }, limit: 3 },
+      false,
+    ],
+    [
+      'a range and $ne',
+      { _id: { ...range, $ne: family[6] } } as Filter<Doc>,
+      (d) => inRange(range)(d) && d._id !== family[6],
+      { sort: { _id: 1 }, limit: 3 },
+      false,
+    ],
     ['a number range', { _id: { $gte: 0, $lt: 100 } }, (d) => typeof d._id === 'number' && d._id >= 0 && d._id < 100, { sort: { _id: 1 } }, false],
   ];
   for (const [name, filter, pred, opts, pushdown] of cases) {
@@ -248,7 +319,13 @@ describe('devdb _id pushdown: ranges', () => {
       expect(await col.countDocuments(filter)).toBe(want.length);
       if (ferret) {
         // (FerretDB's explain wants skip as a long; the driver sends an int)
-        const cmd = { find: col.collectionName, filter, ...(opts.sort && { sort: opts.sort }), ...(opts.skip && { skip: Long.fromNumber(opts.skip) }), ...(opts.limit && { limit: opts.limit }) };
+        const cmd = {
+          find: col.collectionName,
+          filter,
+          ...(opts.sort && { sort: opts.sort }),
+          ...(opts.skip && { skip: Long.fromNumber(opts.skip) }),
+          ...(opts.limit && { limit: opts.limit }),
+        };
         const e = await col.db.command({ explain: cmd, verbosity: 'queryPlanner' });
         if (pushdown || /detail=/.test(JSON.stringify(e.queryPlanner))) expect(e.filterPushdown).toBe(pushdown);
         expect([e.sortPushdown, e.limitPushdown]).toEqual([false, false]);
@@ -261,7 +338,18 @@ describe('devdb _id pushdown: ranges', () => {
     const want = expected(inRange(range)).sort(byId(1));
     expect(await col.findOne({ _id: range }, { sort: { _id: -1 } })).toEqual(want.at(-1));
     expect(await col.find({ _id: range }).sort({ _id: 1 }).batchSize(4).limit(19).toArray()).toEqual(want.slice(0, 19));
-    expect(await col.find({ _id: { $gte: 'acc_0|' } }).sort({ _id: 1 }).batchSize(50).limit(555).toArray()).toEqual(expected(inRange({ $gte: 'acc_0|' })).sort(byId(1)).slice(0, 555));
+    expect(
+      await col
+        .find({ _id: { $gte: 'acc_0|' } })
+        .sort({ _id: 1 })
+        .batchSize(50)
+        .limit(555)
+        .toArray(),
+    ).toEqual(
+      expected(inRange({ $gte: 'acc_0|' }))
+        .sort(byId(1))
+        .slice(0, 555),
+    );
   });
 });
 

@@ -119,10 +119,7 @@ describe.skipIf(!hasChromium)('device code flow in headless Chromium', () => {
     expect(await page.textContent('#done-title')).toBe('Approved');
     await page.screenshot({ path: new URL('03-approved.png', SHOTS).pathname });
 
-    const result = await Promise.race([
-      polling,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('poller did not finish')), 15_000)),
-    ]);
+    const result = await Promise.race([polling, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('poller did not finish')), 15_000))]);
     signal.stop = true;
     expect(result.http).toBe(200);
     expect(result.body).toEqual({ status: 'authorized', api_key: expect.stringMatching(LIVE_KEY_RE) });

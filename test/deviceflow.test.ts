@@ -5,12 +5,7 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  DEVICE_CODES_PER_IP_PER_MINUTE,
-  UNKNOWN_CODE_WINDOW_SECONDS,
-  UNKNOWN_CODES_PER_IP,
-  UNKNOWN_CODES_PER_USER,
-} from '../contract/deviceflow.js';
+import { DEVICE_CODES_PER_IP_PER_MINUTE, UNKNOWN_CODE_WINDOW_SECONDS, UNKNOWN_CODES_PER_IP, UNKNOWN_CODES_PER_USER } from '../contract/deviceflow.js';
 import { GRANT_TOMBSTONE_MS, grantSweep } from '../server/deviceflow/service.js';
 import { ipLimitKey } from '../server/edge/ip.js';
 import { normalizeUserCode } from '../server/deviceflow/codes.js';
@@ -46,7 +41,12 @@ async function dump(): Promise<string> {
 }
 
 let seed = 5000;
-const identify = (key: string) => h.http().post('/v1/identify').set('x-api-key', key).send(identifyBody(deviceValues(++seed)));
+const identify = (key: string) =>
+  h
+    .http()
+    .post('/v1/identify')
+    .set('x-api-key', key)
+    .send(identifyBody(deviceValues(++seed)));
 
 describe('POST /api/cli/device-code', () => {
   it('starts a grant: 200 with a 64-character device code, an XXXX-XXXX user code, the verification URL, 600 s and an interval', async () => {
@@ -88,7 +88,10 @@ describe('POST /api/cli/device-code', () => {
   });
 
   it('accepts 64 characters after trimming, and non-ASCII names', async () => {
-    const res = await h.http().post('/api/cli/device-code').send({ client_name: `  ${'y'.repeat(64)}  ` });
+    const res = await h
+      .http()
+      .post('/api/cli/device-code')
+      .send({ client_name: `  ${'y'.repeat(64)}  ` });
     expect(res.status).toBe(200);
     expect((await h.http().post('/api/cli/device-code').send({ client_name: 'Größe 🚀 CLI' })).status).toBe(200);
   });
@@ -302,9 +305,7 @@ describe('deny', () => {
   it('concurrent approve and deny: exactly one decision wins and the tool sees that one', async () => {
     const customer = await signUp(h);
     const g = await startGrant(h, 'tug-of-war');
-    const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => (i % 2 ? denyGrant(customer, g.user_code) : authorizeGrant(customer, g.user_code))),
-    );
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? denyGrant(customer, g.user_code) : authorizeGrant(customer, g.user_code))));
     const ok = results.filter((r) => r.status === 200);
     const winner = ok[0]!.body.status as string;
     expect(ok.every((r) => r.body.status === winner)).toBe(true);
@@ -394,7 +395,12 @@ describe('consent API: codes, accounts, CSRF, brute force', () => {
       expect((await getGrant(user, g.user_code)).status).toBe(200);
       expect((await getGrant(user, `BBBB-BBB${'CDFGH'[i]}`)).status).toBe(404);
     }
-    for (const res of [await getGrant(user, 'BBBB-BBBB'), await getGrant(user, g.user_code), await authorizeGrant(user, g.user_code), await denyGrant(user, g.user_code)]) {
+    for (const res of [
+      await getGrant(user, 'BBBB-BBBB'),
+      await getGrant(user, g.user_code),
+      await authorizeGrant(user, g.user_code),
+      await denyGrant(user, g.user_code),
+    ]) {
       expect(res.status).toBe(429);
       expect(res.body).toEqual({ error: 'Too many unknown codes tried; try again later', code: expect.any(String) });
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);

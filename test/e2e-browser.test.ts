@@ -11,7 +11,6 @@ import { SIGNAL_NAMES } from '../contract/signals.js';
 import { createHarness, type Harness } from './support/harness.js';
 import { signUp } from './support/dashboard.js';
 
-
 describe.skipIf(!hasChromium)('agent → identify → typed client, in real Chromium', () => {
   let h: Harness;
   let service: HttpServer;

@@ -51,7 +51,11 @@ async function identifyFrom(ip: string, v: V = deviceValues(++seed), headers: Re
 
 describe('client IP', () => {
   it('ignores X-Forwarded-For from an untrusted peer', async () => {
-    const res = await request(h.app).post('/v1/identify').set('x-api-key', live).set('x-forwarded-for', '8.8.8.8').send(identifyBody(deviceValues(++seed)));
+    const res = await request(h.app)
+      .post('/v1/identify')
+      .set('x-api-key', live)
+      .set('x-forwarded-for', '8.8.8.8')
+      .send(identifyBody(deviceValues(++seed)));
     expect(res.body.ip).toMatch(/^(127\.0\.0\.1|::1)$/);
     expect(res.body.ipLocation.country).toBe('');
   });
@@ -115,7 +119,11 @@ describe('IP lists', () => {
     try {
       const c = await signUp(none);
       const [k, s] = [await c.key('live'), await c.key('secret')];
-      const r = await request(none.app).post('/v1/identify').set('x-api-key', k).set('x-forwarded-for', '185.220.100.240').send(identifyBody(deviceValues(++seed)));
+      const r = await request(none.app)
+        .post('/v1/identify')
+        .set('x-api-key', k)
+        .set('x-forwarded-for', '185.220.100.240')
+        .send(identifyBody(deviceValues(++seed)));
       const e = await request(none.app).get(`/v1/events/${r.body.requestId}`).set('authorization', `Bearer ${s}`);
       expect(e.body.signals.server.ipNetwork).toMatchObject({ isTorExit: null, isBlocklisted: null, isProxy: null, isVpn: null });
       expect(r.body.verdicts.tor.result).toBe(false);

@@ -83,12 +83,20 @@ function startCluster(edgeData: 'shared' | 'per-worker'): Promise<Cluster> {
 async function keysOf(url: string): Promise<{ live: string; secret: string }> {
   const origin = url.replace('127.0.0.1', 'localhost');
   const json = { 'content-type': 'application/json', origin };
-  const signup = await fetch(`${url}/api/auth/signup`, { method: 'POST', headers: json, body: JSON.stringify({ email: `edge-workers-${Date.now()}@example.com`, password: 'one copy of the IP data' }) });
+  const signup = await fetch(`${url}/api/auth/signup`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ email: `edge-workers-${Date.now()}@example.com`, password: 'one copy of the IP data' }),
+  });
   expect(signup.status).toBe(201);
   const cookie = signup.headers.get('set-cookie')!.split(';')[0]!;
   const pid = ((await (await fetch(`${url}/api/projects`, { headers: { cookie } })).json()) as { projects: { id: string }[] }).projects[0]!.id;
   const key = async (type: string) =>
-    ((await (await fetch(`${url}/api/projects/${pid}/keys`, { method: 'POST', headers: { ...json, cookie }, body: JSON.stringify({ name: type, type }) })).json()) as { key: string }).key;
+    (
+      (await (
+        await fetch(`${url}/api/projects/${pid}/keys`, { method: 'POST', headers: { ...json, cookie }, body: JSON.stringify({ name: type, type }) })
+      ).json()) as { key: string }
+    ).key;
   return { live: await key('live'), secret: await key('secret') };
 }
 
@@ -105,11 +113,29 @@ async function edgeView(url: string, keys: { live: string; secret: string }, ip:
   const event = (await (await fetch(`${url}/v1/events/${String(r.requestId)}`, { headers: { authorization: `Bearer ${keys.secret}` } })).json()) as {
     signals: { server: Record<string, unknown> };
   };
-  return { ip: r.ip, ipLocation: r.ipLocation, verdicts: r.verdicts, riskFactors: r.riskFactors, botProbability: r.botProbability, suspectScore: r.suspectScore, server: event.signals.server };
+  return {
+    ip: r.ip,
+    ipLocation: r.ipLocation,
+    verdicts: r.verdicts,
+    riskFactors: r.riskFactors,
+    botProbability: r.botProbability,
+    suspectScore: r.suspectScore,
+    server: event.signals.server,
+  };
 }
 
 // Public v4 and v6 (Google, Cloudflare, a UK ISP), IPv4-mapped, private, and addresses on the lists.
-const ADDRESSES = ['8.8.8.8', '2001:4860:4860::8888', '::ffff:8.8.8.8', '1.1.1.1', '81.2.69.142', '10.1.2.3', '185.220.100.240', '89.187.160.10', '45.155.205.9'];
+const ADDRESSES = [
+  '8.8.8.8',
+  '2001:4860:4860::8888',
+  '::ffff:8.8.8.8',
+  '1.1.1.1',
+  '81.2.69.142',
+  '10.1.2.3',
+  '185.220.100.240',
+  '89.187.160.10',
+  '45.155.205.9',
+];
 
 /** VmRSS of a process, from /proc (Linux). */
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
@@ -139,7 +165,10 @@ describe('WORKERS=2, IP data', () => {
     try {
       const keys = await keysOf(cluster.url);
       // Twice per address, so that the second goes through a worker's cache of recent answers.
-      for (const [round, seedBase] of [[1, 70_000], [2, 71_000]] as const) {
+      for (const [round, seedBase] of [
+        [1, 70_000],
+        [2, 71_000],
+      ] as const) {
         for (const [i, ip] of ADDRESSES.entries()) {
           const seed = seedBase + i;
           const [fromCluster, fromOne] = await Promise.all([edgeView(cluster.url, keys, ip, seed), edgeView(singleHttp.url, singleKeys, ip, seed)]);
@@ -155,7 +184,12 @@ describe('WORKERS=2, IP data', () => {
       expect(workers).toHaveLength(2);
       expect(workers).not.toContain(primary);
       // Both workers answered identify requests (a connection each, handed out in turn).
-      const served = new Set(cluster.lines().filter((l) => l.path === '/v1/identify').map((l) => l.pid));
+      const served = new Set(
+        cluster
+          .lines()
+          .filter((l) => l.path === '/v1/identify')
+          .map((l) => l.pid),
+      );
       expect([...served].sort()).toEqual([...workers].sort());
       // The ~150 MB of data lives in the primary: each worker is smaller than it.
       if (existsSync('/proc')) for (const w of workers) expect(rssOf(w)).toBeLessThan(rssOf(primary));
@@ -172,7 +206,10 @@ describe('WORKERS=2, IP data', () => {
         const [fromCluster, fromOne] = await Promise.all([edgeView(cluster.url, keys, ip, 72_000 + i), edgeView(singleHttp.url, singleKeys, ip, 72_000 + i)]);
         expect({ address: ip, ...fromCluster }).toEqual({ address: ip, ...fromOne });
       }
-      const loaded = cluster.lines().filter((l) => l.msg === LOADED_MESSAGE).map((l) => l.pid);
+      const loaded = cluster
+        .lines()
+        .filter((l) => l.msg === LOADED_MESSAGE)
+        .map((l) => l.pid);
       expect(new Set(loaded).size).toBe(2);
       expect(loaded).not.toContain(cluster.child.pid);
       expect(cluster.lines().some((l) => l.msg === 'IP geolocation and ASN lookups go to the cluster primary')).toBe(false);

@@ -38,7 +38,11 @@ beforeAll(async () => {
     [1, undefined],
   ] as const) {
     h.clock.advance(1_000);
-    const res = await h.http().post('/v1/identify').set('x-api-key', live).send(identifyBody(deviceValues(seed), linkedId ? { linkedId } : {}));
+    const res = await h
+      .http()
+      .post('/v1/identify')
+      .set('x-api-key', live)
+      .send(identifyBody(deviceValues(seed), linkedId ? { linkedId } : {}));
     expect(res.status).toBe(200);
     ids.push(res.body as { requestId: string; visitorId: string });
   }
@@ -51,7 +55,10 @@ const events = () => h.store.db.collection<{ _id: string; [field: string]: unkno
 const allIds = async () => (await events().find({}).toArray()).map((d) => d._id).sort();
 const search = (query: string, base?: string) =>
   base
-    ? fetch(`${base}/v1/events?${query}`, { headers: { authorization: `Bearer ${secret}` } }).then(async (r) => ({ status: r.status, body: (await r.json()) as { events: { requestId: string }[] } }))
+    ? fetch(`${base}/v1/events?${query}`, { headers: { authorization: `Bearer ${secret}` } }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as { events: { requestId: string }[] },
+      }))
     : h
         .http()
         .get(`/v1/events?${query}`)

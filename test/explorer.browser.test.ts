@@ -44,7 +44,11 @@ describe.skipIf(!hasChromium)('the events explorer and visitor timeline in the d
   const ids: Record<string, { requestId: string; visitorId: string }> = {};
 
   beforeAll(async () => {
-    ({ h, origin, close: closeService } = await servedHarness(import.meta.filename, { TRUST_PROXY: '127.0.0.1/32,::1', PLANS: '{"free":{"rps":100000,"monthly":1000000}}' }));
+    ({
+      h,
+      origin,
+      close: closeService,
+    } = await servedHarness(import.meta.filename, { TRUST_PROXY: '127.0.0.1/32,::1', PLANS: '{"free":{"rps":100000,"monthly":1000000}}' }));
     mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
   });
@@ -176,7 +180,10 @@ describe.skipIf(!hasChromium)('the events explorer and visitor timeline in the d
     expect(await page.locator('#events-more').isVisible()).toBe(false);
 
     // A visitor id opens its timeline: its visits newest first, then older ones.
-    await page.getByRole('button', { name: `Visits of ${ids.c0!.visitorId}` }).first().click();
+    await page
+      .getByRole('button', { name: `Visits of ${ids.c0!.visitorId}` })
+      .first()
+      .click();
     await page.locator('#visitor-panel').waitFor({ state: 'visible' });
     await rows(page, 'visits-body').nth(19).waitFor();
     expect(page.url()).toBe(`${origin}/dashboard#visitor=${ids.c0!.visitorId}`);
@@ -195,7 +202,10 @@ describe.skipIf(!hasChromium)('the events explorer and visitor timeline in the d
     await page.goBack();
     await page.locator('#events-panel').waitFor({ state: 'visible' });
     expect(await rows(page).count()).toBe(25);
-    await page.getByRole('button', { name: `Visits of ${ids.a1!.visitorId}` }).first().click();
+    await page
+      .getByRole('button', { name: `Visits of ${ids.a1!.visitorId}` })
+      .first()
+      .click();
     await rows(page, 'visits-body').nth(1).waitFor();
     expect(await rows(page, 'visits-body').count()).toBe(2);
     // "Show its events" filters the explorer by this visitor.
@@ -204,7 +214,10 @@ describe.skipIf(!hasChromium)('the events explorer and visitor timeline in the d
     await page.waitForFunction(() => document.querySelectorAll('#events-body tr').length === 2);
     expect(await page.inputValue('#f-visitor')).toBe(ids.a1!.visitorId);
     expect(page.url()).toBe(`${origin}/dashboard`);
-    await page.getByRole('button', { name: `Visits of ${ids.a1!.visitorId}` }).first().click();
+    await page
+      .getByRole('button', { name: `Visits of ${ids.a1!.visitorId}` })
+      .first()
+      .click();
     await page.locator('#visitor-panel').waitFor({ state: 'visible' });
     await page.getByRole('button', { name: '← Back to events' }).click();
     await page.locator('#events-panel').waitFor({ state: 'visible' });

@@ -135,7 +135,7 @@ describe('GET /api/projects/:projectId/events', () => {
     expect([...bots.body.events, ...more.body.events].map((e: EventSummary) => e.requestId)).toEqual(req('good', 'bad'));
   });
 
-  it("finds entries written before they recorded their project, in their own project only", async () => {
+  it('finds entries written before they recorded their project, in their own project only', async () => {
     await h.store.eventIndex.col.updateMany({ r: ids.second!.requestId } as never, { $unset: { p: '' } });
     try {
       expect(await listed('', secondProject)).toEqual(req('second'));
@@ -270,12 +270,22 @@ describe('cross-site', () => {
 
 describe('browserOf', () => {
   it('names the browser and system of common User-Agents, and tools by their product', () => {
-    expect(browserOf('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36')).toBe('Chrome 130 on Windows');
-    expect(browserOf('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36 Edg/130.0.2849.68')).toBe('Edge 130 on Windows');
+    expect(browserOf('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36')).toBe(
+      'Chrome 130 on Windows',
+    );
+    expect(browserOf('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36 Edg/130.0.2849.68')).toBe(
+      'Edge 130 on Windows',
+    );
     expect(browserOf('Mozilla/5.0 (Macintosh; Intel Mac OS X 14.6; rv:131.0) Gecko/20100101 Firefox/131.0')).toBe('Firefox 131 on macOS');
-    expect(browserOf('Mozilla/5.0 (iPhone; CPU iPhone OS 17_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.6 Mobile/15E148 Safari/604.1')).toBe('Safari 17 on iOS 17');
-    expect(browserOf('Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Mobile Safari/537.36')).toBe('Chrome 130 on Android 14');
-    expect(browserOf('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36')).toBe('Headless Chrome 131 on Linux');
+    expect(
+      browserOf('Mozilla/5.0 (iPhone; CPU iPhone OS 17_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.6 Mobile/15E148 Safari/604.1'),
+    ).toBe('Safari 17 on iOS 17');
+    expect(browserOf('Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Mobile Safari/537.36')).toBe(
+      'Chrome 130 on Android 14',
+    );
+    expect(browserOf('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36')).toBe(
+      'Headless Chrome 131 on Linux',
+    );
     expect(browserOf('curl/8.5.0')).toBe('curl 8.5.0');
     expect(browserOf('')).toBe('Unknown');
   });

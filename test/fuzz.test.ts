@@ -53,11 +53,18 @@ beforeAll(async () => {
   const email = (await c.agent.get('/api/account')).body.user.email;
   const session = async () => {
     const login = await c.agent.post('/api/auth/login').set('origin', c.origin).send({ email, password: 'correct horse battery' });
-    return ([] as string[]).concat(login.headers['set-cookie'] ?? [])[0]!.split(';')[0]!.split('=')[1]!;
+    return ([] as string[])
+      .concat(login.headers['set-cookie'] ?? [])[0]!
+      .split(';')[0]!
+      .split('=')[1]!;
   };
   creds.session = await session();
   creds.spareSession = await session();
-  const identified = await h.http().post('/v1/identify').set('x-api-key', creds.live).send(identifyBody(deviceValues(1), { linkedId: 'order-1', tag: { a: 1 } }));
+  const identified = await h
+    .http()
+    .post('/v1/identify')
+    .set('x-api-key', creds.live)
+    .send(identifyBody(deviceValues(1), { linkedId: 'order-1', tag: { a: 1 } }));
   creds.requestId = identified.body.requestId;
   creds.visitorId = identified.body.visitorId;
   const grant = await h.http().post('/api/cli/device-code').send({ client_name: 'fuzz' });
@@ -92,7 +99,11 @@ const AUTHED_ROUTES = API_ROUTES.filter((r) => r.path !== '/api/auth/logout');
 const BODY_ROUTES = API_ROUTES.filter((r) => r.path === '/v1/identify' || (r.method === 'PATCH' && r.path.startsWith('/v1/events/')));
 const ROUTES: Route[] = [
   ...API_ROUTES,
-  ...['/login', '/dashboard', '/cli/auth', '/assets/:name', '/agent.js', '/openapi.json', '/', '/nope/:x'].map((path) => ({ method: 'GET', path, auth: 'session' as const })),
+  ...['/login', '/dashboard', '/cli/auth', '/assets/:name', '/agent.js', '/openapi.json', '/', '/nope/:x'].map((path) => ({
+    method: 'GET',
+    path,
+    auth: 'session' as const,
+  })),
 ];
 
 /** The credentials a route asks for, so that hostile bodies get past authentication. */
@@ -108,8 +119,29 @@ const credentialsFor = (auth: AuthKind): Record<string, string> =>
   })[auth];
 
 const HOSTILE_STRINGS = [
-  '%', '%zz', '%E0%A4%A', '%C0%AF', '%00', '%FF%FE', '..%2f..%2fetc%2fpasswd', '%25', '%u0041', '%%', '\u0000', '__proto__', 'constructor',
-  '$where', '{"$ne":null}', '<script>alert(1)</script>', '../../', 'Ω'.repeat(5000), 'x'.repeat(10_000), '\ud800', '🙂', ' ', '',
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '%C0%AF',
+  '%00',
+  '%FF%FE',
+  '..%2f..%2fetc%2fpasswd',
+  '%25',
+  '%u0041',
+  '%%',
+  '\u0000',
+  '__proto__',
+  'constructor',
+  '$where',
+  '{"$ne":null}',
+  '<script>alert(1)</script>',
+  '../../',
+  'Ω'.repeat(5000),
+  'x'.repeat(10_000),
+  '\ud800',
+  '🙂',
+  ' ',
+  '',
 ];
 /** Percent-encodes every byte of the UTF-8 text (encodeURIComponent throws on lone surrogates). */
 const pct = (s: string) => [...Buffer.from(s)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
@@ -118,44 +150,124 @@ const hostileString = fc.oneof(fc.constantFrom(...HOSTILE_STRINGS), fc.string(),
 
 /** A path parameter: a real id sometimes, else something hostile, percent-encoded or raw. */
 const param = fc.oneof(
-  fc.constantFrom(() => creds.requestId, () => creds.visitorId, () => creds.userCode, () => c.projectId, () => 'login.js').map((f) => f()),
+  fc
+    .constantFrom(
+      () => creds.requestId,
+      () => creds.visitorId,
+      () => creds.userCode,
+      () => c.projectId,
+      () => 'login.js',
+    )
+    .map((f) => f()),
   fc.constantFrom(...HOSTILE_STRINGS.slice(0, 12)),
   hostileString.map(pct),
   fc.stringMatching(/^[A-Za-z0-9%._~-]{0,40}$/),
 );
 
 const numericExtreme = fc.oneof(
-  fc.constantFrom('281474976710656', '9007199254740993', '1e20', '2e308', '-1', '-0', '0.5', '1e-7', 'Infinity', '-Infinity', '99999999999999999999999999', '0x7fffffff'),
+  fc.constantFrom(
+    '281474976710656',
+    '9007199254740993',
+    '1e20',
+    '2e308',
+    '-1',
+    '-0',
+    '0.5',
+    '1e-7',
+    'Infinity',
+    '-Infinity',
+    '99999999999999999999999999',
+    '0x7fffffff',
+  ),
   fc.double().map(String),
   fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String),
 );
 const query = fc.oneof(
   fc.constant(''),
-  fc.dictionary(fc.constantFrom('linkedId', 'limit', 'before', 'period', 'next', 'code', 'invite', '__proto__[x]', 'linkedId[$ne]', 'a[b][c][d]', 'limit[]'), hostileString, { maxKeys: 4 }).map(
-    (q) => '?' + Object.entries(q).map(([k, v]) => `${k}=${pct(v)}`).join('&'),
+  fc
+    .dictionary(
+      fc.constantFrom('linkedId', 'limit', 'before', 'period', 'next', 'code', 'invite', '__proto__[x]', 'linkedId[$ne]', 'a[b][c][d]', 'limit[]'),
+      hostileString,
+      { maxKeys: 4 },
+    )
+    .map(
+      (q) =>
+        '?' +
+        Object.entries(q)
+          .map(([k, v]) => `${k}=${pct(v)}`)
+          .join('&'),
+    ),
+  fc.constantFrom(
+    '?limit=1e3',
+    '?limit=-1',
+    '?limit=0x10',
+    '?limit=NaN',
+    '?period=2026-13',
+    '?next=%2F.%2F%2Fevil.example',
+    '?before=%zz',
+    '?%',
+    '?a=%E0%A4%A',
   ),
-  fc.constantFrom('?limit=1e3', '?limit=-1', '?limit=0x10', '?limit=NaN', '?period=2026-13', '?next=%2F.%2F%2Fevil.example', '?before=%zz', '?%', '?a=%E0%A4%A'),
   // Numeric extremes in every numeric query parameter (and the time cursors).
   fc.tuple(fc.constantFrom('start', 'end', 'limit', 'before'), numericExtreme).map(([k, v]) => `?${k}=${encodeURIComponent(v)}`),
 );
 
 /** Nests `depth` levels of arrays or objects around a value. */
-const nested = (depth: number, leaf: string, object: boolean) => (object ? '{"a":'.repeat(depth) + leaf + '}'.repeat(depth) : '['.repeat(depth) + leaf + ']'.repeat(depth));
+const nested = (depth: number, leaf: string, object: boolean) =>
+  object ? '{"a":'.repeat(depth) + leaf + '}'.repeat(depth) : '['.repeat(depth) + leaf + ']'.repeat(depth);
 
 const validIdentify = () => identifyBody(deviceValues(Math.floor(Math.random() * 50)));
 /** A JSON body: random JSON, a valid body with one field replaced, deep nesting, huge or invalid text. */
 const deepJson = fc
   .tuple(fc.integer({ min: 1, max: 20_000 }), fc.boolean(), fc.constantFrom('tag', 'tag', 'signals', 'linkedId', 'client_name', 'root'))
   .map(([depth, object, where]) =>
-    where === 'root' ? nested(depth, '1', object) : JSON.stringify({ ...validIdentify(), [where]: 0 }).replace(`"${where}":0`, `"${where}":${nested(depth, '1', object)}`),
+    where === 'root'
+      ? nested(depth, '1', object)
+      : JSON.stringify({ ...validIdentify(), [where]: 0 }).replace(`"${where}":0`, `"${where}":${nested(depth, '1', object)}`),
   );
 const jsonText = fc.oneof(
   fc.jsonValue({ depthSize: 'medium' }).map((v) => JSON.stringify(v)),
-  fc.tuple(fc.constantFrom('signals', 'timestamp', 'url', 'referrer', 'tag', 'linkedId', 'email', 'password', 'name', 'device_code', 'client_name', 'plan', 'allowedDomains', 'type', 'suspect', 'projectId', 'invitation', '__proto__'), fc.oneof(fc.jsonValue(), hostileString)).map(
-    ([field, value]) => JSON.stringify({ ...validIdentify(), email: 'fuzz@example.com', password: 'quiet-otter-lantern-47', name: 'n', type: 'live', [field]: value }),
-  ),
+  fc
+    .tuple(
+      fc.constantFrom(
+        'signals',
+        'timestamp',
+        'url',
+        'referrer',
+        'tag',
+        'linkedId',
+        'email',
+        'password',
+        'name',
+        'device_code',
+        'client_name',
+        'plan',
+        'allowedDomains',
+        'type',
+        'suspect',
+        'projectId',
+        'invitation',
+        '__proto__',
+      ),
+      fc.oneof(fc.jsonValue(), hostileString),
+    )
+    .map(([field, value]) =>
+      JSON.stringify({ ...validIdentify(), email: 'fuzz@example.com', password: 'quiet-otter-lantern-47', name: 'n', type: 'live', [field]: value }),
+    ),
   { weight: 2, arbitrary: deepJson },
-  fc.constantFrom('', 'null', '1', '"x"', '[]', '{', '{"signals":', '{"a":1}garbage', '\ufeff{}', `{"linkedId":"${'x'.repeat(250_000)}"}`, `"${'y'.repeat(300_000)}"`),
+  fc.constantFrom(
+    '',
+    'null',
+    '1',
+    '"x"',
+    '[]',
+    '{',
+    '{"signals":',
+    '{"a":1}garbage',
+    '\ufeff{}',
+    `{"linkedId":"${'x'.repeat(250_000)}"}`,
+    `"${'y'.repeat(300_000)}"`,
+  ),
 );
 const body = fc.oneof(
   jsonText.map((t) => Buffer.from(t)),
@@ -166,18 +278,55 @@ const body = fc.oneof(
 const credential = (f: () => string) => fc.constant(null).map(f);
 const headers = fc.record(
   {
-    'content-type': fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/json; charset=utf-16', 'application/json; charset=koi8-r', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/*', ''),
+    'content-type': fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json; charset=utf-16',
+      'application/json; charset=koi8-r',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/*',
+      '',
+    ),
     'content-encoding': fc.constantFrom('gzip', 'deflate', 'br', 'gzip, gzip', 'identity', 'x-unknown', 'GZIP'),
-    'x-api-key': fc.oneof(credential(() => creds.live), credential(() => creds.test), credential(() => creds.secret), hostileString, fc.constantFrom('svc_live_' + 'a'.repeat(38), 'Bearer x')),
-    authorization: fc.oneof(credential(() => `Bearer ${creds.secret}`), credential(() => `Bearer ${creds.live}`), hostileString.map((s) => `Bearer ${s}`), fc.constantFrom('Basic Og==', 'Bearer', '')),
+    'x-api-key': fc.oneof(
+      credential(() => creds.live),
+      credential(() => creds.test),
+      credential(() => creds.secret),
+      hostileString,
+      fc.constantFrom('svc_live_' + 'a'.repeat(38), 'Bearer x'),
+    ),
+    authorization: fc.oneof(
+      credential(() => `Bearer ${creds.secret}`),
+      credential(() => `Bearer ${creds.live}`),
+      hostileString.map((s) => `Bearer ${s}`),
+      fc.constantFrom('Basic Og==', 'Bearer', ''),
+    ),
     cookie: fc.oneof(
       credential(() => `deviceid_session=${creds.spareSession}`),
-      fc.constantFrom('deviceid_session=j%3A%7B%22a%22%3A1%7D', 'deviceid_session=j:["a"]', 'deviceid_session=j:1', 'deviceid_session=s:x.y', 'deviceid_session=%', 'deviceid_session=%E0%A4%A', '__proto__=1', 'deviceid_known=j:{}', 'a=1; a=2; deviceid_session=x'),
+      fc.constantFrom(
+        'deviceid_session=j%3A%7B%22a%22%3A1%7D',
+        'deviceid_session=j:["a"]',
+        'deviceid_session=j:1',
+        'deviceid_session=s:x.y',
+        'deviceid_session=%',
+        'deviceid_session=%E0%A4%A',
+        '__proto__=1',
+        'deviceid_known=j:{}',
+        'a=1; a=2; deviceid_session=x',
+      ),
       hostileString.map((s) => `deviceid_session=${pct(s)}`),
     ),
-    origin: fc.oneof(credential(() => c.origin), fc.constantFrom('https://evil.example', 'null', '')),
+    origin: fc.oneof(
+      credential(() => c.origin),
+      fc.constantFrom('https://evil.example', 'null', ''),
+    ),
     'x-forwarded-for': fc.constantFrom('1.2.3.4', '::1, 10.0.0.1', 'not-an-ip', '', Array(1000).fill('1.1.1.1').join(',')),
-    'user-agent': fc.oneof(fc.constantFrom('Mozilla/5.0 (X11) Safari/1 ' + 'Version/1.1'.repeat(1000), 'curl/8.0', ''), hostileString.map((s) => s.slice(0, 1000))),
+    'user-agent': fc.oneof(
+      fc.constantFrom('Mozilla/5.0 (X11) Safari/1 ' + 'Version/1.1'.repeat(1000), 'curl/8.0', ''),
+      hostileString.map((s) => s.slice(0, 1000)),
+    ),
   },
   { requiredKeys: [] },
 );
@@ -187,7 +336,14 @@ const encoded = fc.tuple(fc.constantFrom('as said', 'corrupt', 'truncated'), bod
 
 /** Anything: any route, method, headers and body. */
 const anyRequest: fc.Arbitrary<HostileRequest> = fc
-  .tuple(fc.constantFrom(...ROUTES), fc.array(param, { minLength: 3, maxLength: 3 }), query, headers, fc.option(encoded, { nil: undefined }), fc.constantFrom('route', 'route', 'route', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'))
+  .tuple(
+    fc.constantFrom(...ROUTES),
+    fc.array(param, { minLength: 3, maxLength: 3 }),
+    query,
+    headers,
+    fc.option(encoded, { nil: undefined }),
+    fc.constantFrom('route', 'route', 'route', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'),
+  )
   .map(([route, params, q, hdrs, enc, methodChoice]) => {
     let i = 0;
     // http.request refuses characters a request line cannot hold; the raw requests below send those.
@@ -198,14 +354,25 @@ const anyRequest: fc.Arbitrary<HostileRequest> = fc
     let payload = enc?.b;
     if (payload && headersOut['content-encoding'] && /gzip|deflate/i.test(headersOut['content-encoding'])) {
       const zipped = gzipSync(payload);
-      payload = enc!.how === 'as said' && /gzip/i.test(headersOut['content-encoding']) ? zipped : enc!.how === 'truncated' ? zipped.subarray(0, zipped.length >> 1) : Buffer.from('not compressed at all');
+      payload =
+        enc!.how === 'as said' && /gzip/i.test(headersOut['content-encoding'])
+          ? zipped
+          : enc!.how === 'truncated'
+            ? zipped.subarray(0, zipped.length >> 1)
+            : Buffer.from('not compressed at all');
     } else if (payload) delete headersOut['content-encoding'];
     return { method: methodChoice === 'route' ? route.method : methodChoice, path, headers: headersOut, body: payload };
   });
 
 /** A route with the credentials it asks for and a hostile JSON body: what reaches validation and the handlers. */
 const authedRequest: fc.Arbitrary<HostileRequest> = fc
-  .tuple(fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...BODY_ROUTES) }, { weight: 2, arbitrary: fc.constantFrom(...AUTHED_ROUTES) }), fc.array(fc.oneof({ weight: 3, arbitrary: param.filter((p) => !p.startsWith('%')) }, { weight: 1, arbitrary: param }), { minLength: 3, maxLength: 3 }), query, jsonText, fc.constantFrom(undefined, 'gzip', 'deflate'))
+  .tuple(
+    fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...BODY_ROUTES) }, { weight: 2, arbitrary: fc.constantFrom(...AUTHED_ROUTES) }),
+    fc.array(fc.oneof({ weight: 3, arbitrary: param.filter((p) => !p.startsWith('%')) }, { weight: 1, arbitrary: param }), { minLength: 3, maxLength: 3 }),
+    query,
+    jsonText,
+    fc.constantFrom(undefined, 'gzip', 'deflate'),
+  )
   .map(([route, params, q, text, encoding]) => {
     let i = 0;
     const path = (route.path.replace(/:[A-Za-z]+/g, () => params[i++]!) + q).replace(/[^\x21-\x7e]/gu, pct);
@@ -220,7 +387,10 @@ const authedRequest: fc.Arbitrary<HostileRequest> = fc
 const rawRequest = fc
   .tuple(
     fc.constantFrom('GET', 'POST', 'PATCH', 'FOO', 'GET GET'),
-    fc.oneof(fc.constantFrom(...ROUTES.map((r) => r.path.replace(/:[A-Za-z]+/g, '%zz'))), fc.constantFrom('*', 'http://evil.example/', '/\u00ff\u0000', '/' + 'a'.repeat(20_000))),
+    fc.oneof(
+      fc.constantFrom(...ROUTES.map((r) => r.path.replace(/:[A-Za-z]+/g, '%zz'))),
+      fc.constantFrom('*', 'http://evil.example/', '/\u00ff\u0000', '/' + 'a'.repeat(20_000)),
+    ),
     fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/9.9', ''),
     fc.constantFrom(
       'X-API-Key: svc_\u00ff\u00fe\r\n',
@@ -280,13 +450,19 @@ describe('hostile requests', () => {
     let sent = 0;
     const started = Date.now();
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.oneof({ weight: 10, arbitrary: anyRequest }, { weight: 9, arbitrary: authedRequest }, { weight: 1, arbitrary: rawRequest }), { minLength: BATCH, maxLength: BATCH }), async (batch) => {
-        const answers = await Promise.all(batch.map((r) => (typeof r === 'string' ? sendRaw(r) : send(r))));
-        sent += answers.length;
-        for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
-        const failed = answers.filter((a) => a.status >= 500);
-        expect(failed, failed.map((a) => `${a.status} ${a.what}`).join('\n')).toEqual([]);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.oneof({ weight: 10, arbitrary: anyRequest }, { weight: 9, arbitrary: authedRequest }, { weight: 1, arbitrary: rawRequest }), {
+          minLength: BATCH,
+          maxLength: BATCH,
+        }),
+        async (batch) => {
+          const answers = await Promise.all(batch.map((r) => (typeof r === 'string' ? sendRaw(r) : send(r))));
+          sent += answers.length;
+          for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+          const failed = answers.filter((a) => a.status >= 500);
+          expect(failed, failed.map((a) => `${a.status} ${a.what}`).join('\n')).toEqual([]);
+        },
+      ),
       // No shrinking: a failing batch already names its failing requests, and
       // re-sending large bodies to shrink would take minutes. Bounded in time.
       { numRuns: RUNS, endOnFailure: true, interruptAfterTimeLimit: RUN_TIME_LIMIT_MS, markInterruptAsFailure: true },

@@ -25,7 +25,11 @@ beforeAll(async () => {
   c = await signUp(h);
   live = await c.key('live');
   secret = await c.key('secret');
-  const res = await h.http().post('/v1/identify').set('x-api-key', live).send(identifyBody(deviceValues(1)));
+  const res = await h
+    .http()
+    .post('/v1/identify')
+    .set('x-api-key', live)
+    .send(identifyBody(deviceValues(1)));
   expect(res.status).toBe(200);
   requestId = res.body.requestId;
   visitorId = res.body.visitorId;
@@ -88,7 +92,16 @@ describe('numeric query parameters: every value out of bounds or not in decimal 
           const inner = unwrap(t);
           if (inner._def.typeName !== 'ZodNumber') return [];
           const checks = inner._def.checks as { kind: string; value: number }[];
-          return [{ method: r.method, path: r.path, auth: r.metadata!.auth, name, min: checks.find((c) => c.kind === 'min')?.value ?? -Infinity, max: checks.find((c) => c.kind === 'max')?.value ?? Infinity }];
+          return [
+            {
+              method: r.method,
+              path: r.path,
+              auth: r.metadata!.auth,
+              name,
+              min: checks.find((c) => c.kind === 'min')?.value ?? -Infinity,
+              max: checks.find((c) => c.kind === 'max')?.value ?? Infinity,
+            },
+          ];
         })
       : [],
   );
@@ -188,16 +201,31 @@ describe('tag nesting is bounded', () => {
   const identifyText = (tag: string) => JSON.stringify(identifyBody(deviceValues(2))).replace(/}$/, `,"tag":${tag}}`);
 
   it(`accepts ${LIMITS.tagDepth} levels on identify and refuses ${LIMITS.tagDepth + 1} with 400 naming the field`, async () => {
-    const ok = await h.http().post('/v1/identify').set('x-api-key', live).set('content-type', 'application/json').send(identifyText(deepTag(LIMITS.tagDepth)));
+    const ok = await h
+      .http()
+      .post('/v1/identify')
+      .set('x-api-key', live)
+      .set('content-type', 'application/json')
+      .send(identifyText(deepTag(LIMITS.tagDepth)));
     expect(ok.status).toBe(200);
-    const deep = await h.http().post('/v1/identify').set('x-api-key', live).set('content-type', 'application/json').send(identifyText(deepTag(LIMITS.tagDepth + 1)));
+    const deep = await h
+      .http()
+      .post('/v1/identify')
+      .set('x-api-key', live)
+      .set('content-type', 'application/json')
+      .send(identifyText(deepTag(LIMITS.tagDepth + 1)));
     expect(deep.status).toBe(400);
     expect(deep.body).toEqual({ error: `tag: must nest at most ${LIMITS.tagDepth} levels deep`, code: expect.any(String) });
   });
 
   it('answers 400, not a stack overflow, for a tag thousands of levels deep (8 KB)', async () => {
     for (const depth of [4_200, 60_000]) {
-      const res = await h.http().post('/v1/identify').set('x-api-key', live).set('content-type', 'application/json').send(identifyText(deepTag(depth)));
+      const res = await h
+        .http()
+        .post('/v1/identify')
+        .set('x-api-key', live)
+        .set('content-type', 'application/json')
+        .send(identifyText(deepTag(depth)));
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/^tag: must nest at most/);
       const patch = await h
@@ -212,7 +240,11 @@ describe('tag nesting is bounded', () => {
   });
 
   it('keeps refusing a tag over 16 KB', async () => {
-    const res = await h.http().post('/v1/identify').set('x-api-key', live).send(identifyBody(deviceValues(3), { tag: { pad: 'x'.repeat(LIMITS.tagBytes) } }));
+    const res = await h
+      .http()
+      .post('/v1/identify')
+      .set('x-api-key', live)
+      .send(identifyBody(deviceValues(3), { tag: { pad: 'x'.repeat(LIMITS.tagBytes) } }));
     expect(res.status).toBe(400);
     expect(res.body.error).toBe(`tag: must serialize to at most ${LIMITS.tagBytes} bytes of JSON`);
   });
@@ -252,7 +284,11 @@ describe('the error handler', () => {
   });
 
   it('honours the status of any error carrying a 4xx (here 413 from the body parser, 415 for an unknown encoding)', async () => {
-    const big = await h.http().post('/api/cli/token').set('content-type', 'application/json').send(`"${'x'.repeat(LIMITS.bodyBytes)}"`);
+    const big = await h
+      .http()
+      .post('/api/cli/token')
+      .set('content-type', 'application/json')
+      .send(`"${'x'.repeat(LIMITS.bodyBytes)}"`);
     expect(big.status).toBe(413);
     const br = await h.http().post('/api/cli/token').set('content-type', 'application/json').set('content-encoding', 'br').send('{}');
     expect(br.status).toBe(415);
@@ -293,7 +329,10 @@ describe('response headers', () => {
     const key = await c.agent.post(`/api/projects/${c.projectId}/keys`).set('origin', c.origin).send({ name: 'k', type: 'live' });
     expect(key.status).toBe(201);
     expect(key.headers['cache-control']).toBe('no-store');
-    const session = await request(h.app).post('/api/auth/signup').set('origin', c.origin).send({ email: `nostore-${Date.now()}@example.com`, password: 'quiet-otter-lantern-47' });
+    const session = await request(h.app)
+      .post('/api/auth/signup')
+      .set('origin', c.origin)
+      .send({ email: `nostore-${Date.now()}@example.com`, password: 'quiet-otter-lantern-47' });
     expect(session.status).toBe(201);
     expect(session.headers['cache-control']).toBe('no-store');
     const code = await h.http().post('/api/cli/device-code').send({ client_name: 'tool' });

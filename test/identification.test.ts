@@ -28,7 +28,8 @@ function addressOf(body: object): string {
   const audio = (body as { signals?: { audio?: { value?: { hash?: string } } } }).signals?.audio?.value?.hash ?? '';
   return addresses.get(audio) ?? addresses.set(audio, `10.2.${Math.floor(addresses.size / 200)}.${(addresses.size % 200) + 10}`).get(audio)!;
 }
-const identify = (key: string, body: object, ip = addressOf(body)) => request(h.app).post('/v1/identify').set('x-api-key', key).set('x-forwarded-for', ip).send(body);
+const identify = (key: string, body: object, ip = addressOf(body)) =>
+  request(h.app).post('/v1/identify').set('x-api-key', key).set('x-forwarded-for', ip).send(body);
 const getEvent = (id: string, key = secret) => request(h.app).get(`/v1/events/${id}`).set('authorization', `Bearer ${key}`);
 const getVisits = (id: string, query = '', key = secret) => request(h.app).get(`/v1/demo/visits/${id}${query}`).set('x-api-key', key);
 
@@ -56,9 +57,20 @@ describe('POST /v1/identify', () => {
       ipLocation: { country: '', city: '', region: '', latitude: null, longitude: null },
       timestamp: now,
     });
-    expect(Object.keys(res.body.verdicts).sort()).toEqual(
-      ['bot', 'devtools', 'headless', 'highActivity', 'incognito', 'ipBlocklist', 'privacyBrowser', 'proxy', 'tampering', 'tor', 'virtualMachine', 'vpn'],
-    );
+    expect(Object.keys(res.body.verdicts).sort()).toEqual([
+      'bot',
+      'devtools',
+      'headless',
+      'highActivity',
+      'incognito',
+      'ipBlocklist',
+      'privacyBrowser',
+      'proxy',
+      'tampering',
+      'tor',
+      'virtualMachine',
+      'vpn',
+    ]);
     // A new visitor with every signal and nothing like it seen: its calibrated confidence (confidence.ts).
     expect(res.body.confidence).toBe(confidenceOf({ kind: 'new', p: 1, coverage: 1 }));
     expect(Number.isInteger(res.body.suspectScore)).toBe(true);
@@ -123,7 +135,14 @@ describe('POST /v1/identify', () => {
   it('creates one visitor for concurrent first visits of one device', async () => {
     const d = nextDevice();
     const results = await Promise.all(Array.from({ length: 8 }, () => identify(live, identifyBody(d))));
-    if (results.some((r) => r.status !== 200)) console.error(h.logs().split('\n').filter((l) => l.includes('request failed')).join('\n'));
+    if (results.some((r) => r.status !== 200))
+      console.error(
+        h
+          .logs()
+          .split('\n')
+          .filter((l) => l.includes('request failed'))
+          .join('\n'),
+      );
     expect(results.map((r) => [r.status, r.body.error])).toEqual(results.map(() => [200, undefined]));
     expect(new Set(results.map((r) => r.body.visitorId)).size).toBe(1);
     expect(results.map((r) => r.body.visitCount).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);

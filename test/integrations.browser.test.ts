@@ -69,7 +69,11 @@ describe.skipIf(!hasChromium)('webhooks and sealed results in the dashboard', ()
     expect(await page.locator('#hook-secret input').count()).toBe(0);
 
     // An identification is delivered, signed; the log shows it and can redeliver it.
-    const res = await fetch(`${origin}/v1/identify`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': live }, body: JSON.stringify(identifyBody(deviceValues(77))) });
+    const res = await fetch(`${origin}/v1/identify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': live },
+      body: JSON.stringify(identifyBody(deviceValues(77))),
+    });
     const { requestId } = (await res.json()) as { requestId: string };
     await (h.app.locals.services as Services).webhooks.idle();
     expect(verifyWebhook(rx.seen[0]!.body, rx.seen[0]!.headers['deviceid-signature'], secret, { now: h.clock.now() }).requestId).toBe(requestId);
@@ -93,7 +97,13 @@ describe.skipIf(!hasChromium)('webhooks and sealed results in the dashboard', ()
     await page.locator('#sealing-secret input').waitFor();
     const key = await page.locator('#sealing-secret input').inputValue();
     expect(await page.textContent('#sealing-state')).toContain('On since');
-    const sealed = (await (await fetch(`${origin}/v1/identify`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': live }, body: JSON.stringify(identifyBody(deviceValues(78))) })).json()) as { sealedResult: string };
+    const sealed = (await (
+      await fetch(`${origin}/v1/identify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': live },
+        body: JSON.stringify(identifyBody(deviceValues(78))),
+      })
+    ).json()) as { sealedResult: string };
     expect(unseal(sealed.sealedResult, key, { now: h.clock.now() }).visitorId).toMatch(/^iq_/);
     await page.screenshot({ path: new URL('21-sealing.png', SHOTS).pathname, fullPage: true });
     await page.getByRole('button', { name: 'Turn off' }).click();

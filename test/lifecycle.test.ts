@@ -106,7 +106,12 @@ describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('process li
     const built = spawnSync(process.execPath, ['scripts/build.mjs', '--if-changed'], { encoding: 'utf8' });
     expect(built.status, built.stderr).toBe(0);
     const json = await startServer(tempDir(), {}, ['dist/server/main.js']);
-    const line = JSON.parse(json.out().split('\n').find((l) => l.includes('listening on'))!);
+    const line = JSON.parse(
+      json
+        .out()
+        .split('\n')
+        .find((l) => l.includes('listening on'))!,
+    );
     expect(line).toMatchObject({ level: 30, url: json.url, health: `${json.url}/healthz`, docs: `${json.url}/docs` });
     json.child.kill('SIGTERM');
     expect(await exitOf(json.child)).toBe(0);
@@ -134,7 +139,9 @@ function httpsJson(url: string, method: string, body?: unknown, headers: Record<
     const req = httpsRequest(url, { method, rejectUnauthorized: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
       let text = '';
       res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, cookie: res.headers['set-cookie']?.[0]?.split(';')[0] }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, cookie: res.headers['set-cookie']?.[0]?.split(';')[0] }),
+      );
     });
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
@@ -144,12 +151,21 @@ function httpsJson(url: string, method: string, body?: unknown, headers: Record<
 describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('HTTPS mode', () => {
   it('serves TLS itself and records cipher, version and a JA4 of the client hello on the event', async () => {
     const dir = tempDir();
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      { stdio: 'ignore' },
+    );
     const { child, url } = await startServer(dir, { TLS_CERT: join(dir, 'cert.pem'), TLS_KEY: join(dir, 'key.pem') });
     try {
       expect(url).toMatch(/^https:\/\//);
       const origin = new URL(url).origin.replace('127.0.0.1', 'localhost');
-      const signup = await httpsJson(`${url}/api/auth/signup`, 'POST', { email: 'tls@example.com', password: 'tls password 1' }, { origin: 'https://localhost:0' });
+      const signup = await httpsJson(
+        `${url}/api/auth/signup`,
+        'POST',
+        { email: 'tls@example.com', password: 'tls password 1' },
+        { origin: 'https://localhost:0' },
+      );
       // BASE_URL defaults to https://localhost:PORT with PORT=0, so Origin must match that.
       expect(signup.status).toBe(201);
       const cookie = signup.cookie!;
@@ -162,7 +178,11 @@ describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('HTTPS mode
       const id = await httpsJson(`${url}/v1/identify`, 'POST', identifyBody(deviceValues(77)), { 'x-api-key': live });
       expect(id.status).toBe(200);
       const event = await httpsJson(`${url}/v1/events/${id.body.requestId}`, 'GET', undefined, { authorization: `Bearer ${secret}` });
-      expect(event.body.signals.server.tls).toEqual({ cipher: expect.stringMatching(/^TLS_/), version: 'TLSv1.3', ja4: expect.stringMatching(/^t13[di]\d{4}/) });
+      expect(event.body.signals.server.tls).toEqual({
+        cipher: expect.stringMatching(/^TLS_/),
+        version: 'TLSv1.3',
+        ja4: expect.stringMatching(/^t13[di]\d{4}/),
+      });
       expect(origin).toBeTruthy();
     } finally {
       child.kill('SIGTERM');

@@ -17,7 +17,11 @@ afterAll(async () => {
 describe('per-account limits', () => {
   it(`allows ${ACCOUNT_LIMITS.projects} projects per account, also when created all at once`, async () => {
     const c = await signUp(h);
-    const create = (i: number) => c.agent.post('/api/projects').set('origin', c.origin).send({ name: `p${i}` });
+    const create = (i: number) =>
+      c.agent
+        .post('/api/projects')
+        .set('origin', c.origin)
+        .send({ name: `p${i}` });
     const results = await Promise.all(Array.from({ length: ACCOUNT_LIMITS.projects + 5 }, (_, i) => create(i)));
     // The Default project counts.
     expect(results.filter((r) => r.status === 201)).toHaveLength(ACCOUNT_LIMITS.projects - 1);
@@ -36,7 +40,10 @@ describe('per-account limits', () => {
     const results = await Promise.all(Array.from({ length: ACCOUNT_LIMITS.activeKeysPerProject + 3 }, create));
     expect(results.filter((r) => r.status === 201)).toHaveLength(ACCOUNT_LIMITS.activeKeysPerProject);
     const refused = results.find((r) => r.status === 409)!;
-    expect(refused.body).toEqual({ error: `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`, code: expect.any(String) });
+    expect(refused.body).toEqual({
+      error: `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`,
+      code: expect.any(String),
+    });
     const first = results.find((r) => r.status === 201)!.body.apiKey.id;
     expect((await c.agent.delete(`/api/projects/${c.projectId}/keys/${first}`).set('origin', c.origin)).status).toBe(200);
     expect((await create()).status).toBe(201);

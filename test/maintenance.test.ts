@@ -23,8 +23,7 @@ describe('sweeps', () => {
     h.clock.advance(120_000);
     expect(SIGN_IN_LIMITS.email.windowMs).toBeLessThan(SESSION_TTL_MS);
     const sessions = h.store.db.collection('sessions');
-    const signInSlots = async () =>
-      (await h.store.db.collection('attemptSlots').find().toArray()).filter((s) => String(s._id).startsWith('signin:')).length;
+    const signInSlots = async () => (await h.store.db.collection('attemptSlots').find().toArray()).filter((s) => String(s._id).startsWith('signin:')).length;
     expect(await sessions.countDocuments()).toBe(2);
     // The failed sign-in's three slots, from 30 days ago.
     expect(await signInSlots()).toBe(3);

@@ -71,7 +71,10 @@ describe('monthly quota', () => {
     const live = await c.key('live');
     h.clock.advance(1000);
     expect((await identify(live, { signals: {} })).status).toBe(400);
-    await c.agent.patch(`/api/projects/${c.projectId}`).set('origin', c.origin).send({ allowedDomains: ['shop.example.com'] });
+    await c.agent
+      .patch(`/api/projects/${c.projectId}`)
+      .set('origin', c.origin)
+      .send({ allowedDomains: ['shop.example.com'] });
     expect((await identify(live, body({ url: 'https://evil.example/' }))).status).toBe(403);
     expect((await c.agent.get('/api/account')).body.account.usage.count).toBe(0);
   });
@@ -108,7 +111,10 @@ describe('domain allowlist', () => {
   it('accepts allowed hosts and subdomains, refuses others with 403, and checks Origin too', async () => {
     const c = await signUp(h);
     await c.agent.put('/api/account/plan').set('origin', c.origin).send({ plan: 'builder' });
-    await c.agent.patch(`/api/projects/${c.projectId}`).set('origin', c.origin).send({ allowedDomains: ['shop.example.com', '*.example.org'] });
+    await c.agent
+      .patch(`/api/projects/${c.projectId}`)
+      .set('origin', c.origin)
+      .send({ allowedDomains: ['shop.example.com', '*.example.org'] });
     const live = await c.key('live');
     const test = await c.key('test');
     h.clock.advance(1000);

@@ -40,7 +40,14 @@ function inline(doc: Json, node: unknown): any {
   if (Array.isArray(node)) return node.map((n) => inline(doc, n));
   if (!node || typeof node !== 'object') return node;
   const o = node as Json;
-  if (typeof o.$ref === 'string') return inline(doc, o.$ref.slice(2).split('/').reduce((at: Json, k: string) => at[k], doc));
+  if (typeof o.$ref === 'string')
+    return inline(
+      doc,
+      o.$ref
+        .slice(2)
+        .split('/')
+        .reduce((at: Json, k: string) => at[k], doc),
+    );
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, inline(doc, v)]));
 }
 
@@ -118,15 +125,16 @@ describe.each(AUDIENCES)('the %s OpenAPI document', (audience) => {
     expect(new Set(doc.tags.map((t: Json) => t.name))).toEqual(used);
     for (const t of doc.tags) expect(t.description, t.name).toMatch(/\w/);
     const identify429 = docs.public.paths['/v1/identify'].post.responses['429'];
-    expect(Object.keys(identify429.headers)).toEqual(expect.arrayContaining(['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+    expect(Object.keys(identify429.headers)).toEqual(
+      expect.arrayContaining(['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
+    );
   });
 });
 
 describe('the two documents', () => {
   it('hold every route of the contract exactly once; the public one has no dashboard operation', () => {
     const ids = (doc: Json) => operations(doc).map(({ op }) => op.operationId as string);
-    const all = (router: object): string[] =>
-      Object.entries(router).flatMap(([k, r]: [string, any]) => (typeof r.method === 'string' ? [k] : all(r)));
+    const all = (router: object): string[] => Object.entries(router).flatMap(([k, r]: [string, any]) => (typeof r.method === 'string' ? [k] : all(r)));
     expect([...ids(docs.public), ...ids(docs.dashboard)].sort()).toEqual(all(contract).sort());
     expect(all(ROUTERS.public).sort()).toEqual(ids(docs.public).sort());
     for (const { path } of operations(docs.public)) expect(path).not.toMatch(/^\/api\/(account|admin|auth|projects|cli\/grants)/);
@@ -219,7 +227,19 @@ export async function use(baseUrl: string, apiKey: string, secretKey: string, bo
     );
     writeFileSync(
       join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2022', lib: ['ES2023', 'DOM'], types: [], skipLibCheck: false }, files: ['use.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'ES2022',
+          lib: ['ES2023', 'DOM'],
+          types: [],
+          skipLibCheck: false,
+        },
+        files: ['use.ts'],
+      }),
     );
     const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
     expect(tsc.stdout + tsc.stderr).toBe('');
@@ -231,9 +251,15 @@ export async function use(baseUrl: string, apiKey: string, secretKey: string, bo
     const requestId = (identified.data as Json).requestId;
     const event = await api.GET('/v1/events/{requestId}', { params: { path: { requestId } }, headers: { Authorization: `Bearer ${secret}` } });
     expect((event.data as Json).requestId).toBe(requestId);
-    const visits = await api.GET('/v1/demo/visits/{visitorId}', { params: { path: { visitorId: (event.data as Json).visitorId } }, headers: { 'X-API-Key': secret } });
+    const visits = await api.GET('/v1/demo/visits/{visitorId}', {
+      params: { path: { visitorId: (event.data as Json).visitorId } },
+      headers: { 'X-API-Key': secret },
+    });
     expect((visits.data as Json).totalVisits).toBe(1);
-    const missing = await api.GET('/v1/events/{requestId}', { params: { path: { requestId: 'req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z' } }, headers: { Authorization: `Bearer ${secret}` } });
+    const missing = await api.GET('/v1/events/{requestId}', {
+      params: { path: { requestId: 'req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z' } },
+      headers: { Authorization: `Bearer ${secret}` },
+    });
     expect(missing.error).toEqual({ error: 'Event not found', code: 'event_not_found' });
     expect(missing.response.headers.get('x-request-id')).toMatch(/^rid_/);
 

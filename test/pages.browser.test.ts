@@ -84,7 +84,15 @@ describe.skipIf(!hasChromium)('first-hour pages in headless Chromium', () => {
     expect(res?.status()).toBe(200);
     // Redoc's inline styles and blob: search worker, and nothing else beyond the pages' policy.
     const csp = res?.headers()['content-security-policy'] ?? '';
-    for (const d of ["default-src 'none'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "worker-src 'self' blob:", "frame-ancestors 'none'", "form-action 'none'"]) expect(csp).toContain(d);
+    for (const d of [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self' 'unsafe-inline'",
+      "worker-src 'self' blob:",
+      "frame-ancestors 'none'",
+      "form-action 'none'",
+    ])
+      expect(csp).toContain(d);
     expect(res?.headers()['x-frame-options']).toBe('DENY');
     await page.getByRole('heading', { name: 'Identify a device' }).waitFor({ timeout: 30_000 });
     expect(await page.textContent('body')).toContain('Get a full event');

@@ -70,12 +70,15 @@ describe('POST /api/auth/signup with a weak password', () => {
     await h.close();
   });
 
-  it.each(['0123456789', 'password12', ' '.repeat(10), 'weak@example.com'])('refuses %j with 400 naming the field and the reason, creating nothing', async (password) => {
-    const res = await request(h.app).post('/api/auth/signup').set('origin', origin).send({ email: 'weak@example.com', password });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatch(/^password: too easy to guess\. \S/);
-    expect(await h.store.db.collection('emails').countDocuments()).toBe(0);
-  });
+  it.each(['0123456789', 'password12', ' '.repeat(10), 'weak@example.com'])(
+    'refuses %j with 400 naming the field and the reason, creating nothing',
+    async (password) => {
+      const res = await request(h.app).post('/api/auth/signup').set('origin', origin).send({ email: 'weak@example.com', password });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/^password: too easy to guess\. \S/);
+      expect(await h.store.db.collection('emails').countDocuments()).toBe(0);
+    },
+  );
 
   it('refuses a password made of the email or the name', async () => {
     for (const body of [

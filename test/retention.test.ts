@@ -50,7 +50,11 @@ describe('the retention sweep', () => {
 
   const identify = async (seed: number, at: number, linkedId?: string) => {
     h.clock.set(at);
-    const res = await h.http().post('/v1/identify').set('x-api-key', live).send(identifyBody(deviceValues(seed), linkedId ? { linkedId } : {}));
+    const res = await h
+      .http()
+      .post('/v1/identify')
+      .set('x-api-key', live)
+      .send(identifyBody(deviceValues(seed), linkedId ? { linkedId } : {}));
     expect(res.status).toBe(200);
     return res.body as { requestId: string; visitorId: string };
   };
@@ -89,13 +93,19 @@ describe('the retention sweep', () => {
     const older = await get(`/v1/demo/visits/${visitorId}?before=${t0 + 30 * DAY}`);
     expect(older.body.visits).toEqual([]);
     // The first page held only deleted visits: it is gone; the second, which the visitor holds, keeps its 3 recent ones.
-    const pages = await h.store.db.collection('visitPages').find({ _id: { $in: [`${visitorId}:0`, `${visitorId}:1`] } as never }).toArray();
+    const pages = await h.store.db
+      .collection('visitPages')
+      .find({ _id: { $in: [`${visitorId}:0`, `${visitorId}:1`] } as never })
+      .toArray();
     expect(pages).toEqual([]);
     expect((await h.store.visitors.get(visitorId))?.visits?.map((v) => v.timestamp)).toEqual([65, 66, 67].map((d) => t0 + d * DAY));
 
     // Only what is left is stored, and only it is in the search index.
     expect(await h.store.db.collection('events').countDocuments({ _id: { $gte: 'req_', $lt: 'req_~' } } as never)).toBe(recent.length);
-    const indexed = await h.store.db.collection('events').find({ _id: { $lt: 'req_' } } as never).toArray();
+    const indexed = await h.store.db
+      .collection('events')
+      .find({ _id: { $lt: 'req_' } } as never)
+      .toArray();
     expect(indexed.length).toBeGreaterThan(0);
     expect(new Set(indexed.map((e) => e.r))).toEqual(new Set(recent));
   });

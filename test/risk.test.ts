@@ -48,7 +48,10 @@ describe('verdicts from client signals', () => {
 
   it('software renderer without automation markers: no bot verdict, but a virtual machine', async () => {
     const v = deviceValues(++seed);
-    const r = await identify({ ...v, webgl: { renderer: 'ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)', vendor: 'Google Inc. (Google)' } });
+    const r = await identify({
+      ...v,
+      webgl: { renderer: 'ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)', vendor: 'Google Inc. (Google)' },
+    });
     expect(r.riskFactors).toEqual(expect.arrayContaining(['SOFTWARE_RENDERER']));
     expect(r.verdicts.bot).toEqual({ result: false, probability: 0.35 });
     // A CPU rasteriser in a browser that is not automated points at a VM or a GPU-less host.

@@ -43,7 +43,9 @@ describe('database commands per identify', () => {
     // The same device with its storage cleared: a new token, and a candidate visitor to read and score.
     h.clock.advance(500);
     const cleared = await identify(1, `cleared_token_${'x'.repeat(16)}`);
-    console.log(`first visit: ${first.length} commands (${first.join(', ')})\nreturning: ${again.length} commands (${again.join(', ')})\ncleared storage: ${cleared.length} commands (${cleared.join(', ')})`);
+    console.log(
+      `first visit: ${first.length} commands (${first.join(', ')})\nreturning: ${again.length} commands (${again.join(', ')})\ncleared storage: ${cleared.length} commands (${cleared.join(', ')})`,
+    );
     expect(again).toEqual(['find fingerprints', 'find visitors', 'update visitors', 'insert events']);
     expect(first.length).toBeLessThanOrEqual(8);
     expect(cleared.length).toBeLessThanOrEqual(8);

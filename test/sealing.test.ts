@@ -4,7 +4,15 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdentifyClient, DEFAULT_MAX_AGE_MS, isSealed, unseal, UnexpectedResponseError, UnsealError, type IdentifyRequest } from '../clients/node/index.js';
+import {
+  createIdentifyClient,
+  DEFAULT_MAX_AGE_MS,
+  isSealed,
+  unseal,
+  UnexpectedResponseError,
+  UnsealError,
+  type IdentifyRequest,
+} from '../clients/node/index.js';
 import { signUp, type Customer } from './support/dashboard.js';
 import { createHarness, type Harness } from './support/harness.js';
 import { listenApp, type Listening } from './support/httpServer.js';
@@ -30,7 +38,10 @@ afterAll(async () => {
 
 let seed = 700;
 const identify = async () => {
-  const res = await request(h.app).post('/v1/identify').set('x-api-key', live).send(identifyBody(deviceValues(++seed)));
+  const res = await request(h.app)
+    .post('/v1/identify')
+    .set('x-api-key', live)
+    .send(identifyBody(deviceValues(++seed)));
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as Record<string, unknown>;
 };
@@ -71,7 +82,12 @@ describe('sealed results', () => {
     const body = await identify();
     expect(Object.keys(body)).toEqual(['sealedResult']);
     const result = unseal(body.sealedResult as string, key, { now: h.clock.now() });
-    expect(result).toMatchObject({ requestId: expect.stringMatching(/^req_/), visitorId: expect.stringMatching(/^iq_/), visitCount: 1, timestamp: h.clock.now() });
+    expect(result).toMatchObject({
+      requestId: expect.stringMatching(/^req_/),
+      visitorId: expect.stringMatching(/^iq_/),
+      visitCount: 1,
+      timestamp: h.clock.now(),
+    });
     const event = await request(h.app).get(`/v1/events/${result.requestId}`).set('authorization', `Bearer ${secret}`);
     expect(event.body).toMatchObject({ requestId: result.requestId, visitorId: result.visitorId, confidence: result.confidence });
     // The key as bytes works as well.

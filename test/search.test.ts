@@ -225,11 +225,20 @@ describe('the scan limit', () => {
     const next = monotonicFactory();
     const entries = Array.from({ length: SEARCH_SCAN_MAX + 50 }, () => {
       const u = next(t0);
-      return { _id: `${other.accountId}|a|${u}`, r: `req_${u}`, ip: '192.0.2.1', v: 'iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z', f: { b: 'none', n: false, t: false, s: true } };
+      return {
+        _id: `${other.accountId}|a|${u}`,
+        r: `req_${u}`,
+        ip: '192.0.2.1',
+        v: 'iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z',
+        f: { b: 'none', n: false, t: false, s: true },
+      };
     });
     await h.store.db.collection('events').insertMany(entries as never[]);
     try {
-      const page = (key?: string) => request(h.app).get(`/v1/events?suspect=false${key ? `&paginationKey=${key}` : ''}`).set('authorization', `Bearer ${otherSecret}`);
+      const page = (key?: string) =>
+        request(h.app)
+          .get(`/v1/events?suspect=false${key ? `&paginationKey=${key}` : ''}`)
+          .set('authorization', `Bearer ${otherSecret}`);
       const first = await page();
       expect(first.status).toBe(200);
       expect(first.body.events).toEqual([]);

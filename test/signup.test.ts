@@ -40,7 +40,12 @@ describe('signupRefusal', () => {
 describe('invitationState', () => {
   const now = new Date(Date.UTC(2026, 0, 15));
   const later = new Date(now.getTime() + 1);
-  const inv = (over: Partial<{ email: string | null; expiresAt: Date; revokedAt: Date | null }> = {}) => ({ email: null, expiresAt: later, revokedAt: null, ...over });
+  const inv = (over: Partial<{ email: string | null; expiresAt: Date; revokedAt: Date | null }> = {}) => ({
+    email: null,
+    expiresAt: later,
+    revokedAt: null,
+    ...over,
+  });
 
   it.each([
     ['nothing presented', false, null, false, 'none'],
@@ -75,7 +80,10 @@ const start = async (env: Record<string, string>) => {
   return new URL(h.config.baseUrl).origin;
 };
 const signup = (origin: string, body: Record<string, unknown>, agent: request.Agent | request.SuperTest<request.Test> = request(h.app)) =>
-  agent.post('/api/auth/signup').set('origin', origin).send({ password: PASSWORD, ...body });
+  agent
+    .post('/api/auth/signup')
+    .set('origin', origin)
+    .send({ password: PASSWORD, ...body });
 const tokenOf = (url: string) => new URL(url).searchParams.get('invite')!;
 
 describe('SIGNUP=invite', () => {
@@ -112,11 +120,17 @@ describe('SIGNUP=invite', () => {
     const token = tokenOf(created.body.url);
     expect(JSON.stringify(await h.store.db.collection('invitations').find().toArray())).not.toContain(token);
 
-    expect((await signup(origin, { email: 'someone@example.com', invitation: token })).body).toEqual({ error: 'This invitation is for another email address', code: expect.any(String) });
+    expect((await signup(origin, { email: 'someone@example.com', invitation: token })).body).toEqual({
+      error: 'This invitation is for another email address',
+      code: expect.any(String),
+    });
     const invitee = await signup(origin, { email: 'invitee@example.com', invitation: token });
     expect(invitee.status).toBe(201);
     expect(invitee.body.account).toMatchObject({ plan: 'free', admin: false, canChangePlan: false });
-    expect((await signup(origin, { email: 'invitee2@example.com', invitation: token })).body).toEqual({ error: 'This invitation has already been used', code: expect.any(String) });
+    expect((await signup(origin, { email: 'invitee2@example.com', invitation: token })).body).toEqual({
+      error: 'This invitation has already been used',
+      code: expect.any(String),
+    });
 
     const listed = await admin.get('/api/admin/invitations');
     expect(listed.body.invitations).toEqual([expect.objectContaining({ id: created.body.invitation.id, status: 'used', usedAt: expect.any(String) })]);
@@ -145,14 +159,20 @@ describe('SIGNUP=invite', () => {
     const revoked = await admin.delete(`/api/admin/invitations/${withdrawn.invitation.id}`).set('origin', origin);
     expect(revoked.status).toBe(200);
     expect(revoked.body.invitation.status).toBe('revoked');
-    expect((await signup(origin, { email: 'a@example.com', invitation: tokenOf(withdrawn.url) })).body).toEqual({ error: 'This invitation has been withdrawn', code: expect.any(String) });
+    expect((await signup(origin, { email: 'a@example.com', invitation: tokenOf(withdrawn.url) })).body).toEqual({
+      error: 'This invitation has been withdrawn',
+      code: expect.any(String),
+    });
     const missing = await admin.delete('/api/admin/invitations/inv_nope').set('origin', origin);
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: 'Invitation not found', code: expect.any(String) });
 
     const stale = await invite();
     h.clock.advance(INVITATION_TTL_MS);
-    expect((await signup(origin, { email: 'a@example.com', invitation: tokenOf(stale.url) })).body).toEqual({ error: 'This invitation has expired', code: expect.any(String) });
+    expect((await signup(origin, { email: 'a@example.com', invitation: tokenOf(stale.url) })).body).toEqual({
+      error: 'This invitation has expired',
+      code: expect.any(String),
+    });
     expect((await admin.get('/api/admin/invitations')).body.invitations.map((i: { status: string }) => i.status)).toEqual(['expired', 'revoked']);
   });
 
@@ -160,7 +180,8 @@ describe('SIGNUP=invite', () => {
     const origin = await start({ SIGNUP: 'invite' });
     const results = await Promise.all([1, 2, 3, 4, 5].map((i) => signup(origin, { email: `first${i}@example.com` })));
     expect(results.map((r) => r.status).sort()).toEqual([201, 403, 403, 403, 403]);
-    for (const r of results.filter((x) => x.status === 403)) expect(r.body).toEqual({ error: 'Sign-up needs an invitation from the administrator', code: expect.any(String) });
+    for (const r of results.filter((x) => x.status === 403))
+      expect(r.body).toEqual({ error: 'Sign-up needs an invitation from the administrator', code: expect.any(String) });
     // The losers' emails are free again.
     const loser = results.findIndex((r) => r.status === 403) + 1;
     expect(await h.store.db.collection('emails').findOne({ _id: `first${loser}@example.com` as never })).toBeNull();
@@ -200,7 +221,8 @@ describe('SIGNUP=open', () => {
 
   it('counts per address: another address still signs up', async () => {
     const origin = await start({ SIGNUP: 'open', SIGNUPS_PER_IP_PER_HOUR: '1', TRUST_PROXY: '1' });
-    const from = (ip: string, email: string) => request(h.app).post('/api/auth/signup').set('origin', origin).set('x-forwarded-for', ip).send({ email, password: PASSWORD });
+    const from = (ip: string, email: string) =>
+      request(h.app).post('/api/auth/signup').set('origin', origin).set('x-forwarded-for', ip).send({ email, password: PASSWORD });
     expect((await from('192.0.2.1', 'a@example.com')).status).toBe(201);
     expect((await from('192.0.2.1', 'b@example.com')).status).toBe(429);
     expect((await from('192.0.2.2', 'b@example.com')).status).toBe(201);

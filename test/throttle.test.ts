@@ -134,9 +134,9 @@ describe('POST /api/auth/login throttling', () => {
   it('evaluates at most 5 of 50 simultaneous attempts on one email, and the right password among them gets no extra chance', async () => {
     nextWindow();
     const email = await newUser();
-    const statuses = (
-      await Promise.all(Array.from({ length: 50 }, (_, i) => login(email, i === 37 ? PASSWORD : `wrong guess ${i}`, '198.51.100.1')))
-    ).map((r) => r.status);
+    const statuses = (await Promise.all(Array.from({ length: 50 }, (_, i) => login(email, i === 37 ? PASSWORD : `wrong guess ${i}`, '198.51.100.1')))).map(
+      (r) => r.status,
+    );
     const evaluated = statuses.filter((s) => s === 401 || s === 200);
     expect(evaluated).toHaveLength(SIGN_IN_LIMITS.emailAndIp.max);
     expect(statuses.filter((s) => s === 429)).toHaveLength(50 - SIGN_IN_LIMITS.emailAndIp.max);

@@ -15,7 +15,11 @@ afterAll(async () => {
 });
 
 let seed = 9000;
-const identify = (key: string) => request(h.app).post('/v1/identify').set('x-api-key', key).send(identifyBody(deviceValues(++seed)));
+const identify = (key: string) =>
+  request(h.app)
+    .post('/v1/identify')
+    .set('x-api-key', key)
+    .send(identifyBody(deviceValues(++seed)));
 const zeroDays = (period: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({ date: `${period}-${String(i + 1).padStart(2, '0')}`, count: 0, test: 0 }));
 

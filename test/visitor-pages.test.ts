@@ -22,12 +22,20 @@ afterAll(async () => {
 });
 
 const identify = async (seed: number) => {
-  const res = await h.http().post('/v1/identify').set('x-api-key', live).send(identifyBody(deviceValues(seed)));
+  const res = await h
+    .http()
+    .post('/v1/identify')
+    .set('x-api-key', live)
+    .send(identifyBody(deviceValues(seed)));
   expect(res.status).toBe(200);
   return res.body as { requestId: string; visitorId: string; visitCount: number };
 };
 const history = async (visitorId: string, before?: string) => {
-  const res = await h.http().get(`/v1/demo/visits/${visitorId}${before ? `?before=${before}` : ''}`).set('authorization', `Bearer ${secret}`).set('x-api-key', secret);
+  const res = await h
+    .http()
+    .get(`/v1/demo/visits/${visitorId}${before ? `?before=${before}` : ''}`)
+    .set('authorization', `Bearer ${secret}`)
+    .set('x-api-key', secret);
   expect(res.status).toBe(200);
   return res.body as { visits: { id: string }[]; totalVisits: number };
 };
@@ -42,7 +50,8 @@ describe('visit summaries', () => {
       visitorId = (await identify(501)).visitorId;
     }
     const visitor = () => h.store.visitors.get(visitorId);
-    const page = async (n: number) => (await h.store.db.collection('visitPages').findOne({ _id: `${visitorId}:${n}` } as never))?.visits as { seq: number }[] | undefined;
+    const page = async (n: number) =>
+      (await h.store.db.collection('visitPages').findOne({ _id: `${visitorId}:${n}` } as never))?.visits as { seq: number }[] | undefined;
     expect(seqs((await visitor())?.visits)).toEqual(range(1, VISITS_PER_PAGE));
     expect(await page(0)).toBeUndefined();
 

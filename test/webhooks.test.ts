@@ -48,7 +48,10 @@ afterAll(async () => {
 
 let seed = 900;
 const identify = async (key = live) => {
-  const res = await request(h.app).post('/v1/identify').set('x-api-key', key).send(identifyBody(deviceValues(++seed)));
+  const res = await request(h.app)
+    .post('/v1/identify')
+    .set('x-api-key', key)
+    .send(identifyBody(deviceValues(++seed)));
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as { requestId: string; visitorId: string };
 };
@@ -64,7 +67,14 @@ const removeEndpoint = async (id: string, customer = c, projectId = customer.pro
 const log = async (endpointId: string, customer = c, projectId = customer.projectId) => {
   const res = await customer.agent.get(`${hooksPath(customer, projectId)}/${endpointId}/deliveries`);
   expect(res.status).toBe(200);
-  return res.body.deliveries as { requestId: string; status: string; attempts: number; lastStatus: number | null; lastError: string | null; nextAttemptAt: string | null }[];
+  return res.body.deliveries as {
+    requestId: string;
+    status: string;
+    attempts: number;
+    lastStatus: number | null;
+    lastError: string | null;
+    nextAttemptAt: string | null;
+  }[];
 };
 const outboxEntries = () => h.store.db.collection('events').countDocuments({ _id: { $gt: '~o|', $lt: '~o|~' } as never });
 /** The `_id`s of the insertMany that stored the event `requestId` (exactly one did). */
@@ -111,7 +121,11 @@ describe('webhook endpoints (dashboard API)', () => {
   it('creates an endpoint with a signing secret shown once, stored encrypted; rotates it; removes it', async () => {
     const created = await addEndpoint('https://hooks.example.com/deviceid');
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
-    expect(created.endpoint).toMatchObject({ id: expect.stringMatching(/^whe_/), url: 'https://hooks.example.com/deviceid', secretHint: created.secret.slice(-4) });
+    expect(created.endpoint).toMatchObject({
+      id: expect.stringMatching(/^whe_/),
+      url: 'https://hooks.example.com/deviceid',
+      secretHint: created.secret.slice(-4),
+    });
     const listed = await c.agent.get(hooksPath(c));
     expect(listed.body.endpoints).toEqual([created.endpoint]);
     expect(JSON.stringify(listed.body)).not.toContain(created.secret);
@@ -120,7 +134,10 @@ describe('webhook endpoints (dashboard API)', () => {
     expect(JSON.stringify(stored)).not.toContain(created.secret);
     expect((await h.store.projects.byId(c.projectId))?.webhookEndpoints).toBe(1);
 
-    const rotated = await c.agent.post(`${hooksPath(c)}/${created.endpoint.id}/secret`).set('origin', c.origin).send({});
+    const rotated = await c.agent
+      .post(`${hooksPath(c)}/${created.endpoint.id}/secret`)
+      .set('origin', c.origin)
+      .send({});
     expect(rotated.status).toBe(201);
     expect(rotated.body.secret).not.toBe(created.secret);
     expect(rotated.body.endpoint.secretHint).toBe(rotated.body.secret.slice(-4));
@@ -149,7 +166,10 @@ describe('webhook endpoints (dashboard API)', () => {
     const made = [];
     for (let i = 0; i < WEBHOOK_LIMITS.endpointsPerProject; i++) made.push(await addEndpoint(`https://hooks.example.com/${i}`, s));
     const refused = await s.agent.post(hooksPath(s)).set('origin', s.origin).send({ url: 'https://hooks.example.com/one-more' });
-    expect([refused.status, refused.body]).toEqual([409, { error: `A project can have at most ${WEBHOOK_LIMITS.endpointsPerProject} webhook endpoints`, code: 'limit_reached' }]);
+    expect([refused.status, refused.body]).toEqual([
+      409,
+      { error: `A project can have at most ${WEBHOOK_LIMITS.endpointsPerProject} webhook endpoints`, code: 'limit_reached' },
+    ]);
     await removeEndpoint(made[0]!.endpoint.id, s);
     await addEndpoint('https://hooks.example.com/one-more', s);
     expect((await h.store.projects.byId(s.projectId))?.webhookEndpoints).toBe(WEBHOOK_LIMITS.endpointsPerProject);
@@ -162,10 +182,27 @@ describe('webhook endpoints (dashboard API)', () => {
     const requestIds = Array.from({ length: WEBHOOK_LIMITS.logSize + 5 }, () => `req_${next(h.clock.now())}`);
     for (const requestId of requestIds) {
       const at = h.clock.now();
-      await h.store.webhooks.createDelivery({ _id: `${ep.endpoint.id}|${requestId}`, accountId: s.accountId, endpointId: ep.endpoint.id, requestId, status: 'delivered', attempts: 1, since: at, nextAttemptAt: null, lastAttemptAt: at, lastStatus: 200, lastError: null, deliveredAt: at, createdAt: at });
+      await h.store.webhooks.createDelivery({
+        _id: `${ep.endpoint.id}|${requestId}`,
+        accountId: s.accountId,
+        endpointId: ep.endpoint.id,
+        requestId,
+        status: 'delivered',
+        attempts: 1,
+        since: at,
+        nextAttemptAt: null,
+        lastAttemptAt: at,
+        lastStatus: 200,
+        lastError: null,
+        deliveredAt: at,
+        createdAt: at,
+      });
     }
     expect((await log(ep.endpoint.id, s)).map((d) => d.requestId)).toEqual(requestIds.reverse().slice(0, WEBHOOK_LIMITS.logSize));
-    const unknown = await s.agent.post(`${hooksPath(s)}/${ep.endpoint.id}/deliveries/req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z/redeliver`).set('origin', s.origin).send({});
+    const unknown = await s.agent
+      .post(`${hooksPath(s)}/${ep.endpoint.id}/deliveries/req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z/redeliver`)
+      .set('origin', s.origin)
+      .send({});
     expect([unknown.status, unknown.body]).toEqual([404, { error: 'Delivery not found', code: 'delivery_not_found' }]);
     await removeEndpoint(ep.endpoint.id, s);
   });
@@ -173,9 +210,26 @@ describe('webhook endpoints (dashboard API)', () => {
   it('refuses loopback, private, link-local and metadata targets unless WEBHOOKS_ALLOW_PRIVATE=true', async () => {
     const s = await signUp(strict);
     const refused = [
-      ...['http://127.0.0.1:8080/hook', 'http://localhost:3000/', 'http://[::1]/', 'http://10.1.2.3/', 'http://192.168.1.1/', 'http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/', 'http://100.64.0.1/', 'http://[::ffff:127.0.0.1]/'],
+      ...[
+        'http://127.0.0.1:8080/hook',
+        'http://localhost:3000/',
+        'http://[::1]/',
+        'http://10.1.2.3/',
+        'http://192.168.1.1/',
+        'http://169.254.169.254/latest/meta-data/',
+        'http://[fe80::1]/',
+        'http://100.64.0.1/',
+        'http://[::ffff:127.0.0.1]/',
+      ],
       // IPv6 forms that land on a private IPv4 address: NAT64 (well-known and local-use), 6to4, Teredo (server or client).
-      ...['http://[64:ff9b::7f00:1]/', 'http://[64:ff9b::a00:1]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[64:ff9b:1::a00:1]/', 'http://[2002:7f00:1::1]/', 'http://[2002:a9fe:a9fe::]/'],
+      ...[
+        'http://[64:ff9b::7f00:1]/',
+        'http://[64:ff9b::a00:1]/',
+        'http://[64:ff9b::a9fe:a9fe]/',
+        'http://[64:ff9b:1::a00:1]/',
+        'http://[2002:7f00:1::1]/',
+        'http://[2002:a9fe:a9fe::]/',
+      ],
       ...['http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', 'http://[2001:0:a00:1:8000:63bf:f7f7:f7f7]/'],
     ];
     for (const url of refused) {
@@ -183,7 +237,13 @@ describe('webhook endpoints (dashboard API)', () => {
       expect(res.status, url).toBe(400);
       expect(res.body.error, url).toBe('url: points at a loopback, private or link-local address');
     }
-    for (const url of ['https://8.8.8.8/hook', 'https://[64:ff9b::808:808]/hook', 'https://[2002:808:808::1]/hook', 'https://[2001:0:808:808:8000:63bf:f7f7:f7f7]/', 'https://[2606:4700::1111]/']) {
+    for (const url of [
+      'https://8.8.8.8/hook',
+      'https://[64:ff9b::808:808]/hook',
+      'https://[2002:808:808::1]/hook',
+      'https://[2001:0:808:808:8000:63bf:f7f7:f7f7]/',
+      'https://[2606:4700::1111]/',
+    ]) {
       expect((await s.agent.post(hooksPath(s)).set('origin', s.origin).send({ url })).status, url).toBe(201);
     }
   });
@@ -193,7 +253,11 @@ describe('webhook endpoints (dashboard API)', () => {
     try {
       // Node 20 asks the lookup for every address (autoSelectFamily); older code paths for one.
       for (const [i, autoSelectFamily] of [true, false].entries()) {
-        expect(await postThrough(`${rx.url}/hook`, guardedLookup(false), autoSelectFamily)).toMatchObject({ status: null, code: 'EPRIVATE', message: 'localhost points at a loopback, private or link-local address' });
+        expect(await postThrough(`${rx.url}/hook`, guardedLookup(false), autoSelectFamily)).toMatchObject({
+          status: null,
+          code: 'EPRIVATE',
+          message: 'localhost points at a loopback, private or link-local address',
+        });
         expect(rx.seen).toHaveLength(i);
         expect(await postThrough(`${rx.url}/hook`, guardedLookup(true), autoSelectFamily)).toMatchObject({ status: 200 });
       }
@@ -203,17 +267,34 @@ describe('webhook endpoints (dashboard API)', () => {
       const resolving =
         (...addresses: string[]) =>
         (_name: string, _options: unknown, cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) =>
-          cb(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+          cb(
+            null,
+            addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+          );
       const port = new URL(rx.url).port;
       for (const mixed of [['8.8.8.8', '127.0.0.1'], ['2606:4700::1111', '64:ff9b::7f00:1'], ['2002:7f00:1::1']]) {
-        expect(await postThrough(`http://hooks.test:${port}/`, guardedLookup(false, resolving(...mixed)), true), mixed.join()).toMatchObject({ code: 'EPRIVATE' });
+        expect(await postThrough(`http://hooks.test:${port}/`, guardedLookup(false, resolving(...mixed)), true), mixed.join()).toMatchObject({
+          code: 'EPRIVATE',
+        });
       }
       expect(await postThrough(`http://hooks.test:${port}/`, guardedLookup(true, resolving('127.0.0.1')), true)).toMatchObject({ status: 200 });
-      const one = await new Promise<unknown[]>((resolve) => guardedLookup(false, resolving('8.8.8.8', '2606:4700::1111'))('hooks.test', {}, (...args) => resolve(args)));
+      const one = await new Promise<unknown[]>((resolve) =>
+        guardedLookup(false, resolving('8.8.8.8', '2606:4700::1111'))('hooks.test', {}, (...args) => resolve(args)),
+      );
       expect(one).toEqual([null, '8.8.8.8', 4]);
-      const all = await new Promise<unknown[]>((resolve) => guardedLookup(false, resolving('8.8.8.8', '2606:4700::1111'))('hooks.test', { all: true }, (...args) => resolve(args)));
-      expect(all).toEqual([null, [{ address: '8.8.8.8', family: 4 }, { address: '2606:4700::1111', family: 6 }]]);
-      const none = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(false, resolving())('hooks.test', { all: true }, (err) => resolve(err)));
+      const all = await new Promise<unknown[]>((resolve) =>
+        guardedLookup(false, resolving('8.8.8.8', '2606:4700::1111'))('hooks.test', { all: true }, (...args) => resolve(args)),
+      );
+      expect(all).toEqual([
+        null,
+        [
+          { address: '8.8.8.8', family: 4 },
+          { address: '2606:4700::1111', family: 6 },
+        ],
+      ]);
+      const none = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+        guardedLookup(false, resolving())('hooks.test', { all: true }, (err) => resolve(err)),
+      );
       expect(none?.code).toBe('ENOTFOUND');
       expect(rx.seen).toHaveLength(3);
     } finally {
@@ -285,7 +366,9 @@ describe('delivery', () => {
       expect(() => verify({ ...s, headers: {} }, ep.secret)).toThrow(/Missing/);
       expect(() => verify({ ...s, headers: { 'deviceid-signature': 't=1,v1=zz' } }, ep.secret)).toThrow(/Malformed/);
 
-      expect(await log(ep.endpoint.id)).toEqual([expect.objectContaining({ requestId: r.requestId, status: 'delivered', attempts: 1, lastStatus: 200, lastError: null, nextAttemptAt: null })]);
+      expect(await log(ep.endpoint.id)).toEqual([
+        expect.objectContaining({ requestId: r.requestId, status: 'delivered', attempts: 1, lastStatus: 200, lastError: null, nextAttemptAt: null }),
+      ]);
       expect(await outboxEntries()).toBe(0);
 
       // Deleting the visitor deletes its deliveries from the log too.
@@ -307,7 +390,13 @@ describe('delivery', () => {
       await services.webhooks.idle();
       expect(rx.seen).toHaveLength(1);
       let [d] = await log(ep.endpoint.id);
-      expect(d).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 500, lastError: 'HTTP 500', nextAttemptAt: new Date(h.clock.now() + backoffMs(1)).toISOString() });
+      expect(d).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        lastStatus: 500,
+        lastError: 'HTTP 500',
+        nextAttemptAt: new Date(h.clock.now() + backoffMs(1)).toISOString(),
+      });
 
       expect(await services.webhooks.tick()).toBe(0); // not due yet
       // A queue entry read before another process made the attempt (here: the first one, again) is obsolete, not a second attempt.
@@ -332,13 +421,23 @@ describe('delivery', () => {
       expect(await services.webhooks.tick()).toBe(0);
 
       // Redeliver from the log: delivered again.
-      const again = await c.agent.post(`${hooksPath(c)}/${ep.endpoint.id}/deliveries/${r.requestId}/redeliver`).set('origin', c.origin).send({});
+      const again = await c.agent
+        .post(`${hooksPath(c)}/${ep.endpoint.id}/deliveries/${r.requestId}/redeliver`)
+        .set('origin', c.origin)
+        .send({});
       expect(again.status).toBe(202);
       expect(again.body.status).toBe('pending');
       await services.webhooks.idle();
       expect(rx.seen).toHaveLength(4);
       expect((await log(ep.endpoint.id))[0]).toMatchObject({ status: 'delivered', attempts: 4 });
-      expect((await c.agent.post(`${hooksPath(c)}/${ep.endpoint.id}/deliveries/req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z/redeliver`).set('origin', c.origin).send({})).status).toBe(404);
+      expect(
+        (
+          await c.agent
+            .post(`${hooksPath(c)}/${ep.endpoint.id}/deliveries/req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z/redeliver`)
+            .set('origin', c.origin)
+            .send({})
+        ).status,
+      ).toBe(404);
     } finally {
       await removeEndpoint(ep.endpoint.id);
       await rx.close();
@@ -444,7 +543,14 @@ describe('delivery', () => {
     const rx = await receiver([200]);
     const byName = await addEndpoint(rx.url);
     const byAddress = await addEndpoint(rx.ipUrl);
-    const strictService = new WebhooksService(h.store, new SecretBox(h.config.serverSecret), services.identification, h.clock, pino({ level: 'silent' }), false);
+    const strictService = new WebhooksService(
+      h.store,
+      new SecretBox(h.config.serverSecret),
+      services.identification,
+      h.clock,
+      pino({ level: 'silent' }),
+      false,
+    );
     try {
       const r = await identify();
       await strictService.fanOut({ _id: `~o|${r.requestId}`, r: r.requestId, a: c.accountId, p: c.projectId });
@@ -452,7 +558,13 @@ describe('delivery', () => {
       expect(rx.seen).toEqual([]);
       for (const ep of [byName, byAddress]) {
         expect(await log(ep.endpoint.id)).toEqual([
-          expect.objectContaining({ requestId: r.requestId, status: 'pending', attempts: 1, lastStatus: null, lastError: 'url: points at a loopback, private or link-local address' }),
+          expect.objectContaining({
+            requestId: r.requestId,
+            status: 'pending',
+            attempts: 1,
+            lastStatus: null,
+            lastError: 'url: points at a loopback, private or link-local address',
+          }),
         ]);
       }
     } finally {

@@ -49,13 +49,30 @@ function start(env: Record<string, string>): Promise<{ child: ChildProcess; url:
 describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('WORKERS=2', () => {
   it('shares one port, keeps the monthly quota exact across workers, replaces a dead worker, stops on SIGTERM', async () => {
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const { child, url } = await start({ WORKERS: '2', PORT: String(port), DATA_DIR: dir, LOG_LEVEL: 'warn', SIGNUP: 'open', PLANS: '{"free":{"rps":100000,"monthly":50}}' });
+    const { child, url } = await start({
+      WORKERS: '2',
+      PORT: String(port),
+      DATA_DIR: dir,
+      LOG_LEVEL: 'warn',
+      SIGNUP: 'open',
+      PLANS: '{"free":{"rps":100000,"monthly":50}}',
+    });
     const origin = `http://localhost:${port}`;
-    const signup = await fetch(`${url}/api/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ email: 'workers@example.com', password: 'two workers, one quota' }) });
+    const signup = await fetch(`${url}/api/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ email: 'workers@example.com', password: 'two workers, one quota' }),
+    });
     expect(signup.status).toBe(201);
     const cookie = signup.headers.get('set-cookie')!.split(';')[0]!;
     const pid = ((await (await fetch(`${url}/api/projects`, { headers: { cookie } })).json()) as { projects: { id: string }[] }).projects[0]!.id;
-    const key = (await (await fetch(`${url}/api/projects/${pid}/keys`, { method: 'POST', headers: { 'content-type': 'application/json', origin, cookie }, body: JSON.stringify({ name: 'live', type: 'live' }) })).json()) as { key: string };
+    const key = (await (
+      await fetch(`${url}/api/projects/${pid}/keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin, cookie },
+        body: JSON.stringify({ name: 'live', type: 'live' }),
+      })
+    ).json()) as { key: string };
 
     const primary = child.pid!;
     const workers = childrenOf(primary, /server\/main\.ts/);
@@ -64,7 +81,11 @@ describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('WORKERS=2'
 
     const statuses = await Promise.all(
       Array.from({ length: 150 }, (_, i) =>
-        fetch(`${url}/v1/identify`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key.key, connection: 'close' }, body: JSON.stringify(identifyBody(deviceValues(500 + i))) }).then((r) => r.status),
+        fetch(`${url}/v1/identify`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key.key, connection: 'close' },
+          body: JSON.stringify(identifyBody(deviceValues(500 + i))),
+        }).then((r) => r.status),
       ),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(50);
@@ -77,6 +98,15 @@ describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('WORKERS=2'
     const launcher = childrenOf(primary, /devdb/)[0]!;
     child.kill('SIGTERM');
     expect(await new Promise((r) => child.once('exit', r))).toBe(0);
-    expect(await waitFor(() => !execFileSync('ps', ['-eo', 'pid=,stat=']).toString().split('\n').some((l) => Number(l.trim().split(/\s+/)[0]) === launcher && !l.includes('Z')), 5_000)).toBe(true);
+    expect(
+      await waitFor(
+        () =>
+          !execFileSync('ps', ['-eo', 'pid=,stat='])
+            .toString()
+            .split('\n')
+            .some((l) => Number(l.trim().split(/\s+/)[0]) === launcher && !l.includes('Z')),
+        5_000,
+      ),
+    ).toBe(true);
   }, 180_000);
 });

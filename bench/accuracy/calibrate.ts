@@ -13,7 +13,12 @@ import type { WorldResult } from './simulate.js';
 import { WORLDS } from './world.js';
 
 const { values: args } = parseArgs({
-  options: { devices: { type: 'string', default: '4000' }, seeds: { type: 'string', default: '11,12' }, threads: { type: 'string', default: '2' }, write: { type: 'boolean', default: false } },
+  options: {
+    devices: { type: 'string', default: '4000' },
+    seeds: { type: 'string', default: '11,12' },
+    threads: { type: 'string', default: '2' },
+    write: { type: 'boolean', default: false },
+  },
 });
 const seeds = args.seeds!.split(',').map(Number);
 const jobs = seeds.flatMap((seed) => WORLDS.map((w) => ({ world: w.name, devices: Number(args.devices), seed, keepDecisions: true })));
@@ -33,7 +38,10 @@ export function isotonic(points: { x: number; y: number }[]) {
   const blocks: { lo: number; hi: number; sum: number; n: number }[] = [];
   for (const [x, t] of sorted) {
     blocks.push({ lo: x, hi: x, sum: t.sum, n: t.n });
-    while (blocks.length > 1 && blocks[blocks.length - 2]!.sum / blocks[blocks.length - 2]!.n >= blocks[blocks.length - 1]!.sum / blocks[blocks.length - 1]!.n) {
+    while (
+      blocks.length > 1 &&
+      blocks[blocks.length - 2]!.sum / blocks[blocks.length - 2]!.n >= blocks[blocks.length - 1]!.sum / blocks[blocks.length - 1]!.n
+    ) {
       const b = blocks.pop()!;
       const a = blocks[blocks.length - 1]!;
       a.hi = b.hi;

@@ -47,9 +47,29 @@ export interface Visit {
 }
 
 /** Signals that time out or throw in practice (GPU blocklists, suspended audio, slow font probing). */
-const FLAKY: readonly SignalName[][] = [['audio', 'audioBaseLatency'], ['fonts'], ['webgl', 'webglExtensions'], ['canvas'], ['screenFrame'], ['domBlockers'], ['fontPreferences'], ['math']];
+const FLAKY: readonly SignalName[][] = [
+  ['audio', 'audioBaseLatency'],
+  ['fonts'],
+  ['webgl', 'webglExtensions'],
+  ['canvas'],
+  ['screenFrame'],
+  ['domBlockers'],
+  ['fontPreferences'],
+  ['math'],
+];
 /** What still arrives when collection mostly failed (script blocked half-way, very old browser). */
-const SURVIVORS: readonly SignalName[] = ['navigator', 'userAgent', 'timezone', 'screenResolution', 'storage', 'cookiesEnabled', 'deviceToken', 'incognito', 'automation', 'tampering'];
+const SURVIVORS: readonly SignalName[] = [
+  'navigator',
+  'userAgent',
+  'timezone',
+  'screenResolution',
+  'storage',
+  'cookiesEnabled',
+  'deviceToken',
+  'incognito',
+  'automation',
+  'tampering',
+];
 
 /** Rates the worlds do not vary (the rest come from World.rates). */
 const P = {
@@ -123,7 +143,10 @@ export class Revisits {
     }
     const singleLanguage = p.brave || (p.os === 'iOS' && p.family === 'Safari');
     if (!singleLanguage && r() < this.rates.languageAdded) {
-      const extra = pick(r, EXTRA_LANGUAGES.filter((l) => !s.languages.includes(l)));
+      const extra = pick(
+        r,
+        EXTRA_LANGUAGES.filter((l) => !s.languages.includes(l)),
+      );
       s.languages = [...s.languages, extra];
       drift.add('languageAdded');
     }
@@ -162,8 +185,16 @@ export class Revisits {
 
     if (r() < (p.mobile ? this.rates.incognitoMobile : this.rates.incognitoDesktop)) {
       drift.add('incognito');
-      v.deviceToken = r() < P.incognitoNoStorage ? { token: null, storage: null, createdAt: null } : { token: newToken(r), storage: 'localStorage', createdAt: v.deviceToken!.createdAt };
-      v.incognito = { likely: r() < P.incognitoDetected, quotaMb: webkit ? 1000 : Math.round((p.memory ?? 4) * 100), heapLimitMb: v.incognito!.heapLimitMb, opfsError: p.family === 'Firefox' ? 'SecurityError' : webkit ? 'UnknownError' : null };
+      v.deviceToken =
+        r() < P.incognitoNoStorage
+          ? { token: null, storage: null, createdAt: null }
+          : { token: newToken(r), storage: 'localStorage', createdAt: v.deviceToken!.createdAt };
+      v.incognito = {
+        likely: r() < P.incognitoDetected,
+        quotaMb: webkit ? 1000 : Math.round((p.memory ?? 4) * 100),
+        heapLimitMb: v.incognito!.heapLimitMb,
+        opfsError: p.family === 'Firefox' ? 'SecurityError' : webkit ? 'UnknownError' : null,
+      };
       // Safari's Advanced Fingerprinting Protection is on in private windows.
       if (webkit) {
         v.canvas = { hash: random(), isFarbled: true };

@@ -43,7 +43,9 @@ const data = choices.map((c) => ({ xs: c.candidates.map((x) => vec(x.f)), right:
 const prior = KEYS.map((k) => DEFAULT_WEIGHTS[k]);
 // Signs the model's derivation fixes: a log-ratio counts for what it says (≥ 0), a change of the
 // fingerprint never counts for a candidate (≤ 0). A weight the data pushes across is held at 0.
-const sign = KEYS.map((k) => (['prior', 'rarity', 'storage', 'prefixEvidence', 'asnEvidence', 'moved'].includes(k) ? 1 : k.startsWith('changed') && k !== 'changedVersion' ? -1 : 0));
+const sign = KEYS.map((k) =>
+  ['prior', 'rarity', 'storage', 'prefixEvidence', 'asnEvidence', 'moved'].includes(k) ? 1 : k.startsWith('changed') && k !== 'changedVersion' ? -1 : 0,
+);
 const scale = KEYS.map(() => 1);
 
 function objective(w: number[]): { ll: number; grad: number[] } {

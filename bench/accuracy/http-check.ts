@@ -13,7 +13,9 @@ import { startService } from '../support/service.js';
 import { simulate, worldOf, type SimVisit } from './simulate.js';
 import { worldNamed } from './world.js';
 
-const { values: args } = parseArgs({ options: { devices: { type: 'string', default: '300' }, seed: { type: 'string', default: '5' }, world: { type: 'string', default: 'base' } } });
+const { values: args } = parseArgs({
+  options: { devices: { type: 'string', default: '300' }, seed: { type: 'string', default: '5' }, world: { type: 'string', default: 'base' } },
+});
 const world = worldNamed(args.world!);
 const n = Number(args.devices);
 const seed = Number(args.seed);
@@ -83,11 +85,15 @@ if (firstDisagreement >= 0) {
   const v = visits[firstDisagreement]!;
   const m = memory[firstDisagreement]!;
   const h = http[firstDisagreement]!;
-  console.log(`first difference: device ${v.dev} visit ${v.i} (${v.drift.join('+') || 'no drift'}) from ${v.ip}: in memory ${m} (≙ ${toHttp.get(m)}), over HTTP ${h} (≙ ${toMem.get(h)})`);
+  console.log(
+    `first difference: device ${v.dev} visit ${v.i} (${v.drift.join('+') || 'no drift'}) from ${v.ip}: in memory ${m} (≙ ${toHttp.get(m)}), over HTTP ${h} (≙ ${toMem.get(h)})`,
+  );
 }
 const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
 console.log(`world ${world.name}, ${n} devices, seed ${seed}: ${visits.length} visits replayed over HTTP in ${seconds.toFixed(0)} s (${service.source})`);
-console.log(`agreement with the in-memory index: ${agree}/${visits.length} visits${firstDisagreement >= 0 ? ` (first difference at visit ${firstDisagreement})` : ''}`);
+console.log(
+  `agreement with the in-memory index: ${agree}/${visits.length} visits${firstDisagreement >= 0 ? ` (first difference at visit ${firstDisagreement})` : ''}`,
+);
 console.log(`in memory: recall ${pct(memResult.overall.recall!)}, false merges ${pct(memResult.overall.falseMergeRate!)}`);
 console.log(`over HTTP: recall ${pct(recalled / revisits)}, false merges ${pct(merged / visits.length)}`);
 

@@ -95,7 +95,15 @@ export class MemoryIndex implements LinkIndex {
     const a = this.visitors.get(from)!;
     const b = this.visitors.get(into)!;
     if (a.mergedInto === into) return;
-    const { from: merged, into: survivor, aliases } = mergeRecords(a, b, [...this.visitors.values()].filter((v) => v.mergedInto === from));
+    const {
+      from: merged,
+      into: survivor,
+      aliases,
+    } = mergeRecords(
+      a,
+      b,
+      [...this.visitors.values()].filter((v) => v.mergedInto === from),
+    );
     this.visitors.set(from, merged);
     this.visitors.set(into, survivor);
     for (const alias of aliases) this.visitors.set(alias.id, alias);

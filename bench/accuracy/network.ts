@@ -159,7 +159,7 @@ export class NetworkLife {
     const { r, places } = this;
     if (this.carrierV6) return places.space.v6(r, this.carrier, 64);
     if (this.cgnat) return AddressSpace.sameV4Subnet(r, pick(r, places.pool(`carrier:${this.carrier}`, this.carrier, 512)));
-    if (!this.sticky || this.sticky.until <= t) this.sticky = { ip: places.space.v4(r, this.carrier), until: t + (-Math.log(1 - r()) * STICKY_DAYS) * DAY };
+    if (!this.sticky || this.sticky.until <= t) this.sticky = { ip: places.space.v4(r, this.carrier), until: t + -Math.log(1 - r()) * STICKY_DAYS * DAY };
     return this.sticky.ip;
   }
 }

@@ -96,7 +96,12 @@ export function networkKey(n: VisitNetwork, how: OracleOptions['network'] = 'car
   return n.kind === 'mobile' && n.asn !== null ? `as:${n.asn}` : n.prefix;
 }
 
-export async function oracle(worldName: string, size: number, seed: number, opts: OracleOptions = { components: 'all', network: 'carrier-asn' }): Promise<OracleResult> {
+export async function oracle(
+  worldName: string,
+  size: number,
+  seed: number,
+  opts: OracleOptions = { components: 'all', network: 'carrier-asn' },
+): Promise<OracleResult> {
   const started = performance.now();
   const world = worldNamed(worldName);
   const n = world.devices ?? size;
@@ -231,7 +236,8 @@ if (!isMainThread) {
   const seed = Number(args.seed);
   const names = args.world?.length ? args.world : WORLDS.map((w) => w.name);
   names.forEach(worldNamed);
-  if (!['all', 'stable'].includes(args.components!) || !['carrier-asn', 'prefix'].includes(args.network!)) throw new Error('--components all|stable, --network carrier-asn|prefix');
+  if (!['all', 'stable'].includes(args.components!) || !['carrier-asn', 'prefix'].includes(args.network!))
+    throw new Error('--components all|stable, --network carrier-asn|prefix');
   const opts = { components: args.components, network: args.network } as OracleOptions;
   const started = performance.now();
   const results = await inWorkers(
@@ -244,17 +250,31 @@ if (!isMainThread) {
   const cols = ['recall', 'recallUnhealed', 'privateOrCleared', 'privateOrClearedUnhealed', 'webkit', 'webkitUnhealed'] as const;
   const across = (f: (xs: number[]) => number) => cols.map((k) => pct(f(results.map((r) => r[k]))));
 
-  console.log(`deviceid oracle ceiling: ${devices} devices per world, seed ${seed}, ${results.length} worlds, components ${opts.components}, network ${opts.network}, ${Math.round((performance.now() - started) / 1000)}s`);
+  console.log(
+    `deviceid oracle ceiling: ${devices} devices per world, seed ${seed}, ${results.length} worlds, components ${opts.components}, network ${opts.network}, ${Math.round((performance.now() - started) / 1000)}s`,
+  );
   table(
     'per world (ideal healing; "no heal": the same oracle without re-joining)',
     ['world', 'revisits', 'recall', 'no heal', 'private/cleared', 'no heal', 'Safari/iOS', 'no heal', 'no token', 'of which tied', 'devices split'],
     results.map((r) => [r.world, r.revisits, ...cols.map((k) => pct(r[k])), pct(r.tokenless), pct(r.tied), r.split]),
   );
-  table('across worlds', ['', 'recall', 'no heal', 'private/cleared', 'no heal', 'Safari/iOS', 'no heal'], [
-    ['mean', ...across(mean)],
-    ['worst', ...across((xs) => Math.min(...xs))],
-    ['target', `≥${pct(TARGETS.recall, 0)} (worst ≥${pct(TARGETS.worstRecall, 0)})`, '', `≥${pct(TARGETS.privateOrCleared, 0)}`, '', `≥${pct(TARGETS.webkit, 0)}`, ''],
-  ]);
+  table(
+    'across worlds',
+    ['', 'recall', 'no heal', 'private/cleared', 'no heal', 'Safari/iOS', 'no heal'],
+    [
+      ['mean', ...across(mean)],
+      ['worst', ...across((xs) => Math.min(...xs))],
+      [
+        'target',
+        `≥${pct(TARGETS.recall, 0)} (worst ≥${pct(TARGETS.worstRecall, 0)})`,
+        '',
+        `≥${pct(TARGETS.privateOrCleared, 0)}`,
+        '',
+        `≥${pct(TARGETS.webkit, 0)}`,
+        '',
+      ],
+    ],
+  );
 }
 
 function table(title: string, header: string[], rows: (string | number)[][]) {

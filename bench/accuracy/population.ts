@@ -67,11 +67,58 @@ export type Os = 'Windows' | 'macOS' | 'Linux' | 'Android' | 'iOS';
 type Train = 'chromium' | 'firefox' | 'samsung' | 'apple';
 
 const RELEASES: Record<Train, readonly (readonly [number, number])[]> = {
-  chromium: [[126, -385], [127, -343], [128, -315], [129, -287], [130, -259], [131, -231], [132, -168], [133, -147], [134, -119], [135, -91], [136, -63], [137, -35], [138, -7], [139, 35], [140, 63], [141, 91], [142, 119]],
-  firefox: [[128, -357], [129, -329], [130, -301], [131, -273], [132, -245], [133, -217], [134, -175], [135, -147], [136, -119], [137, -91], [138, -63], [139, -35], [140, -7], [141, 21], [142, 49], [143, 77], [144, 105]],
-  samsung: [[25, -420], [26, -350], [27, -230], [28, -80], [29, 80]],
+  chromium: [
+    [126, -385],
+    [127, -343],
+    [128, -315],
+    [129, -287],
+    [130, -259],
+    [131, -231],
+    [132, -168],
+    [133, -147],
+    [134, -119],
+    [135, -91],
+    [136, -63],
+    [137, -35],
+    [138, -7],
+    [139, 35],
+    [140, 63],
+    [141, 91],
+    [142, 119],
+  ],
+  firefox: [
+    [128, -357],
+    [129, -329],
+    [130, -301],
+    [131, -273],
+    [132, -245],
+    [133, -217],
+    [134, -175],
+    [135, -147],
+    [136, -119],
+    [137, -91],
+    [138, -63],
+    [139, -35],
+    [140, -7],
+    [141, 21],
+    [142, 49],
+    [143, 77],
+    [144, 105],
+  ],
+  samsung: [
+    [25, -420],
+    [26, -350],
+    [27, -230],
+    [28, -80],
+    [29, 80],
+  ],
   // Safari and iOS: one major a year (Safari 26 followed 18 on 15 Sep 2025).
-  apple: [[16, -1018], [17, -652], [18, -288], [26, 76]],
+  apple: [
+    [16, -1018],
+    [17, -652],
+    [18, -288],
+    [26, 76],
+  ],
 };
 
 const TRAIN: Record<Family, Train> = { Chrome: 'chromium', Edge: 'chromium', Brave: 'chromium', Firefox: 'firefox', Safari: 'apple', Samsung: 'samsung' };
@@ -129,28 +176,303 @@ interface Country {
 }
 
 const COUNTRIES: readonly Country[] = [
-  { code: 'US', weight: 28, ios: 0.57, mac: 0.3, zones: [['America/New_York', -300, 45], ['America/Chicago', -360, 28], ['America/Denver', -420, 6], ['America/Phoenix', -420, 3], ['America/Los_Angeles', -480, 18]], langs: [[['en-US'], 45], [['en-US', 'en'], 40], [['en-US', 'es-US', 'es'], 7], [['es-US', 'es', 'en'], 5], [['en-US', 'zh-CN'], 3]] },
-  { code: 'GB', weight: 5, ios: 0.5, mac: 0.25, zones: [['Europe/London', 0, 1]], langs: [[['en-GB', 'en-US', 'en'], 50], [['en-GB', 'en'], 35], [['en-GB'], 15]] },
-  { code: 'DE', weight: 6, ios: 0.35, mac: 0.15, zones: [['Europe/Berlin', 60, 1]], langs: [[['de-DE', 'de', 'en-US', 'en'], 50], [['de-DE', 'de'], 30], [['de'], 10], [['de-DE', 'en-US'], 10]] },
-  { code: 'FR', weight: 5, ios: 0.33, mac: 0.15, zones: [['Europe/Paris', 60, 1]], langs: [[['fr-FR', 'fr', 'en-US', 'en'], 55], [['fr-FR', 'fr'], 30], [['fr'], 15]] },
-  { code: 'ES', weight: 3, ios: 0.2, mac: 0.1, zones: [['Europe/Madrid', 60, 9], ['Atlantic/Canary', 0, 1]], langs: [[['es-ES', 'es'], 60], [['es-ES', 'es', 'en-US', 'en'], 30], [['ca-ES', 'es'], 10]] },
-  { code: 'IT', weight: 3, ios: 0.25, mac: 0.1, zones: [['Europe/Rome', 60, 1]], langs: [[['it-IT', 'it', 'en-US', 'en'], 55], [['it-IT', 'it'], 45]] },
-  { code: 'NL', weight: 2, ios: 0.4, mac: 0.15, zones: [['Europe/Amsterdam', 60, 1]], langs: [[['nl-NL', 'nl', 'en-US', 'en'], 60], [['nl-NL', 'nl'], 25], [['en-US', 'en', 'nl'], 15]] },
-  { code: 'PL', weight: 2, ios: 0.2, mac: 0.08, zones: [['Europe/Warsaw', 60, 1]], langs: [[['pl-PL', 'pl', 'en-US', 'en'], 60], [['pl'], 40]] },
-  { code: 'BR', weight: 6, ios: 0.15, mac: 0.06, zones: [['America/Sao_Paulo', -180, 85], ['America/Manaus', -240, 10], ['America/Fortaleza', -180, 5]], langs: [[['pt-BR', 'pt', 'en-US', 'en'], 60], [['pt-BR'], 40]] },
-  { code: 'MX', weight: 3, ios: 0.2, mac: 0.08, zones: [['America/Mexico_City', -360, 85], ['America/Tijuana', -480, 15]], langs: [[['es-MX', 'es'], 55], [['es-419', 'es'], 30], [['es-MX', 'es', 'en-US', 'en'], 15]] },
-  { code: 'CA', weight: 3, ios: 0.55, mac: 0.25, zones: [['America/Toronto', -300, 60], ['America/Vancouver', -480, 25], ['America/Edmonton', -420, 15]], langs: [[['en-CA', 'en-US', 'en'], 60], [['en-US', 'en'], 20], [['fr-CA', 'fr', 'en-CA', 'en'], 20]] },
-  { code: 'IN', weight: 7, ios: 0.08, mac: 0.06, zones: [['Asia/Kolkata', 330, 9], ['Asia/Calcutta', 330, 1]], langs: [[['en-IN', 'en-GB', 'en-US', 'en'], 45], [['en-US', 'en'], 35], [['hi-IN', 'en-IN', 'en'], 20]] },
-  { code: 'JP', weight: 4, ios: 0.65, mac: 0.2, cjk: true, zones: [['Asia/Tokyo', 540, 1]], langs: [[['ja', 'en-US', 'en'], 45], [['ja-JP', 'ja'], 35], [['ja'], 20]] },
-  { code: 'KR', weight: 2, ios: 0.3, mac: 0.1, cjk: true, zones: [['Asia/Seoul', 540, 1]], langs: [[['ko-KR', 'ko', 'en-US', 'en'], 70], [['ko'], 30]] },
-  { code: 'CN', weight: 1, ios: 0.25, mac: 0.08, cjk: true, zones: [['Asia/Shanghai', 480, 1]], langs: [[['zh-CN', 'zh'], 80], [['zh-CN', 'zh', 'en'], 20]] },
-  { code: 'TW', weight: 1, ios: 0.4, mac: 0.1, cjk: true, zones: [['Asia/Taipei', 480, 1]], langs: [[['zh-TW', 'zh', 'en-US', 'en'], 80], [['zh-TW'], 20]] },
-  { code: 'ID', weight: 3, ios: 0.1, mac: 0.05, zones: [['Asia/Jakarta', 420, 80], ['Asia/Makassar', 480, 20]], langs: [[['id-ID', 'id', 'en-US', 'en'], 60], [['en-US', 'en'], 40]] },
-  { code: 'TR', weight: 2, ios: 0.15, mac: 0.05, zones: [['Europe/Istanbul', 180, 1]], langs: [[['tr-TR', 'tr', 'en-US', 'en'], 70], [['tr'], 30]] },
-  { code: 'RU', weight: 3, ios: 0.3, mac: 0.06, zones: [['Europe/Moscow', 180, 75], ['Asia/Yekaterinburg', 300, 15], ['Asia/Novosibirsk', 420, 10]], langs: [[['ru-RU', 'ru', 'en-US', 'en'], 70], [['ru'], 30]] },
-  { code: 'AU', weight: 2, ios: 0.55, mac: 0.25, zones: [['Australia/Sydney', 600, 45], ['Australia/Melbourne', 600, 30], ['Australia/Brisbane', 600, 15], ['Australia/Perth', 480, 10]], langs: [[['en-AU', 'en-GB', 'en-US', 'en'], 60], [['en-US', 'en'], 40]] },
-  { code: 'PH', weight: 2, ios: 0.15, mac: 0.05, zones: [['Asia/Manila', 480, 1]], langs: [[['en-US', 'en'], 70], [['en-PH', 'fil', 'en'], 30]] },
-  { code: 'VN', weight: 1, ios: 0.25, mac: 0.05, zones: [['Asia/Ho_Chi_Minh', 420, 8], ['Asia/Saigon', 420, 2]], langs: [[['vi-VN', 'vi', 'en-US', 'en'], 70], [['vi'], 30]] },
+  {
+    code: 'US',
+    weight: 28,
+    ios: 0.57,
+    mac: 0.3,
+    zones: [
+      ['America/New_York', -300, 45],
+      ['America/Chicago', -360, 28],
+      ['America/Denver', -420, 6],
+      ['America/Phoenix', -420, 3],
+      ['America/Los_Angeles', -480, 18],
+    ],
+    langs: [
+      [['en-US'], 45],
+      [['en-US', 'en'], 40],
+      [['en-US', 'es-US', 'es'], 7],
+      [['es-US', 'es', 'en'], 5],
+      [['en-US', 'zh-CN'], 3],
+    ],
+  },
+  {
+    code: 'GB',
+    weight: 5,
+    ios: 0.5,
+    mac: 0.25,
+    zones: [['Europe/London', 0, 1]],
+    langs: [
+      [['en-GB', 'en-US', 'en'], 50],
+      [['en-GB', 'en'], 35],
+      [['en-GB'], 15],
+    ],
+  },
+  {
+    code: 'DE',
+    weight: 6,
+    ios: 0.35,
+    mac: 0.15,
+    zones: [['Europe/Berlin', 60, 1]],
+    langs: [
+      [['de-DE', 'de', 'en-US', 'en'], 50],
+      [['de-DE', 'de'], 30],
+      [['de'], 10],
+      [['de-DE', 'en-US'], 10],
+    ],
+  },
+  {
+    code: 'FR',
+    weight: 5,
+    ios: 0.33,
+    mac: 0.15,
+    zones: [['Europe/Paris', 60, 1]],
+    langs: [
+      [['fr-FR', 'fr', 'en-US', 'en'], 55],
+      [['fr-FR', 'fr'], 30],
+      [['fr'], 15],
+    ],
+  },
+  {
+    code: 'ES',
+    weight: 3,
+    ios: 0.2,
+    mac: 0.1,
+    zones: [
+      ['Europe/Madrid', 60, 9],
+      ['Atlantic/Canary', 0, 1],
+    ],
+    langs: [
+      [['es-ES', 'es'], 60],
+      [['es-ES', 'es', 'en-US', 'en'], 30],
+      [['ca-ES', 'es'], 10],
+    ],
+  },
+  {
+    code: 'IT',
+    weight: 3,
+    ios: 0.25,
+    mac: 0.1,
+    zones: [['Europe/Rome', 60, 1]],
+    langs: [
+      [['it-IT', 'it', 'en-US', 'en'], 55],
+      [['it-IT', 'it'], 45],
+    ],
+  },
+  {
+    code: 'NL',
+    weight: 2,
+    ios: 0.4,
+    mac: 0.15,
+    zones: [['Europe/Amsterdam', 60, 1]],
+    langs: [
+      [['nl-NL', 'nl', 'en-US', 'en'], 60],
+      [['nl-NL', 'nl'], 25],
+      [['en-US', 'en', 'nl'], 15],
+    ],
+  },
+  {
+    code: 'PL',
+    weight: 2,
+    ios: 0.2,
+    mac: 0.08,
+    zones: [['Europe/Warsaw', 60, 1]],
+    langs: [
+      [['pl-PL', 'pl', 'en-US', 'en'], 60],
+      [['pl'], 40],
+    ],
+  },
+  {
+    code: 'BR',
+    weight: 6,
+    ios: 0.15,
+    mac: 0.06,
+    zones: [
+      ['America/Sao_Paulo', -180, 85],
+      ['America/Manaus', -240, 10],
+      ['America/Fortaleza', -180, 5],
+    ],
+    langs: [
+      [['pt-BR', 'pt', 'en-US', 'en'], 60],
+      [['pt-BR'], 40],
+    ],
+  },
+  {
+    code: 'MX',
+    weight: 3,
+    ios: 0.2,
+    mac: 0.08,
+    zones: [
+      ['America/Mexico_City', -360, 85],
+      ['America/Tijuana', -480, 15],
+    ],
+    langs: [
+      [['es-MX', 'es'], 55],
+      [['es-419', 'es'], 30],
+      [['es-MX', 'es', 'en-US', 'en'], 15],
+    ],
+  },
+  {
+    code: 'CA',
+    weight: 3,
+    ios: 0.55,
+    mac: 0.25,
+    zones: [
+      ['America/Toronto', -300, 60],
+      ['America/Vancouver', -480, 25],
+      ['America/Edmonton', -420, 15],
+    ],
+    langs: [
+      [['en-CA', 'en-US', 'en'], 60],
+      [['en-US', 'en'], 20],
+      [['fr-CA', 'fr', 'en-CA', 'en'], 20],
+    ],
+  },
+  {
+    code: 'IN',
+    weight: 7,
+    ios: 0.08,
+    mac: 0.06,
+    zones: [
+      ['Asia/Kolkata', 330, 9],
+      ['Asia/Calcutta', 330, 1],
+    ],
+    langs: [
+      [['en-IN', 'en-GB', 'en-US', 'en'], 45],
+      [['en-US', 'en'], 35],
+      [['hi-IN', 'en-IN', 'en'], 20],
+    ],
+  },
+  {
+    code: 'JP',
+    weight: 4,
+    ios: 0.65,
+    mac: 0.2,
+    cjk: true,
+    zones: [['Asia/Tokyo', 540, 1]],
+    langs: [
+      [['ja', 'en-US', 'en'], 45],
+      [['ja-JP', 'ja'], 35],
+      [['ja'], 20],
+    ],
+  },
+  {
+    code: 'KR',
+    weight: 2,
+    ios: 0.3,
+    mac: 0.1,
+    cjk: true,
+    zones: [['Asia/Seoul', 540, 1]],
+    langs: [
+      [['ko-KR', 'ko', 'en-US', 'en'], 70],
+      [['ko'], 30],
+    ],
+  },
+  {
+    code: 'CN',
+    weight: 1,
+    ios: 0.25,
+    mac: 0.08,
+    cjk: true,
+    zones: [['Asia/Shanghai', 480, 1]],
+    langs: [
+      [['zh-CN', 'zh'], 80],
+      [['zh-CN', 'zh', 'en'], 20],
+    ],
+  },
+  {
+    code: 'TW',
+    weight: 1,
+    ios: 0.4,
+    mac: 0.1,
+    cjk: true,
+    zones: [['Asia/Taipei', 480, 1]],
+    langs: [
+      [['zh-TW', 'zh', 'en-US', 'en'], 80],
+      [['zh-TW'], 20],
+    ],
+  },
+  {
+    code: 'ID',
+    weight: 3,
+    ios: 0.1,
+    mac: 0.05,
+    zones: [
+      ['Asia/Jakarta', 420, 80],
+      ['Asia/Makassar', 480, 20],
+    ],
+    langs: [
+      [['id-ID', 'id', 'en-US', 'en'], 60],
+      [['en-US', 'en'], 40],
+    ],
+  },
+  {
+    code: 'TR',
+    weight: 2,
+    ios: 0.15,
+    mac: 0.05,
+    zones: [['Europe/Istanbul', 180, 1]],
+    langs: [
+      [['tr-TR', 'tr', 'en-US', 'en'], 70],
+      [['tr'], 30],
+    ],
+  },
+  {
+    code: 'RU',
+    weight: 3,
+    ios: 0.3,
+    mac: 0.06,
+    zones: [
+      ['Europe/Moscow', 180, 75],
+      ['Asia/Yekaterinburg', 300, 15],
+      ['Asia/Novosibirsk', 420, 10],
+    ],
+    langs: [
+      [['ru-RU', 'ru', 'en-US', 'en'], 70],
+      [['ru'], 30],
+    ],
+  },
+  {
+    code: 'AU',
+    weight: 2,
+    ios: 0.55,
+    mac: 0.25,
+    zones: [
+      ['Australia/Sydney', 600, 45],
+      ['Australia/Melbourne', 600, 30],
+      ['Australia/Brisbane', 600, 15],
+      ['Australia/Perth', 480, 10],
+    ],
+    langs: [
+      [['en-AU', 'en-GB', 'en-US', 'en'], 60],
+      [['en-US', 'en'], 40],
+    ],
+  },
+  {
+    code: 'PH',
+    weight: 2,
+    ios: 0.15,
+    mac: 0.05,
+    zones: [['Asia/Manila', 480, 1]],
+    langs: [
+      [['en-US', 'en'], 70],
+      [['en-PH', 'fil', 'en'], 30],
+    ],
+  },
+  {
+    code: 'VN',
+    weight: 1,
+    ios: 0.25,
+    mac: 0.05,
+    zones: [
+      ['Asia/Ho_Chi_Minh', 420, 8],
+      ['Asia/Saigon', 420, 2],
+    ],
+    langs: [
+      [['vi-VN', 'vi', 'en-US', 'en'], 70],
+      [['vi'], 30],
+    ],
+  },
 ];
 
 export interface Zone {
@@ -160,13 +482,19 @@ export interface Zone {
 }
 
 const zoneOf = (r: Rng, c: Country): Zone => {
-  const [name, offset] = weighted(r, c.zones.map((z) => [z, z[2]] as const));
+  const [name, offset] = weighted(
+    r,
+    c.zones.map((z) => [z, z[2]] as const),
+  );
   return { name, offset, country: c.code };
 };
 
 /** A zone in another country, for travel. */
 export const foreignZone = (r: Rng, home: string): Zone => {
-  const c = weighted(r, COUNTRIES.filter((x) => x.code !== home).map((x) => [x, x.weight] as const));
+  const c = weighted(
+    r,
+    COUNTRIES.filter((x) => x.code !== home).map((x) => [x, x.weight] as const),
+  );
   return zoneOf(r, c);
 };
 
@@ -175,12 +503,91 @@ export const EXTRA_LANGUAGES = ['en', 'en-US', 'en-GB', 'es', 'fr', 'de', 'it', 
 
 // ---- Fonts (FingerprintJS probe list, probe order) -------------------------
 
-const PROBES = ['sans-serif-thin', 'ARNO PRO', 'Agency FB', 'Arabic Typesetting', 'Arial Unicode MS', 'AvantGarde Bk BT', 'BankGothic Md BT', 'Batang', 'Bitstream Vera Sans Mono', 'Calibri', 'Century', 'Century Gothic', 'Clarendon', 'EUROSTILE', 'Franklin Gothic', 'Futura Bk BT', 'Futura Md BT', 'GOTHAM', 'Gill Sans', 'HELV', 'Haettenschweiler', 'Helvetica Neue', 'Humanst521 BT', 'Leelawadee', 'Letter Gothic', 'Levenim MT', 'Lucida Bright', 'Lucida Sans', 'Menlo', 'MS Mincho', 'MS Outlook', 'MS Reference Specialty', 'MS UI Gothic', 'MT Extra', 'MYRIAD PRO', 'Marlett', 'Meiryo UI', 'Microsoft Uighur', 'Minion Pro', 'Monotype Corsiva', 'PMingLiU', 'Pristina', 'SCRIPTINA', 'Segoe UI Light', 'Serifa', 'SimHei', 'Small Fonts', 'Staccato222 BT', 'TRAJAN PRO', 'Univers CE 55 Medium', 'Vrinda', 'ZWAdobeF'];
+const PROBES = [
+  'sans-serif-thin',
+  'ARNO PRO',
+  'Agency FB',
+  'Arabic Typesetting',
+  'Arial Unicode MS',
+  'AvantGarde Bk BT',
+  'BankGothic Md BT',
+  'Batang',
+  'Bitstream Vera Sans Mono',
+  'Calibri',
+  'Century',
+  'Century Gothic',
+  'Clarendon',
+  'EUROSTILE',
+  'Franklin Gothic',
+  'Futura Bk BT',
+  'Futura Md BT',
+  'GOTHAM',
+  'Gill Sans',
+  'HELV',
+  'Haettenschweiler',
+  'Helvetica Neue',
+  'Humanst521 BT',
+  'Leelawadee',
+  'Letter Gothic',
+  'Levenim MT',
+  'Lucida Bright',
+  'Lucida Sans',
+  'Menlo',
+  'MS Mincho',
+  'MS Outlook',
+  'MS Reference Specialty',
+  'MS UI Gothic',
+  'MT Extra',
+  'MYRIAD PRO',
+  'Marlett',
+  'Meiryo UI',
+  'Microsoft Uighur',
+  'Minion Pro',
+  'Monotype Corsiva',
+  'PMingLiU',
+  'Pristina',
+  'SCRIPTINA',
+  'Segoe UI Light',
+  'Serifa',
+  'SimHei',
+  'Small Fonts',
+  'Staccato222 BT',
+  'TRAJAN PRO',
+  'Univers CE 55 Medium',
+  'Vrinda',
+  'ZWAdobeF',
+];
 
 const FONTS = {
-  windows: ['Arabic Typesetting', 'Calibri', 'Franklin Gothic', 'HELV', 'Leelawadee', 'MS UI Gothic', 'Marlett', 'Microsoft Uighur', 'Segoe UI Light', 'Small Fonts', 'Vrinda'],
+  windows: [
+    'Arabic Typesetting',
+    'Calibri',
+    'Franklin Gothic',
+    'HELV',
+    'Leelawadee',
+    'MS UI Gothic',
+    'Marlett',
+    'Microsoft Uighur',
+    'Segoe UI Light',
+    'Small Fonts',
+    'Vrinda',
+  ],
   windowsCjk: ['Batang', 'MS Mincho', 'Meiryo UI', 'PMingLiU', 'SimHei'],
-  office: ['Agency FB', 'Arial Unicode MS', 'Century', 'Century Gothic', 'Haettenschweiler', 'Levenim MT', 'Lucida Bright', 'Lucida Sans', 'MS Outlook', 'MS Reference Specialty', 'MT Extra', 'Monotype Corsiva', 'Pristina'],
+  office: [
+    'Agency FB',
+    'Arial Unicode MS',
+    'Century',
+    'Century Gothic',
+    'Haettenschweiler',
+    'Levenim MT',
+    'Lucida Bright',
+    'Lucida Sans',
+    'MS Outlook',
+    'MS Reference Specialty',
+    'MT Extra',
+    'Monotype Corsiva',
+    'Pristina',
+  ],
   macOffice: ['Calibri', 'Century Gothic', 'Franklin Gothic', 'Marlett', 'Monotype Corsiva', 'MS Reference Specialty'],
   adobe: ['ARNO PRO', 'Letter Gothic', 'MYRIAD PRO', 'Minion Pro', 'TRAJAN PRO', 'ZWAdobeF'],
   corel: ['AvantGarde Bk BT', 'BankGothic Md BT', 'Clarendon', 'Futura Bk BT', 'Futura Md BT', 'Humanst521 BT', 'Serifa', 'Staccato222 BT'],
@@ -228,16 +635,60 @@ const WIN_GPUS: readonly (readonly [string, string, string, number, boolean])[] 
 ];
 
 // Screen sizes in CSS px (larger side first); 1536x864 is a 1080p laptop at 125 %.
-const WIN_LAPTOP_SCREENS: readonly (readonly [Size, number])[] = [[[1536, 864], 30], [[1920, 1080], 25], [[1366, 768], 15], [[1280, 720], 5], [[1280, 800], 5], [[1707, 1067], 4], [[1440, 900], 4], [[1600, 900], 5], [[1920, 1200], 4], [[1745, 1091], 3]];
-const WIN_DESKTOP_SCREENS: readonly (readonly [Size, number])[] = [[[1920, 1080], 55], [[2560, 1440], 20], [[1680, 1050], 3], [[1280, 1024], 3], [[3440, 1440], 4], [[1920, 1200], 5], [[3840, 2160], 3], [[2560, 1080], 2], [[1600, 900], 5]];
-const EXTERNAL_SCREENS: readonly (readonly [Size, number])[] = [[[1920, 1080], 50], [[2560, 1440], 30], [[1920, 1200], 8], [[3440, 1440], 6], [[1680, 1050], 6]];
-const LINUX_SCREENS: readonly (readonly [Size, number])[] = [[[1920, 1080], 50], [[2560, 1440], 15], [[1366, 768], 10], [[1920, 1200], 10], [[3840, 2160], 5], [[1600, 900], 10]];
+const WIN_LAPTOP_SCREENS: readonly (readonly [Size, number])[] = [
+  [[1536, 864], 30],
+  [[1920, 1080], 25],
+  [[1366, 768], 15],
+  [[1280, 720], 5],
+  [[1280, 800], 5],
+  [[1707, 1067], 4],
+  [[1440, 900], 4],
+  [[1600, 900], 5],
+  [[1920, 1200], 4],
+  [[1745, 1091], 3],
+];
+const WIN_DESKTOP_SCREENS: readonly (readonly [Size, number])[] = [
+  [[1920, 1080], 55],
+  [[2560, 1440], 20],
+  [[1680, 1050], 3],
+  [[1280, 1024], 3],
+  [[3440, 1440], 4],
+  [[1920, 1200], 5],
+  [[3840, 2160], 3],
+  [[2560, 1080], 2],
+  [[1600, 900], 5],
+];
+const EXTERNAL_SCREENS: readonly (readonly [Size, number])[] = [
+  [[1920, 1080], 50],
+  [[2560, 1440], 30],
+  [[1920, 1200], 8],
+  [[3440, 1440], 6],
+  [[1680, 1050], 6],
+];
+const LINUX_SCREENS: readonly (readonly [Size, number])[] = [
+  [[1920, 1080], 50],
+  [[2560, 1440], 15],
+  [[1366, 768], 10],
+  [[1920, 1200], 10],
+  [[3840, 2160], 5],
+  [[1600, 900], 10],
+];
 
 /** Mac GPUs: name, weight, Chrome's core count, Pro/Max chip, Apple Silicon. */
 const MAC_CHIPS: readonly (readonly [string, number, number, boolean, boolean])[] = [
-  ['Apple M1', 28, 8, false, true], ['Apple M2', 18, 8, false, true], ['Apple M3', 10, 8, false, true], ['Apple M4', 6, 10, false, true],
-  ['Apple M1 Pro', 7, 10, true, true], ['Apple M2 Pro', 4, 12, true, true], ['Apple M3 Pro', 4, 12, true, true], ['Apple M1 Max', 2, 10, true, true], ['Apple M4 Pro', 2, 14, true, true],
-  ['Intel(R) Iris(TM) Plus Graphics 655', 5, 8, false, false], ['Intel(R) UHD Graphics 630', 5, 12, false, false], ['Intel(R) Iris(TM) Plus Graphics', 3, 8, false, false], ['AMD Radeon Pro 5300M', 2, 12, true, false],
+  ['Apple M1', 28, 8, false, true],
+  ['Apple M2', 18, 8, false, true],
+  ['Apple M3', 10, 8, false, true],
+  ['Apple M4', 6, 10, false, true],
+  ['Apple M1 Pro', 7, 10, true, true],
+  ['Apple M2 Pro', 4, 12, true, true],
+  ['Apple M3 Pro', 4, 12, true, true],
+  ['Apple M1 Max', 2, 10, true, true],
+  ['Apple M4 Pro', 2, 14, true, true],
+  ['Intel(R) Iris(TM) Plus Graphics 655', 5, 8, false, false],
+  ['Intel(R) UHD Graphics 630', 5, 12, false, false],
+  ['Intel(R) Iris(TM) Plus Graphics', 3, 8, false, false],
+  ['AMD Radeon Pro 5300M', 2, 12, true, false],
 ];
 
 /** Android phones: model, weight, screen, GL vendor, renderer, deviceMemory, Samsung, wide gamut. */
@@ -266,10 +717,22 @@ const ANDROIDS: readonly (readonly [string, number, Size, string, string, number
 
 /** iPhones: model, weight, screen, chip. */
 const IPHONES: readonly (readonly [string, number, Size, string])[] = [
-  ['iPhone 13', 12, [844, 390], 'A15'], ['iPhone 14', 10, [844, 390], 'A15'], ['iPhone 12', 8, [844, 390], 'A14'], ['iPhone 15', 10, [852, 393], 'A16'],
-  ['iPhone 16', 8, [852, 393], 'A18'], ['iPhone 14 Pro', 6, [852, 393], 'A16'], ['iPhone 15 Pro', 6, [852, 393], 'A17'], ['iPhone 11', 8, [896, 414], 'A13'],
-  ['iPhone 16 Pro', 5, [874, 402], 'A18'], ['iPhone 14 Pro Max', 6, [932, 430], 'A16'], ['iPhone 15 Pro Max', 6, [932, 430], 'A17'], ['iPhone 16 Pro Max', 5, [956, 440], 'A18'],
-  ['iPhone 13 Pro Max', 3, [926, 428], 'A15'], ['iPhone SE', 4, [667, 375], 'A15'], ['iPhone 13 mini', 2, [812, 375], 'A15'], ['iPhone XR', 1, [896, 414], 'A12'],
+  ['iPhone 13', 12, [844, 390], 'A15'],
+  ['iPhone 14', 10, [844, 390], 'A15'],
+  ['iPhone 12', 8, [844, 390], 'A14'],
+  ['iPhone 15', 10, [852, 393], 'A16'],
+  ['iPhone 16', 8, [852, 393], 'A18'],
+  ['iPhone 14 Pro', 6, [852, 393], 'A16'],
+  ['iPhone 15 Pro', 6, [852, 393], 'A17'],
+  ['iPhone 11', 8, [896, 414], 'A13'],
+  ['iPhone 16 Pro', 5, [874, 402], 'A18'],
+  ['iPhone 14 Pro Max', 6, [932, 430], 'A16'],
+  ['iPhone 15 Pro Max', 6, [932, 430], 'A17'],
+  ['iPhone 16 Pro Max', 5, [956, 440], 'A18'],
+  ['iPhone 13 Pro Max', 3, [926, 428], 'A15'],
+  ['iPhone SE', 4, [667, 375], 'A15'],
+  ['iPhone 13 mini', 2, [812, 375], 'A15'],
+  ['iPhone XR', 1, [896, 414], 'A12'],
 ];
 
 // ---- Devices ----------------------------------------------------------------
@@ -364,7 +827,12 @@ export const newToken = (r: Rng) => {
   return s;
 };
 
-const ADBLOCK_LISTS = [['adGuardBase', 'easyList'], ['adGuardBase', 'adGuardAnnoyances', 'easyList', 'easyListCookie'], ['easyList'], ['adGuardBase', 'easyList', 'fanboyAnnoyances', 'fanboySocial']];
+const ADBLOCK_LISTS = [
+  ['adGuardBase', 'easyList'],
+  ['adGuardBase', 'adGuardAnnoyances', 'easyList', 'easyListCookie'],
+  ['easyList'],
+  ['adGuardBase', 'easyList', 'fanboyAnnoyances', 'fanboySocial'],
+];
 
 function desktopFonts(r: Rng, os: Os, cjk: boolean): { fonts: string[]; osFonts: string } {
   const base: string[] = os === 'Windows' ? [...FONTS.windows, ...(cjk ? FONTS.windowsCjk : [])] : os === 'macOS' ? [...FONTS.mac] : [...FONTS.linux];
@@ -385,9 +853,26 @@ const lagFor = (r: Rng, os: Os, family: Family) => {
 };
 
 const defaultFrame = (r: Rng, os: Os, notch: boolean): Frame => {
-  if (os === 'Windows') return { top: 0, right: 0, bottom: weighted(r, [[40, 45], [50, 35], [30, 12], [0, 3]]), left: 0 };
+  if (os === 'Windows')
+    return {
+      top: 0,
+      right: 0,
+      bottom: weighted(r, [
+        [40, 45],
+        [50, 35],
+        [30, 12],
+        [0, 3],
+      ]),
+      left: 0,
+    };
   if (os === 'macOS') {
-    const dock = weighted(r, [[80, 45], [70, 15], [60, 10], [0, 25], [-1, 5]]);
+    const dock = weighted(r, [
+      [80, 45],
+      [70, 15],
+      [60, 10],
+      [0, 25],
+      [-1, 5],
+    ]);
     return dock === -1 ? { top: notch ? 40 : 30, right: 80, bottom: 0, left: 0 } : { top: notch ? 40 : 30, right: 0, bottom: dock, left: 0 };
   }
   if (os === 'Linux') return r() < 0.6 ? { top: 30, right: 0, bottom: 0, left: 0 } : { top: 0, right: 0, bottom: 40, left: 0 };
@@ -402,13 +887,24 @@ interface Place {
 
 function placeOf(r: Rng, world: World): Place {
   const weights = world.countries;
-  const country = weighted(r, COUNTRIES.filter((c) => !weights || weights[c.code]).map((c) => [c, weights?.[c.code] ?? c.weight] as const));
+  const country = weighted(
+    r,
+    COUNTRIES.filter((c) => !weights || weights[c.code]).map((c) => [c, weights?.[c.code] ?? c.weight] as const),
+  );
   return { country, zone: zoneOf(r, country), languages: [...weighted(r, country.langs)] };
 }
 
 function generalDevice(r: Rng, place: Place, mobile: boolean): Profile {
   const c = place.country;
-  const os: Os = mobile ? (r() < c.ios ? 'iOS' : 'Android') : weighted(r, [['macOS', c.mac], ['Linux', 0.05], ['Windows', 0.95 - c.mac]] as const);
+  const os: Os = mobile
+    ? r() < c.ios
+      ? 'iOS'
+      : 'Android'
+    : weighted(r, [
+        ['macOS', c.mac],
+        ['Linux', 0.05],
+        ['Windows', 0.95 - c.mac],
+      ] as const);
   return os === 'iOS' ? iphone(r, c) : os === 'Android' ? android(r, c) : os === 'macOS' ? mac(r, c) : os === 'Linux' ? linux(r, c) : windows(r, c);
 }
 
@@ -427,12 +923,49 @@ const common = (r: Rng, os: Os, family: Family, country: Country) => ({
 
 function windows(r: Rng, c: Country, fixed?: { family: Family; gpu: (typeof WIN_GPUS)[number]; screen: Size; external: Size }): Profile {
   const laptop = fixed ? true : r() < 0.6;
-  const family: Family = fixed?.family ?? weighted(r, [['Chrome', 66], ['Edge', 20], ['Firefox', 9], ['Brave', 3]] as const);
+  const family: Family =
+    fixed?.family ??
+    weighted(r, [
+      ['Chrome', 66],
+      ['Edge', 20],
+      ['Firefox', 9],
+      ['Brave', 3],
+    ] as const);
   const integratedGpu = r() < (laptop ? 0.88 : 0.3);
-  const gpu = fixed?.gpu ?? weighted(r, WIN_GPUS.filter((g) => g[4] === integratedGpu).map((g) => [g, g[3]] as const));
+  const gpu =
+    fixed?.gpu ??
+    weighted(
+      r,
+      WIN_GPUS.filter((g) => g[4] === integratedGpu).map((g) => [g, g[3]] as const),
+    );
   const [gv, name, pci, , integrated] = gpu;
-  const cores = fixed ? 8 : weighted(r, integrated ? [[4, 15], [8, 45], [12, 25], [16, 15]] : [[6, 10], [8, 20], [12, 25], [16, 30], [20, 8], [24, 5], [32, 2]]);
-  const fonts = fixed ? { fonts: inProbeOrder([...FONTS.windows, ...(c.cjk ? FONTS.windowsCjk : []), ...FONTS.office]), osFonts: [...FONTS.windows, ...(c.cjk ? FONTS.windowsCjk : [])].join(',') } : desktopFonts(r, 'Windows', c.cjk ?? false);
+  const cores = fixed
+    ? 8
+    : weighted(
+        r,
+        integrated
+          ? [
+              [4, 15],
+              [8, 45],
+              [12, 25],
+              [16, 15],
+            ]
+          : [
+              [6, 10],
+              [8, 20],
+              [12, 25],
+              [16, 30],
+              [20, 8],
+              [24, 5],
+              [32, 2],
+            ],
+      );
+  const fonts = fixed
+    ? {
+        fonts: inProbeOrder([...FONTS.windows, ...(c.cjk ? FONTS.windowsCjk : []), ...FONTS.office]),
+        osFonts: [...FONTS.windows, ...(c.cjk ? FONTS.windowsCjk : [])].join(','),
+      }
+    : desktopFonts(r, 'Windows', c.cjk ?? false);
   const builtIn = fixed?.screen ?? weighted(r, laptop ? WIN_LAPTOP_SCREENS : WIN_DESKTOP_SCREENS);
   const docks = fixed ? true : laptop && r() < 0.3;
   const firefox = family === 'Firefox';
@@ -444,10 +977,25 @@ function windows(r: Rng, c: Country, fixed?: { family: Family; gpu: (typeof WIN_
     mobile: false,
     portable: laptop,
     model: name,
-    webgl: firefox ? { vendor: `Google Inc. (${gv})`, renderer: `ANGLE (${gv}, ${name} Direct3D11 vs_5_0 ps_5_0), or similar` } : { vendor: `Google Inc. (${gv})`, renderer: `ANGLE (${gv}, ${name} (${pci}) Direct3D11 vs_5_0 ps_5_0, D3D11)` },
+    webgl: firefox
+      ? { vendor: `Google Inc. (${gv})`, renderer: `ANGLE (${gv}, ${name} Direct3D11 vs_5_0 ps_5_0), or similar` }
+      : { vendor: `Google Inc. (${gv})`, renderer: `ANGLE (${gv}, ${name} (${pci}) Direct3D11 vs_5_0 ps_5_0, D3D11)` },
     gpuKey: name,
     cores,
-    memory: firefox ? null : cores <= 4 ? weighted(r, [[4, 50], [8, 40], [2, 10]]) : fixed ? 8 : weighted(r, [[8, 85], [4, 15]]),
+    memory: firefox
+      ? null
+      : cores <= 4
+        ? weighted(r, [
+            [4, 50],
+            [8, 40],
+            [2, 10],
+          ])
+        : fixed
+          ? 8
+          : weighted(r, [
+              [8, 85],
+              [4, 15],
+            ]),
     arm: false,
     screens: docks ? [builtIn, fixed?.external ?? weighted(r, EXTERNAL_SCREENS)] : [builtIn],
     dockRate: docks ? (fixed ? 0.5 : 0.2 + r() * 0.5) : 0,
@@ -465,17 +1013,42 @@ function windows(r: Rng, c: Country, fixed?: { family: Family; gpu: (typeof WIN_
 }
 
 function mac(r: Rng, c: Country): Profile {
-  const family: Family = weighted(r, [['Safari', 42], ['Chrome', 47], ['Firefox', 6], ['Edge', 2], ['Brave', 3]] as const);
-  const [chip, , chromeCores, pro, silicon] = weighted(r, MAC_CHIPS.map((m) => [m, m[1]] as const));
+  const family: Family = weighted(r, [
+    ['Safari', 42],
+    ['Chrome', 47],
+    ['Firefox', 6],
+    ['Edge', 2],
+    ['Brave', 3],
+  ] as const);
+  const [chip, , chromeCores, pro, silicon] = weighted(
+    r,
+    MAC_CHIPS.map((m) => [m, m[1]] as const),
+  );
   const desktop = r() < 0.12;
   const notch = silicon && (pro || ['Apple M2', 'Apple M3', 'Apple M4'].includes(chip));
   const builtIn: Size = desktop
-    ? weighted(r, [[[2560, 1440], 45], [[1920, 1080], 35], [[2240, 1260], 20]] as const)
+    ? weighted(r, [
+        [[2560, 1440], 45],
+        [[1920, 1080], 35],
+        [[2240, 1260], 20],
+      ] as const)
     : pro
-      ? weighted(r, [[[1512, 982], 60], [[1728, 1117], 35], [[1800, 1169], 5]] as const)
+      ? weighted(r, [
+          [[1512, 982], 60],
+          [[1728, 1117], 35],
+          [[1800, 1169], 5],
+        ] as const)
       : notch
-        ? weighted(r, [[[1470, 956], 70], [[1710, 1107], 10], [[1440, 900], 20]] as const)
-        : weighted(r, [[[1440, 900], 70], [[1280, 800], 10], [[1680, 1050], 20]] as const);
+        ? weighted(r, [
+            [[1470, 956], 70],
+            [[1710, 1107], 10],
+            [[1440, 900], 20],
+          ] as const)
+        : weighted(r, [
+            [[1440, 900], 70],
+            [[1280, 800], 10],
+            [[1680, 1050], 20],
+          ] as const);
   const docks = !desktop && r() < 0.25;
   const gv = silicon ? 'Apple' : chip.startsWith('AMD') ? 'AMD' : 'Intel';
   const webgl =
@@ -487,7 +1060,12 @@ function mac(r: Rng, c: Country): Profile {
   return {
     ...common(r, 'macOS', family, c),
     os: 'macOS',
-    osRelease: weighted(r, [['mac15', 55], ['mac14', 30], ['mac13', 10], ['mac12', 5]] as const),
+    osRelease: weighted(r, [
+      ['mac15', 55],
+      ['mac14', 30],
+      ['mac13', 10],
+      ['mac12', 5],
+    ] as const),
     family,
     mobile: false,
     portable: !desktop,
@@ -513,7 +1091,11 @@ function mac(r: Rng, c: Country): Profile {
 }
 
 function linux(r: Rng, c: Country): Profile {
-  const family: Family = weighted(r, [['Chrome', 50], ['Firefox', 45], ['Brave', 5]] as const);
+  const family: Family = weighted(r, [
+    ['Chrome', 50],
+    ['Firefox', 45],
+    ['Brave', 5],
+  ] as const);
   const gpu = weighted(r, [
     [['Intel', 'Mesa Intel(R) UHD Graphics 620 (KBL GT2)', 'Intel'], 30],
     [['Intel', 'Mesa Intel(R) Xe Graphics (TGL GT2)', 'Intel'], 20],
@@ -522,7 +1104,13 @@ function linux(r: Rng, c: Country): Profile {
     [['AMD', 'AMD Radeon RX 6600 (radeonsi, navi23, LLVM 15.0.7, DRM 3.54)', 'AMD'], 20],
   ] as const);
   const [gv, name, ffVendor] = gpu;
-  const cores = weighted(r, [[4, 15], [8, 35], [12, 20], [16, 25], [32, 5]]);
+  const cores = weighted(r, [
+    [4, 15],
+    [8, 35],
+    [12, 20],
+    [16, 25],
+    [32, 5],
+  ]);
   return {
     ...common(r, 'Linux', family, c),
     os: 'Linux',
@@ -552,12 +1140,31 @@ function linux(r: Rng, c: Country): Profile {
 }
 
 function android(r: Rng, c: Country): Profile {
-  const [model, , screen, gv, renderer, memory, samsung, wide] = weighted(r, ANDROIDS.map((a) => [a, a[1]] as const));
-  const family: Family = samsung ? weighted(r, [['Chrome', 70], ['Samsung', 25], ['Firefox', 3], ['Brave', 2]] as const) : weighted(r, [['Chrome', 95], ['Firefox', 3], ['Brave', 2]] as const);
+  const [model, , screen, gv, renderer, memory, samsung, wide] = weighted(
+    r,
+    ANDROIDS.map((a) => [a, a[1]] as const),
+  );
+  const family: Family = samsung
+    ? weighted(r, [
+        ['Chrome', 70],
+        ['Samsung', 25],
+        ['Firefox', 3],
+        ['Brave', 2],
+      ] as const)
+    : weighted(r, [
+        ['Chrome', 95],
+        ['Firefox', 3],
+        ['Brave', 2],
+      ] as const);
   return {
     ...common(r, 'Android', family, c),
     os: 'Android',
-    osRelease: `android${weighted(r, [[15, 25], [14, 40], [13, 22], [12, 13]] as const)}`,
+    osRelease: `android${weighted(r, [
+      [15, 25],
+      [14, 40],
+      [13, 22],
+      [12, 13],
+    ] as const)}`,
     family,
     mobile: true,
     portable: true,
@@ -584,7 +1191,12 @@ function android(r: Rng, c: Country): Profile {
 }
 
 function iphone(r: Rng, c: Country, fixedModel?: (typeof IPHONES)[number]): Profile {
-  const [model, , screen, chip] = fixedModel ?? weighted(r, IPHONES.map((m) => [m, m[1]] as const));
+  const [model, , screen, chip] =
+    fixedModel ??
+    weighted(
+      r,
+      IPHONES.map((m) => [m, m[1]] as const),
+    );
   const family: Family = fixedModel || r() < 0.88 ? 'Safari' : 'Chrome';
   return {
     ...common(r, 'iOS', family, c),
@@ -677,22 +1289,45 @@ export function generatePopulation(n: number, seed: number, world: World): Born[
   while (out.length < fleetTarget) {
     const size = Math.min(fleetTarget - out.length, Math.round(Math.exp(Math.log(20) + r() * Math.log(20))));
     const place = placeOf(r, world);
-    const gpu = weighted(r, WIN_GPUS.filter((g) => g[4]).map((g) => [g, g[3]] as const));
-    const fixed = { family: r() < 0.5 ? ('Edge' as const) : ('Chrome' as const), gpu, screen: pick(r, [[1536, 864], [1920, 1080]] as const), external: [1920, 1080] as const };
+    const gpu = weighted(
+      r,
+      WIN_GPUS.filter((g) => g[4]).map((g) => [g, g[3]] as const),
+    );
+    const fixed = {
+      family: r() < 0.5 ? ('Edge' as const) : ('Chrome' as const),
+      gpu,
+      screen: pick(r, [
+        [1536, 864],
+        [1920, 1080],
+      ] as const),
+      external: [1920, 1080] as const,
+    };
     const lag = expo(r, 6);
     const fleet = fleets++;
     const office = offices++;
-    for (let i = 0; i < size; i++) add('fleet-laptop', { ...windows(r, place.country, fixed), ...UNIFORM, updateLag: lag, quotaMb: 150_000 }, place, households++, office, fleet);
+    for (let i = 0; i < size; i++)
+      add('fleet-laptop', { ...windows(r, place.country, fixed), ...UNIFORM, updateLag: lag, quotaMb: 150_000 }, place, households++, office, fleet);
   }
   const phoneTarget = fleetTarget + Math.round(n * world.fleetPhones);
   while (out.length < phoneTarget) {
     const size = Math.min(phoneTarget - out.length, Math.round(Math.exp(Math.log(10) + r() * Math.log(20))));
     const place = placeOf(r, world);
-    const model = pick(r, IPHONES.filter((m) => ['A15', 'A16'].includes(m[3])));
+    const model = pick(
+      r,
+      IPHONES.filter((m) => ['A15', 'A16'].includes(m[3])),
+    );
     const lag = expo(r, 20);
     const fleet = fleets++;
     const office = offices++;
-    for (let i = 0; i < size; i++) add('fleet-iphone', { ...iphone(r, place.country, model), ...UNIFORM, applePay: 'enabled', updateLag: lag, quotaMb: 60_000 }, place, households++, office, fleet);
+    for (let i = 0; i < size; i++)
+      add(
+        'fleet-iphone',
+        { ...iphone(r, place.country, model), ...UNIFORM, applePay: 'enabled', updateLag: lag, quotaMb: 60_000 },
+        place,
+        households++,
+        office,
+        fleet,
+      );
   }
   while (out.length < n) {
     const household = households++;
@@ -703,7 +1338,15 @@ export function generatePopulation(n: number, seed: number, world: World): Born[
       const copy: boolean = mobile && firstPhone !== null && r() < world.identicalPhones;
       const profile: Profile = copy ? { ...firstPhone! } : generalDevice(r, place, mobile);
       if (mobile && !firstPhone) firstPhone = profile;
-      const office = profile.mobile ? null : profile.portable ? (r() < world.officeWorkers ? officeIn(place.country.code) : null) : r() < world.officeWorkers * 0.25 ? officeIn(place.country.code) : null;
+      const office = profile.mobile
+        ? null
+        : profile.portable
+          ? r() < world.officeWorkers
+            ? officeIn(place.country.code)
+            : null
+          : r() < world.officeWorkers * 0.25
+            ? officeIn(place.country.code)
+            : null;
       add('general', profile, place, household, office);
     }
   }
@@ -738,7 +1381,10 @@ function userAgentOf(p: Profile, s: DeviceState): SignalValues['userAgent'] {
   let ua: string;
   switch (p.os) {
     case 'Windows':
-      ua = p.family === 'Firefox' ? `Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:${M}.0) Gecko/20100101 Firefox/${M}.0` : `Mozilla/5.0 (Windows NT 10.0; Win64; x64) ${chromeTail} Safari/537.36${p.family === 'Edge' ? ` Edg/${M}.0.0.0` : ''}`;
+      ua =
+        p.family === 'Firefox'
+          ? `Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:${M}.0) Gecko/20100101 Firefox/${M}.0`
+          : `Mozilla/5.0 (Windows NT 10.0; Win64; x64) ${chromeTail} Safari/537.36${p.family === 'Edge' ? ` Edg/${M}.0.0.0` : ''}`;
       break;
     case 'macOS':
       ua =
@@ -749,7 +1395,10 @@ function userAgentOf(p: Profile, s: DeviceState): SignalValues['userAgent'] {
             : `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) ${chromeTail} Safari/537.36${p.family === 'Edge' ? ` Edg/${M}.0.0.0` : ''}`;
       break;
     case 'Linux':
-      ua = p.family === 'Firefox' ? `Mozilla/5.0 (X11; ${p.osRelease === 'ubuntu' ? 'Ubuntu; ' : ''}Linux x86_64; rv:${M}.0) Gecko/20100101 Firefox/${M}.0` : `Mozilla/5.0 (X11; Linux x86_64) ${chromeTail} Safari/537.36`;
+      ua =
+        p.family === 'Firefox'
+          ? `Mozilla/5.0 (X11; ${p.osRelease === 'ubuntu' ? 'Ubuntu; ' : ''}Linux x86_64; rv:${M}.0) Gecko/20100101 Firefox/${M}.0`
+          : `Mozilla/5.0 (X11; Linux x86_64) ${chromeTail} Safari/537.36`;
       break;
     case 'Android':
       ua =
@@ -771,10 +1420,23 @@ function userAgentOf(p: Profile, s: DeviceState): SignalValues['userAgent'] {
   const platform = { Windows: 'Windows', macOS: 'macOS', Linux: 'Linux', Android: 'Android', iOS: 'iOS' }[p.os];
   return {
     userAgent: ua,
-    brands: chCapable ? [{ brand: 'Chromium', version: `${M}.0.7258.128` }, { brand, version: `${M}.0.7258.128` }] : [],
+    brands: chCapable
+      ? [
+          { brand: 'Chromium', version: `${M}.0.7258.128` },
+          { brand, version: `${M}.0.7258.128` },
+        ]
+      : [],
     mobile: chCapable ? p.mobile : null,
     platform: chCapable ? platform : null,
-    platformVersion: chCapable ? (p.os === 'Windows' ? (p.osRelease === 'win11' ? '15.0.0' : '10.0.0') : p.os === 'Android' ? `${p.osRelease.slice(7)}.0.0` : '15.5.0') : null,
+    platformVersion: chCapable
+      ? p.os === 'Windows'
+        ? p.osRelease === 'win11'
+          ? '15.0.0'
+          : '10.0.0'
+        : p.os === 'Android'
+          ? `${p.osRelease.slice(7)}.0.0`
+          : '15.5.0'
+      : null,
     architecture: chCapable ? (p.arm ? 'arm' : 'x86') : null,
     bitness: chCapable ? '64' : null,
     model: chCapable ? (p.mobile ? p.model : '') : null,
@@ -796,7 +1458,11 @@ export function signalsOf(p: Profile, s: DeviceState): SignalValues {
     canvas: { hash: digest('canvas', stack, canvasEpoch, p.canvasSalt), isFarbled: false },
     webgl: { ...p.webgl },
     audio: { hash: digest('audio', engineKey(p), p.os, p.arm, rendering(p, s, 'audio')), sampleRate: p.sampleRate },
-    navigator: { hardwareConcurrency: p.cores, platform: { Windows: 'Win32', macOS: 'MacIntel', Linux: 'Linux x86_64', Android: 'Linux armv81', iOS: 'iPhone' }[p.os], languages: [...s.languages] },
+    navigator: {
+      hardwareConcurrency: p.cores,
+      platform: { Windows: 'Win32', macOS: 'MacIntel', Linux: 'Linux x86_64', Android: 'Linux armv81', iOS: 'iPhone' }[p.os],
+      languages: [...s.languages],
+    },
     fonts: { installed: [...p.fonts] },
     fontPreferences: {
       default: px(fp(1) * p.defaultFontScale),
@@ -820,9 +1486,15 @@ export function signalsOf(p: Profile, s: DeviceState): SignalValues {
     monochrome: { bitsPerPixel: 0 },
     timezone: { name: s.zone.name, offset: s.zone.offset },
     plugins: p.pdfViewer
-      ? { count: 5, names: ['PDF Viewer', 'Chrome PDF Viewer', 'Chromium PDF Viewer', 'Microsoft Edge PDF Viewer', 'WebKit built-in PDF'], hash: digest('plugins', 'pdf5') }
+      ? {
+          count: 5,
+          names: ['PDF Viewer', 'Chrome PDF Viewer', 'Chromium PDF Viewer', 'Microsoft Edge PDF Viewer', 'WebKit built-in PDF'],
+          hash: digest('plugins', 'pdf5'),
+        }
       : { count: 0, names: [], hash: digest('plugins', 'none') },
-    touchSupport: p.touch ? { maxTouchPoints: p.mobile ? 5 : 10, touchEvent: true, touchStart: true } : { maxTouchPoints: 0, touchEvent: false, touchStart: false },
+    touchSupport: p.touch
+      ? { maxTouchPoints: p.mobile ? 5 : 10, touchEvent: true, touchStart: true }
+      : { maxTouchPoints: 0, touchEvent: false, touchStart: false },
     math: { hash: digest('math', engineKey(p), rendering(p, s, 'math'), engine === 'gecko' ? p.os : '') },
     storage: { localStorage: true, sessionStorage: true, indexedDB: true, openDatabase: false },
     cookiesEnabled: { enabled: p.cookies },
@@ -844,12 +1516,35 @@ export function signalsOf(p: Profile, s: DeviceState): SignalValues {
       extensionsHash: digest('ext', engineKey(p), p.os, p.gpuKey, rendering(p, s, 'webglCaps')),
       parametersHash: digest('par', engineKey(p), p.os, p.gpuKey),
     },
-    audioBaseLatency: { baseLatency: blink ? (p.os === 'Windows' ? 0.01 : p.os === 'Android' ? Math.round((0.003 + unit(p.model) * 0.02) * 1e4) / 1e4 : Math.round((256 / p.sampleRate) * 1e6) / 1e6) : null },
+    audioBaseLatency: {
+      baseLatency: blink
+        ? p.os === 'Windows'
+          ? 0.01
+          : p.os === 'Android'
+            ? Math.round((0.003 + unit(p.model) * 0.02) * 1e4) / 1e4
+            : Math.round((256 / p.sampleRate) * 1e6) / 1e6
+        : null,
+    },
     dateTimeLocale: { locale: s.languages[0] ?? 'en-US' },
-    osCpu: { oscpu: engine === 'gecko' ? { Windows: 'Windows NT 10.0; Win64; x64', macOS: 'Intel Mac OS X 10.15', Linux: 'Linux x86_64', Android: 'Linux aarch64', iOS: null }[p.os] : null },
+    osCpu: {
+      oscpu:
+        engine === 'gecko'
+          ? { Windows: 'Windows NT 10.0; Win64; x64', macOS: 'Intel Mac OS X 10.15', Linux: 'Linux x86_64', Android: 'Linux aarch64', iOS: null }[p.os]
+          : null,
+    },
     userAgent: userAgentOf(p, s),
     deviceMemory: { gigabytes: p.memory },
-    automation: { webdriver: false, headlessUserAgent: false, emptyPlugins: false, emptyLanguages: false, zeroOuterSize: false, notificationQuirk: false, missingChromeObject: false, globals: [], documentAttributes: [] },
+    automation: {
+      webdriver: false,
+      headlessUserAgent: false,
+      emptyPlugins: false,
+      emptyLanguages: false,
+      zeroOuterSize: false,
+      notificationQuirk: false,
+      missingChromeObject: false,
+      globals: [],
+      documentAttributes: [],
+    },
     tampering: { lieCount: 0, lies: [], canvasNoise: 0, audioNoise: 0 },
     devtools: { open: false, widthGap: p.mobile ? 0 : 16, heightGap: p.mobile ? 0 : 87 },
     incognito: { likely: false, quotaMb: p.quotaMb, heapLimitMb: blink ? (p.mobile ? 2048 : 4096) : null, opfsError: null },

@@ -68,20 +68,50 @@ table(
   ['world', 'recall', 'false merge', 'private/cleared', 'Safari/iOS', 'ECE', 'devices merged', 'heals'],
   summary.map((s) => [s.world, pct(s.recall), pct(s.falseMerge, 3), pct(s.privateOrCleared), pct(s.webkit), s.ece.toFixed(4), pct(s.mergedDevices), s.merges]),
 );
-table('across worlds', ['', 'recall', 'false merge', 'private/cleared', 'Safari/iOS', 'ECE'], [
-  ['mean', pct(agg.mean.recall), pct(agg.mean.falseMerge, 3), pct(agg.mean.privateOrCleared), pct(agg.mean.webkit), agg.mean.ece.toFixed(4)],
-  ['worst', pct(agg.worst.recall), pct(agg.worst.falseMerge, 3), pct(agg.worst.privateOrCleared), pct(agg.worst.webkit), agg.worst.ece.toFixed(4)],
-  ['target', `≥${pct(TARGETS.recall, 0)} (worst ≥${pct(TARGETS.worstRecall, 0)})`, `≤${pct(TARGETS.falseMerge, 1)} (worst ≤${pct(TARGETS.worstFalseMerge, 0)})`, `≥${pct(TARGETS.privateOrCleared, 0)}`, `≥${pct(TARGETS.webkit, 0)}`, `≤${TARGETS.ece}`],
-]);
+table(
+  'across worlds',
+  ['', 'recall', 'false merge', 'private/cleared', 'Safari/iOS', 'ECE'],
+  [
+    ['mean', pct(agg.mean.recall), pct(agg.mean.falseMerge, 3), pct(agg.mean.privateOrCleared), pct(agg.mean.webkit), agg.mean.ece.toFixed(4)],
+    ['worst', pct(agg.worst.recall), pct(agg.worst.falseMerge, 3), pct(agg.worst.privateOrCleared), pct(agg.worst.webkit), agg.worst.ece.toFixed(4)],
+    [
+      'target',
+      `≥${pct(TARGETS.recall, 0)} (worst ≥${pct(TARGETS.worstRecall, 0)})`,
+      `≤${pct(TARGETS.falseMerge, 1)} (worst ≤${pct(TARGETS.worstFalseMerge, 0)})`,
+      `≥${pct(TARGETS.privateOrCleared, 0)}`,
+      `≥${pct(TARGETS.webkit, 0)}`,
+      `≤${TARGETS.ece}`,
+    ],
+  ],
+);
 const base = results[0]!;
 const cells = (r: WorldResult['byKind'][string]) => [r.devices, r.events, r.revisits, pct(r.recall), pct(r.falseMergeRate, 3), r.devicesWronglyMerged];
 const HEADER = ['devices', 'events', 'revisits', 'recall', 'false merge', 'merged dev'];
-table(`${base.world}: by match kind`, ['kind', ...HEADER], Object.entries(base.byKind).map(([k, r]) => [k, ...cells(r)]));
-table(`${base.world}: by drift (revisits carrying it; a visit can carry several)`, ['drift', ...HEADER], Object.entries(base.byDrift).map(([k, r]) => [k, ...cells(r)]));
-table(`${base.world}: by cohort`, ['cohort', ...HEADER], Object.entries(base.byCohort).map(([k, r]) => [k, ...cells(r)]));
-table(`${base.world}: reliability`, ['confidence', 'events', 'mean confidence', 'accuracy'], base.reliability.map((b) => [`${b.from.toFixed(1)}–${b.to.toFixed(1)}`, b.events, b.meanConfidence ?? '-', b.accuracy ?? '-']));
+table(
+  `${base.world}: by match kind`,
+  ['kind', ...HEADER],
+  Object.entries(base.byKind).map(([k, r]) => [k, ...cells(r)]),
+);
+table(
+  `${base.world}: by drift (revisits carrying it; a visit can carry several)`,
+  ['drift', ...HEADER],
+  Object.entries(base.byDrift).map(([k, r]) => [k, ...cells(r)]),
+);
+table(
+  `${base.world}: by cohort`,
+  ['cohort', ...HEADER],
+  Object.entries(base.byCohort).map(([k, r]) => [k, ...cells(r)]),
+);
+table(
+  `${base.world}: reliability`,
+  ['confidence', 'events', 'mean confidence', 'accuracy'],
+  base.reliability.map((b) => [`${b.from.toFixed(1)}–${b.to.toFixed(1)}`, b.events, b.meanConfidence ?? '-', b.accuracy ?? '-']),
+);
 
-writeFileSync(args.out!, `${JSON.stringify({ config: { devices, seed, worlds: names }, targets: TARGETS, summary, aggregate: agg, worlds: results }, null, 2)}\n`);
+writeFileSync(
+  args.out!,
+  `${JSON.stringify({ config: { devices, seed, worlds: names }, targets: TARGETS, summary, aggregate: agg, worlds: results }, null, 2)}\n`,
+);
 
 function table(title: string, header: string[], rows: (string | number)[][]) {
   const all = [header, ...rows.map((r) => r.map(String))];

@@ -35,7 +35,14 @@ export class Tally {
     return this.events ? this.merged / this.events : NaN;
   }
   json() {
-    return { devices: this.devices.size, events: this.events, revisits: this.revisits, recall: round(this.recall), falseMergeRate: round(this.falseMerge), devicesWronglyMerged: this.mergedDevices.size };
+    return {
+      devices: this.devices.size,
+      events: this.events,
+      revisits: this.revisits,
+      recall: round(this.recall),
+      falseMergeRate: round(this.falseMerge),
+      devicesWronglyMerged: this.mergedDevices.size,
+    };
   }
 }
 
@@ -56,7 +63,13 @@ export interface WorldResult {
   seed: number;
   events: number;
   seconds: number;
-  overall: ReturnType<Tally['json']> & { pairwiseRecall: number | null; pairwisePrecision: number | null; devicesSplit: number; merges: number; unmerges: number };
+  overall: ReturnType<Tally['json']> & {
+    pairwiseRecall: number | null;
+    pairwisePrecision: number | null;
+    devicesSplit: number;
+    merges: number;
+    unmerges: number;
+  };
   /** Revisits in a private window or after cleared storage; revisits of Safari/iOS devices. */
   privateOrCleared: ReturnType<Tally['json']>;
   webkit: ReturnType<Tally['json']>;
@@ -251,7 +264,13 @@ export function calibrationOf(decisions: Decision[]) {
   const ece = bins.reduce((e, b) => e + (b.n ? (b.n / total) * Math.abs(b.right / b.n - b.conf / b.n) : 0), 0);
   return {
     ece: round(ece, 4)!,
-    reliability: bins.map((b) => ({ from: b.from, to: b.to, events: b.n, meanConfidence: b.n ? round(b.conf / b.n, 4) : null, accuracy: b.n ? round(b.right / b.n, 4) : null })),
+    reliability: bins.map((b) => ({
+      from: b.from,
+      to: b.to,
+      events: b.n,
+      meanConfidence: b.n ? round(b.conf / b.n, 4) : null,
+      accuracy: b.n ? round(b.right / b.n, 4) : null,
+    })),
   };
 }
 

@@ -11,7 +11,13 @@ export interface Choice {
   candidates: { f: Features; right: boolean }[];
 }
 
-const { world, devices, seed, collect, keepDecisions } = workerData as { world: string; devices: number; seed: number; collect?: boolean; keepDecisions?: boolean };
+const { world, devices, seed, collect, keepDecisions } = workerData as {
+  world: string;
+  devices: number;
+  seed: number;
+  collect?: boolean;
+  keepDecisions?: boolean;
+};
 const choices: Choice[] = [];
 const result = await simulate(worldNamed(world), devices, seed, {
   keepDecisions,

@@ -36,7 +36,11 @@ export async function startService(clock: Clock, env: Record<string, string> = {
   });
   const db = await startDatabase(config);
   const commands = new Map<string, number>();
-  const store = await Store.open({ uri: db.uri, dbName: `bench_${Date.now()}`, onCommand: (c) => commands.set(`${c.name} ${c.collection}`, (commands.get(`${c.name} ${c.collection}`) ?? 0) + 1) });
+  const store = await Store.open({
+    uri: db.uri,
+    dbName: `bench_${Date.now()}`,
+    onCommand: (c) => commands.set(`${c.name} ${c.collection}`, (commands.get(`${c.name} ${c.collection}`) ?? 0) + 1),
+  });
   const logger = pino({ level: 'silent' });
   const edge = await loadEdge(config, logger);
   const server = createApp({ config, store, clock, logger, edge }).listen(0);
@@ -44,7 +48,11 @@ export async function startService(clock: Clock, env: Record<string, string> = {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   async function api(path: string, body: object, cookie = ''): Promise<{ json: Record<string, unknown>; cookie: string }> {
-    const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', origin: config.baseUrl, cookie }, body: JSON.stringify(body) });
+    const res = await fetch(base + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: config.baseUrl, cookie },
+      body: JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return { json: (await res.json()) as Record<string, unknown>, cookie: res.headers.get('set-cookie')?.split(';')[0] ?? cookie };
   }

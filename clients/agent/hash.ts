@@ -16,8 +16,7 @@ function fmix(h: number): number {
   return h ^ (h >>> 16);
 }
 
-const word = (b: Uint8Array, i: number): number =>
-  (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24)) >>> 0;
+const word = (b: Uint8Array, i: number): number => (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24)) >>> 0;
 
 /** The four 32-bit output words h1..h4 (unsigned). */
 export function murmur128(bytes: Uint8Array, seed = 0): [number, number, number, number] {

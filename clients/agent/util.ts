@@ -3,8 +3,7 @@
 
 export const clip = (s: string, max: number): string => (s.length > max ? s.slice(0, max) : s);
 
-export const clipList = (list: readonly string[], items: number, chars: number): string[] =>
-  list.slice(0, items).map((s) => clip(s, chars));
+export const clipList = (list: readonly string[], items: number, chars: number): string[] => list.slice(0, items).map((s) => clip(s, chars));
 
 /** Clip a string that may be missing; anything else becomes null. */
 export const clipOrNull = (s: unknown, max: number): string | null => (typeof s === 'string' ? clip(s, max) : null);

@@ -36,9 +36,7 @@ export interface AuthorizeDeviceOptions {
   onPoll?: (state: PollState) => void;
 }
 
-export type PollState =
-  | { status: 'pending'; interval: number }
-  | { status: 'retrying'; error: DeviceIdError; failures: number; waitMs: number };
+export type PollState = { status: 'pending'; interval: number } | { status: 'retrying'; error: DeviceIdError; failures: number; waitMs: number };
 
 export interface AuthorizeDeviceResult {
   /** The new live key. Store it; it is never shown again. */

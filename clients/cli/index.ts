@@ -16,4 +16,13 @@ export {
   type StoredCredential,
 } from './credentials.js';
 export { EXIT, keyHint, run, type CliIo } from './main.js';
-export { AbortedError, DeviceIdError, NetworkError, RateLimitError, ServerError, TimeoutError, UnexpectedResponseError, ValidationError } from '@deviceid/client';
+export {
+  AbortedError,
+  DeviceIdError,
+  NetworkError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  UnexpectedResponseError,
+  ValidationError,
+} from '@deviceid/client';

@@ -101,7 +101,10 @@ class UsageError extends Error {}
 
 function defaultClientName(): string {
   // eslint-disable-next-line no-control-regex
-  const host = hostname().replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, 40) || 'unknown host';
+  const host =
+    hostname()
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+      .slice(0, 40) || 'unknown host';
   return `deviceid CLI on ${host}`;
 }
 
@@ -264,7 +267,8 @@ export function keyHint(key: string): string {
   return `${m?.[1] ?? ''}…${key.slice(-4)}`;
 }
 
-const keyClient = (baseUrl: string, apiKey: string) => createKeyClient({ baseUrl, apiKey, timeoutMs: 10_000, retries: 1, userAgent: `deviceid-cli/${VERSION}` });
+const keyClient = (baseUrl: string, apiKey: string) =>
+  createKeyClient({ baseUrl, apiKey, timeoutMs: 10_000, retries: 1, userAgent: `deviceid-cli/${VERSION}` });
 
 /** After a new login: revokes the key it replaced; says what happened. */
 async function revokeReplaced(baseUrl: string, oldKey: string, hint: string): Promise<string> {
@@ -273,7 +277,8 @@ async function revokeReplaced(baseUrl: string, oldKey: string, hint: string): Pr
     return `The key stored before (${hint}) was revoked.`;
   } catch (e) {
     if (e instanceof DeviceIdError && e.status === 401) return `The key stored before (${hint}) no longer worked; nothing to revoke.`;
-    if (e instanceof DeviceIdError && e.status === 403) return `The key stored before (${hint}) was created in the dashboard; revoke it there if you no longer need it.`;
+    if (e instanceof DeviceIdError && e.status === 403)
+      return `The key stored before (${hint}) was created in the dashboard; revoke it there if you no longer need it.`;
     return `The key stored before (${hint}) could not be revoked (${e instanceof Error ? e.message : String(e)}); revoke it under API Keys in the dashboard.`;
   }
 }
@@ -293,7 +298,8 @@ async function logout(baseUrl: string, io: CliIo, err: (line?: string) => void):
       err(`✓ Revoked the key ${hint} on ${baseUrl}.`);
     } catch (e) {
       if (e instanceof DeviceIdError && e.status === 401) err(`The key ${hint} no longer worked on ${baseUrl}; nothing to revoke.`);
-      else if (e instanceof DeviceIdError && e.status === 403) err(`The key ${hint} was created in the dashboard and stays active there; revoke it under API Keys if you no longer need it.`);
+      else if (e instanceof DeviceIdError && e.status === 403)
+        err(`The key ${hint} was created in the dashboard and stays active there; revoke it under API Keys if you no longer need it.`);
       else return report(e, io, err);
     }
     await removeCredential(baseUrl, path);

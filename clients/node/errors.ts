@@ -115,11 +115,7 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
 }
 
 /** The typed error of a non-2xx response. */
-export function errorFromResponse(
-  res: { status: number; body: unknown; headers: Headers },
-  request: string,
-  attempts: number,
-): DeviceIdError {
+export function errorFromResponse(res: { status: number; body: unknown; headers: Headers }, request: string, attempts: number): DeviceIdError {
   const details: ErrorDetails = { status: res.status, body: res.body, headers: res.headers, request, attempts };
   const b = res.body as { error?: unknown } | undefined;
   const said = b && typeof b === 'object' && typeof b.error === 'string' ? `: ${b.error}` : '';

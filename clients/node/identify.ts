@@ -46,7 +46,11 @@ export function createIdentifyClient(options: IdentifyClientOptions): IdentifyCl
     identifyResponse,
     identify: async (request, call = {}) => {
       const r = await identifyResponse(request, call);
-      if (isSealed(r)) throw new UnexpectedResponseError('unexpected_response', 'POST /v1/identify answered a sealed result (sealing is on for the project); use identifyResponse and unseal it on your backend');
+      if (isSealed(r))
+        throw new UnexpectedResponseError(
+          'unexpected_response',
+          'POST /v1/identify answered a sealed result (sealing is on for the project); use identifyResponse and unseal it on your backend',
+        );
       return r;
     },
   };

@@ -21,7 +21,8 @@ export interface KeyClient {
 
 export function createKeyClient(options: KeyClientOptions): KeyClient {
   const { apiKey } = options;
-  if (typeof apiKey !== 'string' || !/^svc_(live|test|secret)_/.test(apiKey)) throw new TypeError('apiKey must be a deviceid key (svc_live_…, svc_test_… or svc_secret_…)');
+  if (typeof apiKey !== 'string' || !/^svc_(live|test|secret)_/.test(apiKey))
+    throw new TypeError('apiKey must be a deviceid key (svc_live_…, svc_test_… or svc_secret_…)');
   const credentials: Credentials = (auth): Record<string, string> => (auth === 'anyKey' ? { 'x-api-key': apiKey } : {});
   const raw = createRawClient({ keys: keysContract }, options, credentials);
   return {

@@ -68,7 +68,8 @@ export function unseal(blob: string, key: string | Uint8Array, options: UnsealOp
   if (!(maxAgeMs >= 0)) throw new TypeError('maxAgeMs must be a number of milliseconds, 0 or more');
   if (typeof blob !== 'string') throw new UnsealError('sealedResult must be a base64 string', 'malformed');
   const raw = Buffer.from(blob, 'base64');
-  if (raw.length < MAGIC.length + IV_BYTES + TAG_BYTES || !raw.subarray(0, MAGIC.length).equals(MAGIC)) throw new UnsealError('not a sealed result', 'malformed');
+  if (raw.length < MAGIC.length + IV_BYTES + TAG_BYTES || !raw.subarray(0, MAGIC.length).equals(MAGIC))
+    throw new UnsealError('not a sealed result', 'malformed');
   const iv = raw.subarray(MAGIC.length, MAGIC.length + IV_BYTES);
   const tag = raw.subarray(raw.length - TAG_BYTES);
   const body = raw.subarray(MAGIC.length + IV_BYTES, raw.length - TAG_BYTES);

@@ -177,8 +177,7 @@ export function createServerClient(options: ServerClientOptions): ServerClient {
   }
 
   return {
-    getEvent: (requestId, call = {}) =>
-      unwrap<FullEvent>(() => raw.events.getEvent({ params: { requestId: segment('requestId', requestId) }, call })),
+    getEvent: (requestId, call = {}) => unwrap<FullEvent>(() => raw.events.getEvent({ params: { requestId: segment('requestId', requestId) }, call })),
     updateEvent: (requestId, update, call = {}) =>
       unwrap<FullEvent>(() => raw.events.updateEvent({ params: { requestId: segment('requestId', requestId) }, body: update, call })),
     searchEvents,

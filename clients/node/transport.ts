@@ -14,15 +14,7 @@
 // than `maxRetryAfterMs` (e.g. the monthly quota), the call fails at once.
 import { initClient, isZodType, UnknownStatusError, type ApiFetcherArgs, type AppRouter, type InitClientReturn } from '@ts-rest/core';
 import type { RouteMeta } from '@deviceid/contract';
-import {
-  AbortedError,
-  DeviceIdError,
-  errorFromResponse,
-  NetworkError,
-  parseRetryAfter,
-  TimeoutError,
-  UnexpectedResponseError,
-} from './errors.js';
+import { AbortedError, DeviceIdError, errorFromResponse, NetworkError, parseRetryAfter, TimeoutError, UnexpectedResponseError } from './errors.js';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 

@@ -29,7 +29,12 @@ export interface VerifyWebhookOptions {
  * signature matches (compared in constant time), or `t` is more than
  * `toleranceSeconds` from now.
  */
-export function verifyWebhook(rawBody: string | Uint8Array, header: string | string[] | null | undefined, secret: string, options: VerifyWebhookOptions = {}): FullEvent {
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  header: string | string[] | null | undefined,
+  secret: string,
+  options: VerifyWebhookOptions = {},
+): FullEvent {
   if (typeof secret !== 'string' || secret === '') throw new TypeError('secret must be the endpoint signing secret');
   const { toleranceSeconds = 300, now = Date.now() } = options;
   const value = Array.isArray(header) ? header.join(',') : header;

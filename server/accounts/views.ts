@@ -6,12 +6,7 @@ import type { ProjectDoc } from '../store/projects.js';
 
 export const userView = (u: UserDoc) => ({ id: u._id, email: u.email, name: u.name, createdAt: u.createdAt.toISOString() });
 
-export const accountView = (
-  a: AccountDoc,
-  plans: PlanTable,
-  usage: { period: string; count: number },
-  rights: { admin: boolean; canChangePlan: boolean },
-) => ({
+export const accountView = (a: AccountDoc, plans: PlanTable, usage: { period: string; count: number }, rights: { admin: boolean; canChangePlan: boolean }) => ({
   id: a._id,
   plan: a.plan,
   limits: { ...plans[a.plan] },

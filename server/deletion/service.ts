@@ -114,7 +114,10 @@ export class DeletionService {
       const aliases = survivor && survivor.accountId === job.accountId ? await this.identification.aliasesOf(survivor) : [];
       const visitors = [...(survivor ? [survivor] : []), ...aliases].map((v) => ({ id: v._id, visits: v.visitCount }));
       await d.set(key, { visitors });
-      await d.point(job, visitors.map((v) => v.id));
+      await d.point(
+        job,
+        visitors.map((v) => v.id),
+      );
       job = { ...job, visitors };
     }
     const visitors = job.visitors!;
@@ -143,7 +146,10 @@ export class DeletionService {
     for (;;) {
       const entries = await d.visitorEntries(accountId, visitorId);
       if (!entries.length) return;
-      await this.deleteRequests(accountId, entries.map((e) => e.r));
+      await this.deleteRequests(
+        accountId,
+        entries.map((e) => e.r),
+      );
       // Entries of events already gone (or never stored) go by their ids.
       await d.deleteEntries(entries.map((e) => e._id));
     }
@@ -153,7 +159,11 @@ export class DeletionService {
     if (!requestIds.length) return;
     const docs = await Promise.all([...new Set(requestIds)].map((id) => this.store.events.get(id)));
     const events: ExpiringEvent[] = docs.filter((e) => e !== null && e.accountId === accountId) as ExpiringEvent[];
-    for (const fn of this.onEventsDeleted) await fn(accountId, events.map((e) => e._id));
+    for (const fn of this.onEventsDeleted)
+      await fn(
+        accountId,
+        events.map((e) => e._id),
+      );
     await this.store.events.delete(events);
   }
 }

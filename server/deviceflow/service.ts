@@ -31,14 +31,7 @@ import type { ConsumptionDoc, DecisionDoc, GrantDoc } from '../store/grants.js';
 import { consumptionId, decisionId } from '../store/grants.js';
 import type { Store } from '../store/index.js';
 import { KeyedLock } from '../store/keyedLock.js';
-import {
-  displayUserCode,
-  generateDeviceCode,
-  generateUserCode,
-  hashDeviceCode,
-  isWellFormedDeviceCode,
-  normalizeUserCode,
-} from './codes.js';
+import { displayUserCode, generateDeviceCode, generateUserCode, hashDeviceCode, isWellFormedDeviceCode, normalizeUserCode } from './codes.js';
 
 /** Ended grants are kept this long after their window so late polls still get 410, not 400. */
 export const GRANT_TOMBSTONE_MS = 3600_000;
@@ -76,8 +69,7 @@ export const cliKeyName = (clientName: string) => `${clientName} (CLI)`;
  * deletes grants, user codes and claims one tombstone period after their
  * window, and passed rate-limit windows.
  */
-export const grantSweep = (store: Store) => (now: Date) =>
-  store.grants.deleteExpired(new Date(now.getTime() - GRANT_TOMBSTONE_MS), now);
+export const grantSweep = (store: Store) => (now: Date) => store.grants.deleteExpired(new Date(now.getTime() - GRANT_TOMBSTONE_MS), now);
 
 const ended = (status: 'expired' | 'consumed' | 'denied'): PollResult => ({ status: 410, body: { status } });
 const unknownDeviceCode = () => new ApiError(400, 'Unknown or malformed device_code');
@@ -249,9 +241,7 @@ export class DeviceFlowService {
    * of a valid code never see each other's not-yet-returned units.
    */
   private lookup(session: Session, rawCode: string, ip: string): Promise<{ grant: GrantDoc; state: GrantState }> {
-    return this.lookups.run(`user:${session.userId}`, () =>
-      this.lookups.run(`ip:${ipLimitKey(ip)}`, () => this.budgetedLookup(session, rawCode, ip)),
-    );
+    return this.lookups.run(`user:${session.userId}`, () => this.lookups.run(`ip:${ipLimitKey(ip)}`, () => this.budgetedLookup(session, rawCode, ip)));
   }
 
   private async budgetedLookup(session: Session, rawCode: string, ip: string): Promise<{ grant: GrantDoc; state: GrantState }> {

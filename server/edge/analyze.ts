@@ -66,7 +66,11 @@ export async function loadEdge(config: Pick<Config, 'listsDir' | 'trustProxy' | 
       const status = lists.status();
       const network = classifyNetwork(asnInfo, hits);
       const trusted = isTrustedPeer(req.socket.remoteAddress ?? '', trust);
-      const forwardedHttps = trusted && String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() === 'https';
+      const forwardedHttps =
+        trusted &&
+        String(req.headers['x-forwarded-proto'] ?? '')
+          .split(',')[0]
+          ?.trim() === 'https';
       const known = (kind: keyof typeof status, hit: boolean) => (status[kind] ? hit : null);
       return {
         ip: ip.address,

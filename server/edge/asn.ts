@@ -81,10 +81,7 @@ function decimal(buf: Buffer, from: number, to: number): number {
 /** Reads asn-ipv4-num.csv and asn-ipv6-num.csv from dir (default: the installed package). */
 export async function loadAsn(dir: string = asnPackageDir()): Promise<AsnDb> {
   const started = performance.now();
-  const [buf4, buf6] = await Promise.all([
-    readFile(join(dir, 'asn-ipv4-num.csv')),
-    readFile(join(dir, 'asn-ipv6-num.csv')),
-  ]);
+  const [buf4, buf6] = await Promise.all([readFile(join(dir, 'asn-ipv4-num.csv')), readFile(join(dir, 'asn-ipv6-num.csv'))]);
   const { table, asns } = compileTable(buf4, buf6, dir);
   const stats = { v4Ranges: table.size.v4, v6Ranges: table.size.v6, asns, loadMs: Math.round(performance.now() - started) };
   return {

@@ -224,11 +224,13 @@ const RULES: { category: AsnCategory; pattern: RegExp }[] = [
   // Before education, so that a ministry of education counts as government.
   {
     category: 'GOVERNMENT',
-    pattern: /\b(government|ministry|ministerio|minist[eè]re|ministerium|bundesamt|department of defen[cs]e|city of|county of|municipality|gouvernement|gobierno|governo|regierung)\b/i,
+    pattern:
+      /\b(government|ministry|ministerio|minist[eè]re|ministerium|bundesamt|department of defen[cs]e|city of|county of|municipality|gouvernement|gobierno|governo|regierung)\b/i,
   },
   {
     category: 'EDUCATION',
-    pattern: /\b(universit\w*|universidad\w*|universidade\w*|università|college|hochschule|polytechnic|school|academy|research and education|education(al)? network)\b/i,
+    pattern:
+      /\b(universit\w*|universidad\w*|universidade\w*|università|college|hochschule|polytechnic|school|academy|research and education|education(al)? network)\b/i,
   },
   { category: 'VPN_COMMERCIAL', pattern: /\bvpn\b/i },
   { category: 'CDN', pattern: /\b(cdn|content delivery)\b/i },
@@ -236,7 +238,8 @@ const RULES: { category: AsnCategory; pattern: RegExp }[] = [
   { category: 'MOBILE_CARRIER', pattern: /mobile|wireless|cellular|\blte\b|\bmovil\b|\bmóvil\b|\bmobilfunk\b/i },
   {
     category: 'RESIDENTIAL_ISP',
-    pattern: /\b(isp|telecoms?|telekom\w*|telecommunications?|telecomunica\w*|telekomunika\w*|broadband|cable|fib(er|re)|dsl|internet service provider|provedor)\b/i,
+    pattern:
+      /\b(isp|telecoms?|telekom\w*|telecommunications?|telecomunica\w*|telekomunika\w*|broadband|cable|fib(er|re)|dsl|internet service provider|provedor)\b/i,
   },
 ];
 

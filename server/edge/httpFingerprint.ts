@@ -86,10 +86,7 @@ function toolByShape(raw: readonly string[], value: (name: string) => string | u
   return null;
 }
 
-export function httpFingerprint(
-  req: HttpRequestLike,
-  opts: HttpFingerprintOptions = {},
-): { fingerprint: string; classification: HttpClassification } {
+export function httpFingerprint(req: HttpRequestLike, opts: HttpFingerprintOptions = {}): { fingerprint: string; classification: HttpClassification } {
   const ignore = new Set((opts.ignoreHeaders ?? []).map((n) => n.toLowerCase()));
   const raw: string[] = [];
   const values = new Map<string, string>();

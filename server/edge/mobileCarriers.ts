@@ -49,38 +49,122 @@ export interface MobileCarrier {
 
 export const MOBILE_CARRIERS: readonly MobileCarrier[] = [
   // ── United States ─────────────────────────────────────────────────────
-  { asn: 21928, operator: 'T-Mobile US', country: 'US', mobileOnly: true, note: 'Includes Metro by T-Mobile and the former Sprint base; IPv6 2607:fb90::/32 is here too.' }, // org: T-Mobile USA, Inc.
-  { asn: 6614, operator: 'T-Mobile US (ex-UScellular)', country: 'US', mobileOnly: true, note: "UScellular's AS; its wireless business went to T-Mobile in 2025 and the data now names T-Mobile USA." }, // org: T-Mobile USA, Inc.
+  {
+    asn: 21928,
+    operator: 'T-Mobile US',
+    country: 'US',
+    mobileOnly: true,
+    note: 'Includes Metro by T-Mobile and the former Sprint base; IPv6 2607:fb90::/32 is here too.',
+  }, // org: T-Mobile USA, Inc.
+  {
+    asn: 6614,
+    operator: 'T-Mobile US (ex-UScellular)',
+    country: 'US',
+    mobileOnly: true,
+    note: "UScellular's AS; its wireless business went to T-Mobile in 2025 and the data now names T-Mobile USA.",
+  }, // org: T-Mobile USA, Inc.
   { asn: 22394, operator: 'Verizon Wireless', country: 'US', mobileOnly: true, note: 'Cellco Partnership; the data names it "Verizon Business".' }, // org: Verizon Business
-  { asn: 6167, operator: 'Verizon Wireless', country: 'US', mobileOnly: true, note: 'Cellco; IPv6 2600:1000::–2600:1007:: is here. Also Verizon 5G/LTE Home (fixed wireless over the cellular network).' }, // org: Verizon Business
-  { asn: 20057, operator: 'AT&T Mobility', country: 'US', mobileOnly: true, note: 'Includes Cricket; IPv6 2600:380::/32 and 2600:387::/32 are here. Data names it "AT&T Enterprises, LLC".' }, // org: AT&T Enterprises, LLC
-  { asn: 398378, operator: 'Boost Mobile (EchoStar)', country: 'US', mobileOnly: true, note: 'Own 5G network (ex-DISH Wireless); much of its base still roams on AT&T/T-Mobile.' }, // org: Boost Mobile
+  {
+    asn: 6167,
+    operator: 'Verizon Wireless',
+    country: 'US',
+    mobileOnly: true,
+    note: 'Cellco; IPv6 2600:1000::–2600:1007:: is here. Also Verizon 5G/LTE Home (fixed wireless over the cellular network).',
+  }, // org: Verizon Business
+  {
+    asn: 20057,
+    operator: 'AT&T Mobility',
+    country: 'US',
+    mobileOnly: true,
+    note: 'Includes Cricket; IPv6 2600:380::/32 and 2600:387::/32 are here. Data names it "AT&T Enterprises, LLC".',
+  }, // org: AT&T Enterprises, LLC
+  {
+    asn: 398378,
+    operator: 'Boost Mobile (EchoStar)',
+    country: 'US',
+    mobileOnly: true,
+    note: 'Own 5G network (ex-DISH Wireless); much of its base still roams on AT&T/T-Mobile.',
+  }, // org: Boost Mobile
 
   // ── Canada ────────────────────────────────────────────────────────────
-  { asn: 812, operator: 'Rogers', country: 'CA', mobileOnly: false, note: 'Rogers cable internet and Rogers/Fido wireless share this AS (mobile IPv6 2605:8d80::/32).' }, // org: Rogers Communications Canada Inc.
+  {
+    asn: 812,
+    operator: 'Rogers',
+    country: 'CA',
+    mobileOnly: false,
+    note: 'Rogers cable internet and Rogers/Fido wireless share this AS (mobile IPv6 2605:8d80::/32).',
+  }, // org: Rogers Communications Canada Inc.
   { asn: 36522, operator: 'Bell Mobility', country: 'CA', mobileOnly: true, note: 'Data names it "Bell Canada".' }, // org: Bell Canada
-  { asn: 577, operator: 'Bell Canada', country: 'CA', mobileOnly: false, note: 'Bell fixed lines; part of Bell Mobility/Virgin Plus traffic also egresses here.' }, // org: Bell Canada
+  {
+    asn: 577,
+    operator: 'Bell Canada',
+    country: 'CA',
+    mobileOnly: false,
+    note: 'Bell fixed lines; part of Bell Mobility/Virgin Plus traffic also egresses here.',
+  }, // org: Bell Canada
   { asn: 852, operator: 'Telus', country: 'CA', mobileOnly: false, note: 'Telus Mobility and Telus home internet share this AS.' }, // org: TELUS Communications Inc.
-  { asn: 5769, operator: 'Vidéotron', country: 'CA', mobileOnly: false, note: 'Cable and mobile; Freedom Mobile (owned since 2023) was not found as a separate AS.' }, // org: Videotron Ltee
+  {
+    asn: 5769,
+    operator: 'Vidéotron',
+    country: 'CA',
+    mobileOnly: false,
+    note: 'Cable and mobile; Freedom Mobile (owned since 2023) was not found as a separate AS.',
+  }, // org: Videotron Ltee
   { asn: 803, operator: 'SaskTel', country: 'CA', mobileOnly: false }, // org: Saskatchewan Telecommunications
 
   // ── Mexico ────────────────────────────────────────────────────────────
-  { asn: 28403, operator: 'Telcel', country: 'MX', mobileOnly: true, note: 'Radiomóvil Dipsa. Some Telcel traffic may egress via Telmex Uninet AS8151 (fixed, not listed).' }, // org: RadioMovil Dipsa, S.A. de C.V.
+  {
+    asn: 28403,
+    operator: 'Telcel',
+    country: 'MX',
+    mobileOnly: true,
+    note: 'Radiomóvil Dipsa. Some Telcel traffic may egress via Telmex Uninet AS8151 (fixed, not listed).',
+  }, // org: RadioMovil Dipsa, S.A. de C.V.
   { asn: 28469, operator: 'AT&T México', country: 'MX', mobileOnly: true }, // org: AT&T COMUNICACIONES DIGITALES S DE RL
-  { asn: 7438, operator: 'Movistar México (Pegaso PCS)', country: 'MX', mobileOnly: true, note: "Telefónica's Mexican mobile arm; its customers now ride AT&T México's radio network." }, // org: Pegaso PCS, S.A. de C.V.
+  {
+    asn: 7438,
+    operator: 'Movistar México (Pegaso PCS)',
+    country: 'MX',
+    mobileOnly: true,
+    note: "Telefónica's Mexican mobile arm; its customers now ride AT&T México's radio network.",
+  }, // org: Pegaso PCS, S.A. de C.V.
   { asn: 265540, operator: 'Altán Redes (Red Compartida)', country: 'MX', mobileOnly: true, note: 'Wholesale shared LTE network used by MVNOs such as Bait.' }, // org: ALTAN REDES, S.A.P.I. de C. V.
 
   // ── Brazil ────────────────────────────────────────────────────────────
-  { asn: 26599, operator: 'Vivo', country: 'BR', mobileOnly: false, note: "Telefônica Brasil's main (historically mobile) AS; Vivo Fibra may share it, unverified." }, // org: TELEFONICA BRASIL S.A
+  {
+    asn: 26599,
+    operator: 'Vivo',
+    country: 'BR',
+    mobileOnly: false,
+    note: "Telefônica Brasil's main (historically mobile) AS; Vivo Fibra may share it, unverified.",
+  }, // org: TELEFONICA BRASIL S.A
   { asn: 26615, operator: 'TIM Brasil', country: 'BR', mobileOnly: true, note: 'TIM UltraFibra home broadband (~1M lines vs ~60M mobile) shares the AS.' }, // org: TIM S/A
-  { asn: 22085, operator: 'Claro Brasil', country: 'BR', mobileOnly: false, note: "Believed to be Claro's mobile AS (IPv6 2804:388::/30); not verified, Claro fixed/NET is AS28573." }, // org: Claro S/A
+  {
+    asn: 22085,
+    operator: 'Claro Brasil',
+    country: 'BR',
+    mobileOnly: false,
+    note: "Believed to be Claro's mobile AS (IPv6 2804:388::/30); not verified, Claro fixed/NET is AS28573.",
+  }, // org: Claro S/A
 
   // ── Argentina ─────────────────────────────────────────────────────────
   { asn: 7303, operator: 'Personal (Telecom Argentina)', country: 'AR', mobileOnly: false, note: 'Personal mobile and Fibertel/Arnet fixed share this AS.' }, // org: Telecom Argentina S.A.
-  { asn: 22927, operator: 'Movistar Argentina', country: 'AR', mobileOnly: false, note: 'Telefónica de Argentina fixed + mobile; bought by Telecom Argentina in 2025.' }, // org: Telefonica de Argentina
+  {
+    asn: 22927,
+    operator: 'Movistar Argentina',
+    country: 'AR',
+    mobileOnly: false,
+    note: 'Telefónica de Argentina fixed + mobile; bought by Telecom Argentina in 2025.',
+  }, // org: Telefonica de Argentina
   { asn: 262175, operator: 'Movistar Argentina', country: 'AR', mobileOnly: true, note: 'Telefónica Móviles Argentina.' }, // org: Telefonica Moviles Argentina S.A. (Movistar Argentina)
   { asn: 11315, operator: 'Movistar Argentina', country: 'AR', mobileOnly: true, note: 'IPv6-only in the data (2800:a00::/32): Telefónica Móviles Argentina.' }, // org: Telefonica Moviles Argentina S.A. (Movistar Argentina)
-  { asn: 11664, operator: 'Claro Argentina', country: 'AR', mobileOnly: false, note: 'Techtel is AMX (Claro) Argentina; also fixed/business and PY/UY space. Mobile egress here unverified.' }, // org: Techtel LMDS Comunicaciones Interactivas S.A.
+  {
+    asn: 11664,
+    operator: 'Claro Argentina',
+    country: 'AR',
+    mobileOnly: false,
+    note: 'Techtel is AMX (Claro) Argentina; also fixed/business and PY/UY space. Mobile egress here unverified.',
+  }, // org: Techtel LMDS Comunicaciones Interactivas S.A.
 
   // ── Chile ─────────────────────────────────────────────────────────────
   { asn: 27925, operator: 'Entel', country: 'CL', mobileOnly: true, note: 'Entel PCS, the mobile arm.' }, // org: Entel PCS Telecomunicaciones S.A.
@@ -102,7 +186,13 @@ export const MOBILE_CARRIERS: readonly MobileCarrier[] = [
   { asn: 262210, operator: 'Bitel', country: 'PE', mobileOnly: true, note: 'Viettel Perú.' }, // org: VIETTEL PERU S.A.C.
 
   // ── United Kingdom ────────────────────────────────────────────────────
-  { asn: 2856, operator: 'EE (BT)', country: 'GB', mobileOnly: false, note: 'EE mobile now egresses in BT\'s AS (31.90.0.0–31.94.255.255, 2a01:4c8::/29 are here); shared with BT home broadband. The old EE AS12576 is not in the data.' }, // org: British Telecommunications PLC
+  {
+    asn: 2856,
+    operator: 'EE (BT)',
+    country: 'GB',
+    mobileOnly: false,
+    note: "EE mobile now egresses in BT's AS (31.90.0.0–31.94.255.255, 2a01:4c8::/29 are here); shared with BT home broadband. The old EE AS12576 is not in the data.",
+  }, // org: British Telecommunications PLC
   { asn: 25135, operator: 'Vodafone UK', country: 'GB', mobileOnly: true }, // org: Vodafone Limited
   { asn: 5378, operator: 'Vodafone UK', country: 'GB', mobileOnly: false, note: 'Vodafone UK backbone: mobile plus fixed/business.' }, // org: Vodafone Limited
   { asn: 206067, operator: 'Three UK', country: 'GB', mobileOnly: true, note: 'Hutchison 3G UK (merged into VodafoneThree 2025).' }, // org: Hutchison 3G UK Limited
@@ -114,19 +204,43 @@ export const MOBILE_CARRIERS: readonly MobileCarrier[] = [
   { asn: 3209, operator: 'Vodafone Germany', country: 'DE', mobileOnly: false, note: 'Mobile and DSL; Vodafone cable is AS31334.' }, // org: Vodafone GmbH
   { asn: 6805, operator: 'O2 Germany (Telefónica)', country: 'DE', mobileOnly: true, note: 'O2 DSL/cable home lines (~2M vs ~45M mobile) share it.' }, // org: Telefonica Germany GmbH & Co.OHG
   { asn: 12638, operator: 'O2 Germany (ex-E-Plus)', country: 'DE', mobileOnly: true, note: 'Legacy E-Plus AS, now Telefónica Germany.' }, // org: Telefonica Germany GmbH & Co.OHG
-  { asn: 8881, operator: '1&1', country: 'DE', mobileOnly: false, note: "1&1 Versatel: 1&1 DSL/fibre; unsure whether 1&1's own Open-RAN mobile network egresses here." }, // org: 1&1 Versatel GmbH
+  {
+    asn: 8881,
+    operator: '1&1',
+    country: 'DE',
+    mobileOnly: false,
+    note: "1&1 Versatel: 1&1 DSL/fibre; unsure whether 1&1's own Open-RAN mobile network egresses here.",
+  }, // org: 1&1 Versatel GmbH
 
   // ── France ────────────────────────────────────────────────────────────
   { asn: 3215, operator: 'Orange France', country: 'FR', mobileOnly: false }, // org: Orange S.A.
   { asn: 15557, operator: 'SFR', country: 'FR', mobileOnly: false }, // org: Societe Francaise Du Radiotelephone - SFR SA
   { asn: 5410, operator: 'Bouygues Telecom', country: 'FR', mobileOnly: false }, // org: Bouygues Telecom SA
-  { asn: 51207, operator: 'Free Mobile', country: 'FR', mobileOnly: true, note: 'Free home broadband is AS12322. DB-IP places ~1/4 of the space in Italy (likely Iliad Italia).' }, // org: Free Mobile SAS
+  {
+    asn: 51207,
+    operator: 'Free Mobile',
+    country: 'FR',
+    mobileOnly: true,
+    note: 'Free home broadband is AS12322. DB-IP places ~1/4 of the space in Italy (likely Iliad Italia).',
+  }, // org: Free Mobile SAS
 
   // ── Spain ─────────────────────────────────────────────────────────────
   { asn: 3352, operator: 'Movistar (Telefónica España)', country: 'ES', mobileOnly: false }, // org: TELEFONICA DE ESPANA S.A.U.
-  { asn: 12479, operator: 'Orange Spain (MasOrange)', country: 'ES', mobileOnly: false, note: 'MasOrange also runs Yoigo/MásMóvil; where Yoigo users egress after the merger is unverified.' }, // org: Orange Espagne SA
+  {
+    asn: 12479,
+    operator: 'Orange Spain (MasOrange)',
+    country: 'ES',
+    mobileOnly: false,
+    note: 'MasOrange also runs Yoigo/MásMóvil; where Yoigo users egress after the merger is unverified.',
+  }, // org: Orange Espagne SA
   { asn: 12430, operator: 'Vodafone Spain', country: 'ES', mobileOnly: false }, // org: VODAFONE ESPANA S.A.U.
-  { asn: 62352, operator: 'Yoigo (Xfera Móviles)', country: 'ES', mobileOnly: true, note: 'Small (5k IPv4); most Yoigo traffic probably uses MasOrange/MásMóvil ASes.' }, // org: XFERA Moviles S.A.
+  {
+    asn: 62352,
+    operator: 'Yoigo (Xfera Móviles)',
+    country: 'ES',
+    mobileOnly: true,
+    note: 'Small (5k IPv4); most Yoigo traffic probably uses MasOrange/MásMóvil ASes.',
+  }, // org: XFERA Moviles S.A.
   { asn: 16206, operator: 'Yoigo (Xfera Móviles)', country: 'ES', mobileOnly: true, note: 'IPv6-only in the data (2a01:48::/32).' }, // org: XFERA Moviles S.A.
   { asn: 57269, operator: 'Digi Spain', country: 'ES', mobileOnly: false, note: 'Mobile and fibre.' }, // org: DIGI SPAIN TELECOM S.L.U.
 
@@ -136,7 +250,13 @@ export const MOBILE_CARRIERS: readonly MobileCarrier[] = [
   { asn: 30722, operator: 'Vodafone Italia', country: 'IT', mobileOnly: false, note: 'Mobile plus ~3M fixed lines (now Fastweb + Vodafone).' }, // org: Vodafone Italia S.p.A.
   { asn: 24608, operator: 'WindTre', country: 'IT', mobileOnly: true, note: 'Ex-H3G Italia (3 Italia).' }, // org: WIND TRE S.P.A.
   { asn: 1267, operator: 'WindTre', country: 'IT', mobileOnly: false, note: 'Ex-Wind: mobile and fixed.' }, // org: WIND TRE S.P.A.
-  { asn: 29447, operator: 'Iliad Italia', country: 'IT', mobileOnly: false, note: 'Data names it "SCALEWAY S.A.S." (Iliad group) but all its space geolocates to Italy; believed to be Iliad Italia (mobile + fibre). Unverified.' }, // org: SCALEWAY S.A.S.
+  {
+    asn: 29447,
+    operator: 'Iliad Italia',
+    country: 'IT',
+    mobileOnly: false,
+    note: 'Data names it "SCALEWAY S.A.S." (Iliad group) but all its space geolocates to Italy; believed to be Iliad Italia (mobile + fibre). Unverified.',
+  }, // org: SCALEWAY S.A.S.
 
   // ── Netherlands ───────────────────────────────────────────────────────
   { asn: 1136, operator: 'KPN', country: 'NL', mobileOnly: false }, // org: KPN B.V.
@@ -148,7 +268,7 @@ export const MOBILE_CARRIERS: readonly MobileCarrier[] = [
 
   // ── Poland ────────────────────────────────────────────────────────────
   { asn: 5617, operator: 'Orange Polska', country: 'PL', mobileOnly: false }, // org: Orange Polska Spolka Akcyjna
-  { asn: 39603, operator: 'Play', country: 'PL', mobileOnly: true, note: 'P4; Play\'s UPC cable network is AS9141.' }, // org: P4 Sp. z o.o.
+  { asn: 39603, operator: 'Play', country: 'PL', mobileOnly: true, note: "P4; Play's UPC cable network is AS9141." }, // org: P4 Sp. z o.o.
   { asn: 12912, operator: 'T-Mobile Polska', country: 'PL', mobileOnly: true, note: 'Small fixed/business base shares it.' }, // org: T-Mobile Polska S.A.
   { asn: 8374, operator: 'Plus (Polkomtel)', country: 'PL', mobileOnly: true }, // org: Polkomtel Sp. z o.o.
 
@@ -174,7 +294,13 @@ export const MOBILE_CARRIERS: readonly MobileCarrier[] = [
   { asn: 4766, operator: 'KT', country: 'KR', mobileOnly: false }, // org: Korea Telecom
   { asn: 3559, operator: 'KT', country: 'KR', mobileOnly: false, note: 'IPv6-only in the data (2001:e60::/32).' }, // org: Korea Telecom
   { asn: 17858, operator: 'LG U+', country: 'KR', mobileOnly: false }, // org: LG POWERCOMM
-  { asn: 17853, operator: 'LG U+', country: 'KR', mobileOnly: true, note: 'Ex-LG Telecom (the mobile company before the 2010 merger). Unverified which LG U+ users it carries.' }, // org: LGTELECOM
+  {
+    asn: 17853,
+    operator: 'LG U+',
+    country: 'KR',
+    mobileOnly: true,
+    note: 'Ex-LG Telecom (the mobile company before the 2010 merger). Unverified which LG U+ users it carries.',
+  }, // org: LGTELECOM
 
   // ── China ─────────────────────────────────────────────────────────────
   { asn: 9808, operator: 'China Mobile', country: 'CN', mobileOnly: false, note: 'CMNET; China Mobile is also the largest home broadband provider.' }, // org: China Mobile
@@ -209,7 +335,13 @@ export const MOBILE_CARRIERS: readonly MobileCarrier[] = [
   { asn: 24203, operator: 'XL Axiata (XLSmart)', country: 'ID', mobileOnly: true }, // org: PT XL Axiata
   { asn: 17885, operator: 'XL Axiata (XLSmart)', country: 'ID', mobileOnly: true }, // org: PT XL Axiata Tbk
   { asn: 139994, operator: 'XL Axiata (XLSmart)', country: 'ID', mobileOnly: true }, // org: PT XL Axiata Tbk
-  { asn: 18004, operator: 'Smartfren (XLSmart)', country: 'ID', mobileOnly: true, note: 'Data names it "PT WIRELESS INDONESIA (WIN)"; Smartfren mobile pools (114.79.0.0/18) are here.' }, // org: PT WIRELESS INDONESIA ( WIN )
+  {
+    asn: 18004,
+    operator: 'Smartfren (XLSmart)',
+    country: 'ID',
+    mobileOnly: true,
+    note: 'Data names it "PT WIRELESS INDONESIA (WIN)"; Smartfren mobile pools (114.79.0.0/18) are here.',
+  }, // org: PT WIRELESS INDONESIA ( WIN )
   { asn: 133798, operator: 'Smartfren (XLSmart)', country: 'ID', mobileOnly: true }, // org: PT. Smartfren Telecom, Tbk
 
   // ── Turkey ────────────────────────────────────────────────────────────
@@ -238,15 +370,33 @@ export const MOBILE_CARRIERS: readonly MobileCarrier[] = [
   { asn: 48190, operator: 'T2 (ex-Tele2 Russia)', country: 'RU', mobileOnly: true }, // org: T2 Mobile LLC
 
   // ── Australia ─────────────────────────────────────────────────────────
-  { asn: 1221, operator: 'Telstra', country: 'AU', mobileOnly: false, note: 'Telstra mobile (e.g. 1.120.0.0–1.159.255.255, 2001:8004::/32) and fixed share this AS.' }, // org: Telstra Limited
-  { asn: 4804, operator: 'Optus', country: 'AU', mobileOnly: false, note: 'Optus consumer AS (ex-Microplex): mobile (49.176.0.0–49.199.255.255) and home broadband.' }, // org: SingTel Optus Pty Ltd
+  {
+    asn: 1221,
+    operator: 'Telstra',
+    country: 'AU',
+    mobileOnly: false,
+    note: 'Telstra mobile (e.g. 1.120.0.0–1.159.255.255, 2001:8004::/32) and fixed share this AS.',
+  }, // org: Telstra Limited
+  {
+    asn: 4804,
+    operator: 'Optus',
+    country: 'AU',
+    mobileOnly: false,
+    note: 'Optus consumer AS (ex-Microplex): mobile (49.176.0.0–49.199.255.255) and home broadband.',
+  }, // org: SingTel Optus Pty Ltd
   { asn: 133612, operator: 'Vodafone Australia (TPG Telecom)', country: 'AU', mobileOnly: true, note: 'TPG fixed is AS7545.' }, // org: Vodafone Australia Pty Ltd
   { asn: 18291, operator: 'Vodafone Australia (TPG Telecom)', country: 'AU', mobileOnly: true, note: 'Mostly IPv6 (2405:6e00::/32).' }, // org: Vodafone Australia Pty Ltd
 
   // ── Philippines ───────────────────────────────────────────────────────
   { asn: 132199, operator: 'Globe Telecom', country: 'PH', mobileOnly: true, note: 'Globe mobile; Globe At Home fixed is mostly AS4775.' }, // org: Globe Telecom Inc.
   { asn: 4775, operator: 'Globe Telecom', country: 'PH', mobileOnly: false }, // org: Globe Telecom (GMCR,INC)
-  { asn: 10139, operator: 'Smart Communications', country: 'PH', mobileOnly: true, note: 'Data names it "Smart Broadband, Inc." (Smart\'s data arm, incl. LTE home Wi-Fi).' }, // org: Smart Broadband, Inc.
+  {
+    asn: 10139,
+    operator: 'Smart Communications',
+    country: 'PH',
+    mobileOnly: true,
+    note: 'Data names it "Smart Broadband, Inc." (Smart\'s data arm, incl. LTE home Wi-Fi).',
+  }, // org: Smart Broadband, Inc.
   { asn: 9299, operator: 'PLDT / Smart', country: 'PH', mobileOnly: false, note: 'PLDT fixed; some Smart mobile traffic may egress here.' }, // org: Philippine Long Distance Telephone Co.
   { asn: 139831, operator: 'DITO Telecommunity', country: 'PH', mobileOnly: true }, // org: DITO TELECOMMUNITY CORP.
 
@@ -258,16 +408,34 @@ export const MOBILE_CARRIERS: readonly MobileCarrier[] = [
 
   // ── Austria ───────────────────────────────────────────────────────────
   { asn: 8447, operator: 'A1 Austria', country: 'AT', mobileOnly: false }, // org: A1 Telekom Austria AG
-  { asn: 8412, operator: 'Magenta Telekom', country: 'AT', mobileOnly: false, note: 'T-Mobile Austria mobile and the ex-UPC cable network (2a02:8388::/32) share this AS.' }, // org: T-Mobile Austria GmbH
+  {
+    asn: 8412,
+    operator: 'Magenta Telekom',
+    country: 'AT',
+    mobileOnly: false,
+    note: 'T-Mobile Austria mobile and the ex-UPC cable network (2a02:8388::/32) share this AS.',
+  }, // org: T-Mobile Austria GmbH
   { asn: 25255, operator: 'Drei (Hutchison Drei Austria)', country: 'AT', mobileOnly: true }, // org: Hutchison Drei Austria GmbH
   { asn: 8437, operator: 'Drei (Hutchison Drei Austria)', country: 'AT', mobileOnly: false, note: 'Ex-Tele2/Orange Austria: fixed and business.' }, // org: Hutchison Drei Austria GmbH
-  { asn: 12635, operator: 'Drei (Hutchison Drei Austria)', country: 'AT', mobileOnly: false, note: 'IPv6-only in the data (2001:4b68::/29); fixed or mobile unverified.' }, // org: Hutchison Drei Austria GmbH
+  {
+    asn: 12635,
+    operator: 'Drei (Hutchison Drei Austria)',
+    country: 'AT',
+    mobileOnly: false,
+    note: 'IPv6-only in the data (2001:4b68::/29); fixed or mobile unverified.',
+  }, // org: Hutchison Drei Austria GmbH
 
   // ── Belgium ───────────────────────────────────────────────────────────
   { asn: 5432, operator: 'Proximus', country: 'BE', mobileOnly: false }, // org: Proximus NV
   { asn: 47377, operator: 'Orange Belgium', country: 'BE', mobileOnly: false, note: 'Mobile plus cable/fixed (VOO is AS12392).' }, // org: Orange Belgium SA
   { asn: 6848, operator: 'Telenet / BASE', country: 'BE', mobileOnly: false }, // org: Telenet BV
-  { asn: 25311, operator: 'Digi Belgium', country: 'BE', mobileOnly: false, note: 'Data names it "DIGI ROMANIA S.A." but all space geolocates to Belgium; mobile + fibre, launched 2024. Unverified.' }, // org: DIGI ROMANIA S.A.
+  {
+    asn: 25311,
+    operator: 'Digi Belgium',
+    country: 'BE',
+    mobileOnly: false,
+    note: 'Data names it "DIGI ROMANIA S.A." but all space geolocates to Belgium; mobile + fibre, launched 2024. Unverified.',
+  }, // org: DIGI ROMANIA S.A.
 
   // ── Switzerland ───────────────────────────────────────────────────────
   { asn: 3303, operator: 'Swisscom', country: 'CH', mobileOnly: false }, // org: Swisscom (Schweiz) AG
@@ -290,14 +458,26 @@ export const MOBILE_CARRIERS: readonly MobileCarrier[] = [
   { asn: 3308, operator: 'Norlys (ex-Telia Denmark)', country: 'DK', mobileOnly: false }, // org: Norlys Digital A/S
 
   // ── Finland ───────────────────────────────────────────────────────────
-  { asn: 719, operator: 'Elisa', country: 'FI', mobileOnly: false, note: 'Data names AS719 "RIPE Network Coordination Centre" (a quirk of the source); AS719 is Elisa Oyj, mobile + fixed.' }, // org: RIPE Network Coordination Centre
+  {
+    asn: 719,
+    operator: 'Elisa',
+    country: 'FI',
+    mobileOnly: false,
+    note: 'Data names AS719 "RIPE Network Coordination Centre" (a quirk of the source); AS719 is Elisa Oyj, mobile + fixed.',
+  }, // org: RIPE Network Coordination Centre
   { asn: 1759, operator: 'Telia Finland', country: 'FI', mobileOnly: false }, // org: Telia Finland Oyj
   { asn: 16086, operator: 'DNA', country: 'FI', mobileOnly: false }, // org: DNA Oyj
 
   // ── Ireland ───────────────────────────────────────────────────────────
   { asn: 5466, operator: 'eir', country: 'IE', mobileOnly: false }, // org: Eircom Limited
   { asn: 15502, operator: 'Vodafone Ireland', country: 'IE', mobileOnly: false, note: 'Mobile plus Vodafone home broadband (~15%).' }, // org: Vodafone Ireland Limited
-  { asn: 13280, operator: 'Three Ireland', country: 'IE', mobileOnly: true, note: 'Includes the ex-O2 Ireland base; Three home broadband is 4G/5G fixed wireless.' }, // org: Three Ireland (Hutchison) limited
+  {
+    asn: 13280,
+    operator: 'Three Ireland',
+    country: 'IE',
+    mobileOnly: true,
+    note: 'Includes the ex-O2 Ireland base; Three home broadband is 4G/5G fixed wireless.',
+  }, // org: Three Ireland (Hutchison) limited
 
   // ── Portugal ──────────────────────────────────────────────────────────
   { asn: 3243, operator: 'MEO', country: 'PT', mobileOnly: false }, // org: MEO - SERVICOS DE COMUNICACOES E MULTIMEDIA S.A.
@@ -363,7 +543,13 @@ export const MOBILE_CARRIERS: readonly MobileCarrier[] = [
   { asn: 36994, operator: 'Vodacom', country: 'ZA', mobileOnly: false, note: 'Vodacom business/fixed; role unverified.' }, // org: Vodacom
   { asn: 16637, operator: 'MTN South Africa', country: 'ZA', mobileOnly: true, note: 'MTN Business (enterprise) shares it.' }, // org: MTN SA
   { asn: 37168, operator: 'Cell C', country: 'ZA', mobileOnly: true }, // org: Cell C (Pty) Ltd
-  { asn: 37457, operator: 'Telkom (Telkom Mobile)', country: 'ZA', mobileOnly: false, note: 'Telkom SA; whether this or AS5713 carries Telkom Mobile is unverified.' }, // org: Telkom SA Ltd.
+  {
+    asn: 37457,
+    operator: 'Telkom (Telkom Mobile)',
+    country: 'ZA',
+    mobileOnly: false,
+    note: 'Telkom SA; whether this or AS5713 carries Telkom Mobile is unverified.',
+  }, // org: Telkom SA Ltd.
   { asn: 37105, operator: 'rain', country: 'ZA', mobileOnly: true, note: 'Data-only 4G/5G operator.' }, // org: RAIN GROUP HOLDINGS (PTY) LTD
 
   // ── Nigeria ───────────────────────────────────────────────────────────
@@ -375,12 +561,18 @@ export const MOBILE_CARRIERS: readonly MobileCarrier[] = [
   // ── Kenya ─────────────────────────────────────────────────────────────
   { asn: 33771, operator: 'Safaricom', country: 'KE', mobileOnly: true, note: 'Safaricom Home fibre (small) shares it.' }, // org: Safaricom Limited
   { asn: 36926, operator: 'Airtel Kenya', country: 'KE', mobileOnly: true }, // org: Airtel Networks Kenya Limited
-  { asn: 12455, operator: 'Telkom Kenya', country: 'KE', mobileOnly: false, note: 'Jambonet is Telkom Kenya\'s IP network; mobile egress here unverified.' }, // org: Jambonet Autonomous System
+  { asn: 12455, operator: 'Telkom Kenya', country: 'KE', mobileOnly: false, note: "Jambonet is Telkom Kenya's IP network; mobile egress here unverified." }, // org: Jambonet Autonomous System
 
   // ── New Zealand ───────────────────────────────────────────────────────
   { asn: 9500, operator: 'One NZ', country: 'NZ', mobileOnly: false }, // org: One New Zealand Group Limited
   { asn: 4771, operator: 'Spark', country: 'NZ', mobileOnly: false }, // org: Spark New Zealand Trading Limited
-  { asn: 9790, operator: '2degrees', country: 'NZ', mobileOnly: false, note: 'Ex-CallPlus/Orcon fixed, now 2degrees; which of its ASes carries mobile is unverified.' }, // org: Two Degrees Mobile Limited
+  {
+    asn: 9790,
+    operator: '2degrees',
+    country: 'NZ',
+    mobileOnly: false,
+    note: 'Ex-CallPlus/Orcon fixed, now 2degrees; which of its ASes carries mobile is unverified.',
+  }, // org: Two Degrees Mobile Limited
   { asn: 23655, operator: '2degrees', country: 'NZ', mobileOnly: false, note: 'See AS9790.' }, // org: Two Degrees Mobile Limited
   { asn: 38793, operator: '2degrees', country: 'NZ', mobileOnly: false, note: 'IPv6-only in the data (2405:a400::/32).' }, // org: Two Degrees Mobile Limited
 
@@ -399,7 +591,7 @@ export const MOBILE_CARRIERS: readonly MobileCarrier[] = [
   { asn: 4788, operator: 'unifi mobile (TM)', country: 'MY', mobileOnly: false, note: 'TM unifi fixed broadband dominates this AS.' }, // org: TM TECHNOLOGY SERVICES SDN BHD
 
   // ── Thailand ──────────────────────────────────────────────────────────
-  { asn: 133481, operator: 'AIS', country: 'TH', mobileOnly: true, note: 'Advanced Wireless Network, AIS\'s mobile licensee. AIS Fibre/3BB is AS45758.' }, // org: ADVANCED WIRELESS NETWORK COMPANY LIMITED
+  { asn: 133481, operator: 'AIS', country: 'TH', mobileOnly: true, note: "Advanced Wireless Network, AIS's mobile licensee. AIS Fibre/3BB is AS45758." }, // org: ADVANCED WIRELESS NETWORK COMPANY LIMITED
   { asn: 45458, operator: 'AIS', country: 'TH', mobileOnly: true }, // org: ADVANCED WIRELESS NETWORK COMPANY LIMITED
   { asn: 131445, operator: 'AIS', country: 'TH', mobileOnly: true }, // org: ADVANCED WIRELESS NETWORK COMPANY LIMITED
   { asn: 45430, operator: 'AIS', country: 'TH', mobileOnly: true }, // org: ADVANCED WIRELESS NETWORK COMPANY LIMITED

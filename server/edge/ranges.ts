@@ -452,12 +452,7 @@ class Pieces<K extends number | bigint> {
  * Sweep over one cluster (indexes in sorted order): the heap holds every range
  * that started at or before cur; expired ones are dropped when they surface.
  */
-function sweep<K extends number | bigint>(
-  s: Staged<K>,
-  cluster: Uint32Array,
-  out: Pieces<K>,
-  { succ, pred }: KeyOps<K>,
-): void {
+function sweep<K extends number | bigint>(s: Staged<K>, cluster: Uint32Array, out: Pieces<K>, { succ, pred }: KeyOps<K>): void {
   const heap = new SpecificityHeap(s);
   let next = 0;
   let cur = s.firsts[cluster[0]!]!;

@@ -111,7 +111,15 @@ export function extractComponents(s: Signals): Components {
   if (s.color) c.color = j(s.color);
   if (s.audioBaseLatency) c.audioLatency = String(s.audioBaseLatency.baseLatency);
   if (s.osCpu) c.osCpu = String(s.osCpu.oscpu);
-  const media = [s.hdr?.high, s.contrast?.level, s.reducedMotion?.reduce, s.reducedTransparency?.reduce, s.forcedColors?.active, s.invertedColors?.inverted, s.monochrome?.bitsPerPixel];
+  const media = [
+    s.hdr?.high,
+    s.contrast?.level,
+    s.reducedMotion?.reduce,
+    s.reducedTransparency?.reduce,
+    s.forcedColors?.active,
+    s.invertedColors?.inverted,
+    s.monochrome?.bitsPerPixel,
+  ];
   if (media.some((m) => m !== undefined)) c.mediaPrefs = j(media.map((m) => m ?? null));
   if (s.storage || s.cookiesEnabled || s.pdfViewerEnabled) {
     c.storageFlags = j([s.storage ?? null, s.cookiesEnabled?.enabled ?? null, s.pdfViewerEnabled?.enabled ?? null]);
@@ -140,9 +148,7 @@ export function coverage(c: Components): number {
  */
 export function exactKey(c: Components): string | null {
   if (coverage(c) === 0) return null;
-  const parts = (Object.keys(COMPONENTS) as ComponentName[])
-    .filter((n) => COMPONENTS[n].stable)
-    .map((n) => `${n}=${c[n] ?? '∅'}`);
+  const parts = (Object.keys(COMPONENTS) as ComponentName[]).filter((n) => COMPONENTS[n].stable).map((n) => `${n}=${c[n] ?? '∅'}`);
   return sha(parts.join('\n'));
 }
 

@@ -187,7 +187,11 @@ export function networkEvidence(v: CandidateFacts, visit: VisitFacts, lookalikes
 }
 
 /** The network evidence and which case it is: v's own prefix, v's AS only, a network new to v, or none (an anonymizer). */
-export function networkParts(v: CandidateFacts, visit: VisitFacts, lookalikes: readonly CandidateFacts[]): { kind: 'prefix' | 'asn' | 'moved' | 'none'; evidence: number } {
+export function networkParts(
+  v: CandidateFacts,
+  visit: VisitFacts,
+  lookalikes: readonly CandidateFacts[],
+): { kind: 'prefix' | 'asn' | 'moved' | 'none'; evidence: number } {
   const { prefix, asn, kind } = visit.network;
   if (kind === 'anonymizer' || prefix === null) return { kind: 'none', evidence: 0 };
   const n = visit.account.visitors;
@@ -289,10 +293,41 @@ export interface Features {
 
 export type FeatureName = keyof Features;
 export const FEATURES = [
-  'prior', 'rarity', 'sparse', 'storage', 'incognito', 'itpDue', 'away', 'exact',
-  'changedRender', 'changedScreen', 'changedVolatile', 'changedTimezone', 'changedFonts', 'changedLanguage', 'changedLanguageAdded', 'changedHardware', 'changedVersion', 'changedOther',
-  'samePrefix', 'prefixEvidence', 'sameAsn', 'asnEvidence', 'moved', 'anonymizer', 'rivalsOnPrefix', 'rivalsOnAsn', 'prefixCrowd', 'crowd',
-  'soleHolder', 'soleOnPrefix', 'soleOnAsn', 'movedSoleDesktop', 'movedSoleMobile', 'mobile', 'keptToken',
+  'prior',
+  'rarity',
+  'sparse',
+  'storage',
+  'incognito',
+  'itpDue',
+  'away',
+  'exact',
+  'changedRender',
+  'changedScreen',
+  'changedVolatile',
+  'changedTimezone',
+  'changedFonts',
+  'changedLanguage',
+  'changedLanguageAdded',
+  'changedHardware',
+  'changedVersion',
+  'changedOther',
+  'samePrefix',
+  'prefixEvidence',
+  'sameAsn',
+  'asnEvidence',
+  'moved',
+  'anonymizer',
+  'rivalsOnPrefix',
+  'rivalsOnAsn',
+  'prefixCrowd',
+  'crowd',
+  'soleHolder',
+  'soleOnPrefix',
+  'soleOnAsn',
+  'movedSoleDesktop',
+  'movedSoleMobile',
+  'mobile',
+  'keptToken',
 ] as const satisfies readonly FeatureName[];
 
 /** Weights of the features in the log-odds against a new device. */
@@ -333,9 +368,17 @@ export interface FingerprintMatch {
   changed: Record<ChangeGroup, number>;
 }
 
-export function features(v: CandidateFacts & { tokens: readonly unknown[] }, visit: VisitFacts, fp: FingerprintMatch & { mobile: boolean }, lookalikes: readonly CandidateFacts[]): Features {
+export function features(
+  v: CandidateFacts & { tokens: readonly unknown[] },
+  visit: VisitFacts,
+  fp: FingerprintMatch & { mobile: boolean },
+  lookalikes: readonly CandidateFacts[],
+): Features {
   // Fewer signals compared, more devices alike: the set grows as the compared share of the fingerprint shrinks.
-  const a = Math.max(anonymity(fp.exact ? visit.holders : 0, visit.group, visit.account, fp.mobile), MODEL.minAnonymity * Math.exp(MODEL.sparseSlope * (1 - fp.overlap)));
+  const a = Math.max(
+    anonymity(fp.exact ? visit.holders : 0, visit.group, visit.account, fp.mobile),
+    MODEL.minAnonymity * Math.exp(MODEL.sparseSlope * (1 - fp.overlap)),
+  );
   const { prefix, asn } = visit.network;
   const net = networkParts(v, visit, lookalikes);
   const log1p = (k: number) => Math.log(1 + k);
@@ -384,8 +427,24 @@ export function features(v: CandidateFacts & { tokens: readonly unknown[] }, vis
 }
 
 /** The network features of features(), weighted as the decision weighs them: v's network evidence on the log-odds scale. */
-const NETWORK_FEATURES = ['samePrefix', 'prefixEvidence', 'sameAsn', 'asnEvidence', 'moved', 'anonymizer', 'rivalsOnPrefix', 'rivalsOnAsn', 'soleOnPrefix', 'soleOnAsn'] as const satisfies readonly FeatureName[];
-export function networkScore(v: CandidateFacts & { tokens: readonly unknown[] }, visit: VisitFacts, lookalikes: readonly CandidateFacts[], w: Weights = WEIGHTS): number {
+const NETWORK_FEATURES = [
+  'samePrefix',
+  'prefixEvidence',
+  'sameAsn',
+  'asnEvidence',
+  'moved',
+  'anonymizer',
+  'rivalsOnPrefix',
+  'rivalsOnAsn',
+  'soleOnPrefix',
+  'soleOnAsn',
+] as const satisfies readonly FeatureName[];
+export function networkScore(
+  v: CandidateFacts & { tokens: readonly unknown[] },
+  visit: VisitFacts,
+  lookalikes: readonly CandidateFacts[],
+  w: Weights = WEIGHTS,
+): number {
   const none = { render: 0, screen: 0, volatile: 0, timezone: 0, fonts: 0, language: 0, languageAdded: 0, hardware: 0, version: 0, other: 0 };
   const f = features(v, visit, { score: 1, overlap: 1, exact: false, changed: none, mobile: false }, lookalikes);
   return NETWORK_FEATURES.reduce((t, k) => t + w[k] * f[k], 0);

@@ -223,7 +223,15 @@ async function scoreCandidates(index: LinkIndex, visit: Visit, at: number, extra
   const { components } = visit;
   const exact = exactKey(components);
   const partials = partialKeys(components);
-  const found = await index.lookup({ now: visit.now, exact, partials, group: groupKey(components), model: modelKey(components), prefix: visit.network.prefix, asn: visit.network.asn });
+  const found = await index.lookup({
+    now: visit.now,
+    exact,
+    partials,
+    group: groupKey(components),
+    model: modelKey(components),
+    prefix: visit.network.prefix,
+    asn: visit.network.asn,
+  });
   const ids = [...new Set([...found.onPrefix, ...found.holders, ...found.partials, ...found.onAsn, ...extra])];
   const visitors = (await Promise.all(ids.map((id) => resolve(index, id)))).filter((v): v is VisitorRecord => v !== null && v.id !== exclude);
   const facts: VisitFacts = {
@@ -304,12 +312,20 @@ async function heal(index: LinkIndex, young: VisitorRecord, visit: Visit): Promi
   const aged = young.visitCount >= YOUNG_VISITS || visit.now - young.firstSeenAt > YOUNG_DAYS * DAY;
   if (aged) return { visitorId: young.id, kind: 'token', p: 1, tokenRejected: false, suspects: [] };
   const resolved = await Promise.all(young.suspects.map(async (s) => ({ s, u: await resolve(index, s.id) })));
-  const live = resolved.filter((x): x is { s: Suspect; u: VisitorRecord } => !!x.u && x.u.id !== young.id && !x.u.tokens.some((t) => t.via !== young.id && t.last > x.s.since));
+  const live = resolved.filter(
+    (x): x is { s: Suspect; u: VisitorRecord } => !!x.u && x.u.id !== young.id && !x.u.tokens.some((t) => t.via !== young.id && t.last > x.s.since),
+  );
   const { prefix, kind } = visit.network;
   let evidence = (_u: VisitorRecord) => 0;
   if (prefix !== null && kind !== 'anonymizer' && live.length) {
     // The devices like this one, as the decision sees them: how expected this network is of a device like it.
-    const { facts, candidates } = await scoreCandidates(index, visit, visit.now, live.map((x) => x.u.id), young.id);
+    const { facts, candidates } = await scoreCandidates(
+      index,
+      visit,
+      visit.now,
+      live.map((x) => x.u.id),
+      young.id,
+    );
     // Both sides against the same look-alikes: the other candidates.
     const others = (u: VisitorRecord) => candidates.filter((c) => c.v.id !== u.id).map((c) => c.v);
     evidence = (u) => networkScore({ ...together(u, young), tokens: u.tokens }, facts, others(u)) - networkScore(young, facts, others(u));
@@ -326,7 +342,10 @@ async function heal(index: LinkIndex, young: VisitorRecord, visit: Visit): Promi
 
 /** The network history of two visitors as one device's. */
 function together(u: VisitorRecord, young: VisitorRecord): CandidateFacts {
-  const add = <T extends { n: number }>(a: T[], b: T[], same: (x: T, y: T) => boolean) => [...a.map((x) => ({ ...x, n: x.n + (b.find((y) => same(x, y))?.n ?? 0) })), ...b.filter((y) => !a.some((x) => same(x, y)))];
+  const add = <T extends { n: number }>(a: T[], b: T[], same: (x: T, y: T) => boolean) => [
+    ...a.map((x) => ({ ...x, n: x.n + (b.find((y) => same(x, y))?.n ?? 0) })),
+    ...b.filter((y) => !a.some((x) => same(x, y))),
+  ];
   return {
     ...u,
     visitCount: u.visitCount + young.visitCount,
@@ -375,7 +394,11 @@ export interface Remembered {
 }
 
 /** What the visit changes in the visitor: its networks, tokens and last component sets. */
-export function withVisit(v: VisitorRecord, visit: Visit, tokenHash: string | null): Pick<VisitorRecord, 'prefixes' | 'asns' | 'novelPrefixes' | 'novelAsns' | 'tokens'> {
+export function withVisit(
+  v: VisitorRecord,
+  visit: Visit,
+  tokenHash: string | null,
+): Pick<VisitorRecord, 'prefixes' | 'asns' | 'novelPrefixes' | 'novelAsns' | 'tokens'> {
   const { prefix, asn } = visit.network;
   const now = visit.now;
   const prior = tokenHash ? v.tokens.find((t) => t.hash === tokenHash) : undefined;
@@ -386,7 +409,9 @@ export function withVisit(v: VisitorRecord, visit: Visit, tokenHash: string | nu
     asns: asn !== null ? bump(v.asns, (a) => a.a === asn, { a: asn, n: (asnUse?.n ?? 0) + 1, last: now }, ASNS_CAP) : v.asns,
     novelPrefixes: v.novelPrefixes + (prefix && !prefixUse ? 1 : 0),
     novelAsns: v.novelAsns + (asn !== null && !asnUse ? 1 : 0),
-    tokens: tokenHash ? bump(v.tokens, (t) => t.hash === tokenHash, { ...prior, hash: tokenHash, first: prior?.first ?? now, last: now }, TOKENS_CAP) : v.tokens,
+    tokens: tokenHash
+      ? bump(v.tokens, (t) => t.hash === tokenHash, { ...prior, hash: tokenHash, first: prior?.first ?? now, last: now }, TOKENS_CAP)
+      : v.tokens,
   };
 }
 
@@ -429,4 +454,3 @@ export function remembered(v: VisitorRecord, match: Match, visit: Visit, created
     newAsn,
   };
 }
-

@@ -89,7 +89,18 @@ export function similarity(stored: Components, current: Components): Similarity 
   let weight = 0;
   let matched = 0;
   let stableBoth = 0;
-  const changed: Record<ChangeGroup, number> = { render: 0, screen: 0, volatile: 0, timezone: 0, fonts: 0, language: 0, languageAdded: 0, hardware: 0, version: 0, other: 0 };
+  const changed: Record<ChangeGroup, number> = {
+    render: 0,
+    screen: 0,
+    volatile: 0,
+    timezone: 0,
+    fonts: 0,
+    language: 0,
+    languageAdded: 0,
+    hardware: 0,
+    version: 0,
+    other: 0,
+  };
   for (const name of Object.keys(COMPONENTS) as ComponentName[]) {
     const spec = COMPONENTS[name];
     const a = stored[name];

@@ -50,8 +50,22 @@ export function mergeRecords(from: VisitorRecord, into: VisitorRecord, aliasesOf
     firstSeenAt: Math.min(into.firstSeenAt, from.firstSeenAt),
     lastSeenAt: Math.max(into.lastSeenAt, from.lastSeenAt),
     components: from.lastSeenAt > into.lastSeenAt ? from.components : into.components,
-    prefixes: sumBy(into.prefixes, from.prefixes, (p) => p.p, (x, y) => ({ p: x.p, n: x.n + y.n, last: Math.max(x.last, y.last) }), 8, (p) => p.last),
-    asns: sumBy(into.asns, from.asns, (a) => a.a, (x, y) => ({ a: x.a, n: x.n + y.n, last: Math.max(x.last, y.last) }), 6, (a) => a.last),
+    prefixes: sumBy(
+      into.prefixes,
+      from.prefixes,
+      (p) => p.p,
+      (x, y) => ({ p: x.p, n: x.n + y.n, last: Math.max(x.last, y.last) }),
+      8,
+      (p) => p.last,
+    ),
+    asns: sumBy(
+      into.asns,
+      from.asns,
+      (a) => a.a,
+      (x, y) => ({ a: x.a, n: x.n + y.n, last: Math.max(x.last, y.last) }),
+      6,
+      (a) => a.last,
+    ),
     novelPrefixes: into.novelPrefixes + from.novelPrefixes,
     novelAsns: into.novelAsns + from.novelAsns,
     tokens: [...into.tokens, ...from.tokens.map((t) => ({ ...t, via: t.via ?? from.id }))].sort((a, b) => b.last - a.last).slice(0, 8),
@@ -67,7 +81,13 @@ export function mergeRecords(from: VisitorRecord, into: VisitorRecord, aliasesOf
 export function unmergeRecords(from: VisitorRecord, into: VisitorRecord) {
   const own = into.tokens.filter((t) => t.via === from.id).map(({ via: _, ...t }) => t);
   return {
-    from: { ...from, mergedInto: null, suspects: [], residual: null, tokens: [...own, ...from.tokens.filter((t) => !own.some((o) => o.hash === t.hash))].slice(0, 8) },
+    from: {
+      ...from,
+      mergedInto: null,
+      suspects: [],
+      residual: null,
+      tokens: [...own, ...from.tokens.filter((t) => !own.some((o) => o.hash === t.hash))].slice(0, 8),
+    },
     into: { ...into, visitCount: Math.max(into.visitCount - from.visitCount, 1), tokens: into.tokens.filter((t) => t.via !== from.id) },
   };
 }

@@ -131,7 +131,10 @@ export class IdentificationService {
       timestamp: now,
       createdAt: new Date(now),
     };
-    await Promise.all([index.remember(remembered(rec.before, match, visit, match.kind === 'new')), this.store.events.insert(event, this.hooks.withEvent?.(project, event))]);
+    await Promise.all([
+      index.remember(remembered(rec.before, match, visit, match.kind === 'new')),
+      this.store.events.insert(event, this.hooks.withEvent?.(project, event)),
+    ]);
     this.hooks.stored?.(project, event);
 
     return {
@@ -171,7 +174,11 @@ export class IdentificationService {
     return (await this.fullEvents(accountId, [e]))[0]!;
   }
 
-  async updateEvent(accountId: string, requestId: string, patch: { suspect?: boolean; linkedId?: string | null; tag?: Record<string, unknown> | null }): Promise<FullEvent> {
+  async updateEvent(
+    accountId: string,
+    requestId: string,
+    patch: { suspect?: boolean; linkedId?: string | null; tag?: Record<string, unknown> | null },
+  ): Promise<FullEvent> {
     const e = await this.store.events.get(requestId);
     if (!e || e.accountId !== accountId) throw new ApiError(404, 'Event not found');
     const set: Partial<Pick<EventDoc, 'suspect' | 'linkedId' | 'tagJson'>> = {};
@@ -187,7 +194,9 @@ export class IdentificationService {
     const visitor = await this.survivor(accountId, visitorId);
     if (!visitor || visitor.visitCount + (visitor.mergedVisits ?? 0) === 0) throw new ApiError(404, 'Visitor not found');
     const merged = await this.aliasesOf(visitor);
-    const newest = merged.length ? await this.newestOfAll([visitor, ...merged], before) : (await this.newestOf(visitor, before)).map((v) => ({ ...v, source: visitor._id }));
+    const newest = merged.length
+      ? await this.newestOfAll([visitor, ...merged], before)
+      : (await this.newestOf(visitor, before)).map((v) => ({ ...v, source: visitor._id }));
     const events = await Promise.all(newest.map((v) => this.store.events.get(v.requestId)));
     // A visit whose event is not there (still being stored, or just deleted by retention) is left out.
     const visits = newest.flatMap((v, i) => {
@@ -209,7 +218,9 @@ export class IdentificationService {
     const found = new Map<string, VisitorDoc>();
     let frontier = survivor.mergedFrom ?? [];
     while (frontier.length && found.size < ALIASES_CAP) {
-      const docs = (await Promise.all(frontier.filter((id) => !found.has(id) && id !== survivor._id).map((id) => this.store.visitors.get(id)))).filter((v): v is VisitorDoc => v !== null);
+      const docs = (await Promise.all(frontier.filter((id) => !found.has(id) && id !== survivor._id).map((id) => this.store.visitors.get(id)))).filter(
+        (v): v is VisitorDoc => v !== null,
+      );
       for (const d of docs) found.set(d._id, d);
       frontier = docs.flatMap((d) => d.mergedFrom ?? []);
     }

@@ -46,7 +46,19 @@ export class StoreIndex implements LinkIndex {
   }
 
   async createVisitor(components: Components, suspects: Suspect[], residual: number | null): Promise<string> {
-    const doc: VisitorDoc = { _id: `iq_${ulid(this.now)}`, accountId: this.accountId, firstSeenAt: this.now, lastSeenAt: this.now, visitCount: 0, components: [components], suspects, residual, recent: [], visits: [], rev: 0 };
+    const doc: VisitorDoc = {
+      _id: `iq_${ulid(this.now)}`,
+      accountId: this.accountId,
+      firstSeenAt: this.now,
+      lastSeenAt: this.now,
+      visitCount: 0,
+      components: [components],
+      suspects,
+      residual,
+      recent: [],
+      visits: [],
+      rev: 0,
+    };
     await this.store.visitors.create(doc);
     this.docs.clear(doc._id).prime(doc._id, doc);
     return doc._id;

@@ -4,11 +4,7 @@ import type { ApiKeyDoc, ApiKeyType } from '../store/apiKeys.js';
 import type { Store } from '../store/index.js';
 import { hashKey, parseKey } from './format.js';
 
-export async function authenticateKey(
-  store: Store,
-  presented: string | undefined,
-  allowed: readonly ApiKeyType[],
-): Promise<ApiKeyDoc | null> {
+export async function authenticateKey(store: Store, presented: string | undefined, allowed: readonly ApiKeyType[]): Promise<ApiKeyDoc | null> {
   if (!presented) return null;
   const type = parseKey(presented);
   // Malformed keys and keys of the wrong type never reach the database.

@@ -60,7 +60,11 @@ function velocityOf(recent: RecentActivity[], now: number) {
     out.distinctIp[name] = new Set(inWindow.map((r) => r.ip)).size;
     out.distinctCountry[name] = new Set(inWindow.map((r) => r.country).filter(Boolean)).size;
   }
-  return out as { distinctIp: Record<'5m' | '1h' | '24h', number>; distinctCountry: Record<'5m' | '1h' | '24h', number>; events: Record<'5m' | '1h' | '24h', number> };
+  return out as {
+    distinctIp: Record<'5m' | '1h' | '24h', number>;
+    distinctCountry: Record<'5m' | '1h' | '24h', number>;
+    events: Record<'5m' | '1h' | '24h', number>;
+  };
 }
 
 /** Fingerprint's published suspect-score weights (web), normalised to 0–100. */
@@ -110,17 +114,26 @@ export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[]
   const rttCoherence = coherence(tzCheck.result, langCheck.result, deviceOffsetMatches(s, ipTz, now));
 
   const vpnRange = edge.lists.vpn === true;
-  const vpnVerdict = vpnRange || edge.asn.category === 'VPN_COMMERCIAL' ? 'detected' : tzCheck.result === 'inconsistent' && edge.asn.isDatacenter ? 'detected' : tzCheck.result === 'inconsistent' ? 'suspected' : 'not_detected';
+  const vpnVerdict =
+    vpnRange || edge.asn.category === 'VPN_COMMERCIAL'
+      ? 'detected'
+      : tzCheck.result === 'inconsistent' && edge.asn.isDatacenter
+        ? 'detected'
+        : tzCheck.result === 'inconsistent'
+          ? 'suspected'
+          : 'not_detected';
   const vpnConfidence = vpnVerdict === 'detected' ? (vpnRange ? 0.95 : 0.8) : vpnVerdict === 'suspected' ? 0.5 : tzCheck.result === 'consistent' ? 0.9 : 0.5;
 
-  const botP = 1 - [
-    headless ? BOT_EVIDENCE.headless : 0,
-    toolClient ? BOT_EVIDENCE.toolClient : 0,
-    swRenderer ? BOT_EVIDENCE.softwareRenderer : 0,
-    edge.asn.isDatacenter || edge.lists.datacenter === true ? BOT_EVIDENCE.datacenter : 0,
-    uaTls.mismatch ? BOT_EVIDENCE.uaTlsMismatch : 0,
-    tampered ? BOT_EVIDENCE.tampering : 0,
-  ].reduce((acc, p) => acc * (1 - p), 1);
+  const botP =
+    1 -
+    [
+      headless ? BOT_EVIDENCE.headless : 0,
+      toolClient ? BOT_EVIDENCE.toolClient : 0,
+      swRenderer ? BOT_EVIDENCE.softwareRenderer : 0,
+      edge.asn.isDatacenter || edge.lists.datacenter === true ? BOT_EVIDENCE.datacenter : 0,
+      uaTls.mismatch ? BOT_EVIDENCE.uaTlsMismatch : 0,
+      tampered ? BOT_EVIDENCE.tampering : 0,
+    ].reduce((acc, p) => acc * (1 - p), 1);
   const botProbability = Math.round(botP * 1000) / 1000;
 
   const velocity = velocityOf(recent, now);
@@ -186,9 +199,10 @@ export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[]
       timezoneVsIp: tzCheck,
       languagesVsCountry: langCheck,
       userAgentVsPlatform: uaPlatform,
-      userAgentVsTls: uaTls.evidence === 'no TLS fingerprint available' || uaTls.evidence === 'no user agent collected'
-        ? { result: 'unknown', evidence: uaTls.evidence }
-        : { result: uaTls.mismatch ? 'inconsistent' : 'consistent', evidence: uaTls.evidence },
+      userAgentVsTls:
+        uaTls.evidence === 'no TLS fingerprint available' || uaTls.evidence === 'no user agent collected'
+          ? { result: 'unknown', evidence: uaTls.evidence }
+          : { result: uaTls.mismatch ? 'inconsistent' : 'consistent', evidence: uaTls.evidence },
     },
   };
 
@@ -197,12 +211,42 @@ export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[]
 
 /** Countries whose main languages we can check cheaply; others are 'unknown'. */
 const COUNTRY_LANGS: Record<string, string[]> = {
-  US: ['en', 'es'], GB: ['en'], CA: ['en', 'fr'], AU: ['en'], NZ: ['en'], IE: ['en', 'ga'],
-  DE: ['de'], AT: ['de'], CH: ['de', 'fr', 'it'], FR: ['fr'], BE: ['nl', 'fr', 'de'], NL: ['nl'],
-  ES: ['es', 'ca', 'gl', 'eu'], MX: ['es'], AR: ['es'], IT: ['it'], PT: ['pt'], BR: ['pt'],
-  PL: ['pl'], CZ: ['cs'], SE: ['sv'], NO: ['nb', 'no', 'nn'], DK: ['da'], FI: ['fi', 'sv'],
-  RU: ['ru'], UA: ['uk', 'ru'], TR: ['tr'], JP: ['ja'], KR: ['ko'], CN: ['zh'], TW: ['zh'],
-  IN: ['hi', 'en'], IL: ['he'], GR: ['el'], HU: ['hu'], RO: ['ro'],
+  US: ['en', 'es'],
+  GB: ['en'],
+  CA: ['en', 'fr'],
+  AU: ['en'],
+  NZ: ['en'],
+  IE: ['en', 'ga'],
+  DE: ['de'],
+  AT: ['de'],
+  CH: ['de', 'fr', 'it'],
+  FR: ['fr'],
+  BE: ['nl', 'fr', 'de'],
+  NL: ['nl'],
+  ES: ['es', 'ca', 'gl', 'eu'],
+  MX: ['es'],
+  AR: ['es'],
+  IT: ['it'],
+  PT: ['pt'],
+  BR: ['pt'],
+  PL: ['pl'],
+  CZ: ['cs'],
+  SE: ['sv'],
+  NO: ['nb', 'no', 'nn'],
+  DK: ['da'],
+  FI: ['fi', 'sv'],
+  RU: ['ru'],
+  UA: ['uk', 'ru'],
+  TR: ['tr'],
+  JP: ['ja'],
+  KR: ['ko'],
+  CN: ['zh'],
+  TW: ['zh'],
+  IN: ['hi', 'en'],
+  IL: ['he'],
+  GR: ['el'],
+  HU: ['hu'],
+  RO: ['ro'],
 };
 
 function languagesVsCountry(languages: string[] | undefined, country: string) {
@@ -256,7 +300,8 @@ function userAgentVsPlatform(s: Signals) {
   const fits =
     (os.includes('windows') && p.startsWith('win')) ||
     ((os.includes('mac') || os === 'ios') && (p.startsWith('mac') || p.startsWith('iphone') || p.startsWith('ipad'))) ||
-    ((os.includes('linux') || os.includes('ubuntu') || os.includes('android') || os.includes('chrom')) && (p.includes('linux') || p.includes('android') || p.includes('arm'))) ||
+    ((os.includes('linux') || os.includes('ubuntu') || os.includes('android') || os.includes('chrom')) &&
+      (p.includes('linux') || p.includes('android') || p.includes('arm'))) ||
     (os === 'ios' && p.startsWith('ip'));
   return fits
     ? { result: 'consistent' as const, evidence: `${ua.os} user agent on ${platform}` }

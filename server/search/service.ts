@@ -105,7 +105,10 @@ export class EventSearchService {
       const batch = Math.min(SEARCH_SCAN_MAX - scanned, Math.max(2 * q.limit, 100));
       const lists = await Promise.all(plan.prefixes.map((p) => this.store.eventIndex.range(`${accountId}|${p}`, lo, hi, order, batch)));
       const exhausted = lists.every((l) => l.length < batch);
-      const merged = lists.flat().sort((a, b) => (ulidOf(a.r) < ulidOf(b.r) ? 1 : -1) * (order === 'desc' ? 1 : -1)).slice(0, batch);
+      const merged = lists
+        .flat()
+        .sort((a, b) => (ulidOf(a.r) < ulidOf(b.r) ? 1 : -1) * (order === 'desc' ? 1 : -1))
+        .slice(0, batch);
       let stoppedAt = -1;
       for (let i = 0; i < merged.length; i++) {
         const e = merged[i]!;

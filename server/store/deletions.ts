@@ -90,13 +90,22 @@ export class DeletionsRepo {
   async point(job: DeletionDoc, visitorIds: string[]): Promise<void> {
     for (const v of visitorIds) {
       if (v === job.visitorId) continue;
-      await insertUnique(this.col, { _id: `${job.accountId}|${v}`, id: job.id, accountId: job.accountId, visitorId: v, pointer: job._id, status: 'queued', createdAt: job.createdAt });
+      await insertUnique(this.col, {
+        _id: `${job.accountId}|${v}`,
+        id: job.id,
+        accountId: job.accountId,
+        visitorId: v,
+        pointer: job._id,
+        status: 'queued',
+        createdAt: job.createdAt,
+      });
     }
   }
 
   /** Hides the visitors from every read and from matching (their account no longer matches). */
   async hideVisitors(accountId: string, ids: string[]): Promise<void> {
-    if (ids.length) await this.visitors.bulkWrite(ids.map((_id) => ({ updateOne: { filter: { _id }, update: { $set: { accountId: deletedAccount(accountId) } } } })));
+    if (ids.length)
+      await this.visitors.bulkWrite(ids.map((_id) => ({ updateOne: { filter: { _id }, update: { $set: { accountId: deletedAccount(accountId) } } } })));
   }
 
   async deleteVisitors(ids: string[]): Promise<void> {
@@ -151,7 +160,11 @@ export class DeletionsRepo {
       for (const d of docs) {
         const _id = d._id;
         const claimed = /:(un)?merge:(.+)$/.exec(_id)?.[2];
-        if ((typeof d.visitorId === 'string' && ids.has(d.visitorId)) || (claimed !== undefined && ids.has(claimed)) || (typeof d.into === 'string' && ids.has(d.into))) {
+        if (
+          (typeof d.visitorId === 'string' && ids.has(d.visitorId)) ||
+          (claimed !== undefined && ids.has(claimed)) ||
+          (typeof d.into === 'string' && ids.has(d.into))
+        ) {
           ops.push({ deleteOne: { filter: { _id } } });
           continue;
         }

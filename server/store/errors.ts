@@ -1,4 +1,14 @@
-import { MongoBulkWriteError, MongoError, MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import {
+  MongoBulkWriteError,
+  MongoError,
+  MongoNetworkError,
+  MongoNetworkTimeoutError,
+  MongoServerError,
+  MongoServerSelectionError,
+  type Collection,
+  type Document,
+  type OptionalUnlessRequiredId,
+} from 'mongodb';
 
 /** E11000 on MongoDB and FerretDB alike (FerretDB omits keyPattern/keyValue). */
 export function isDuplicateKey(err: unknown): boolean {

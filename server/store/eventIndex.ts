@@ -153,7 +153,8 @@ export function entriesOf(e: IndexedEvent, f: EntryFacts): IndexEntry[] {
 }
 
 /** Crawlers that name themselves in their User-Agent (not verified by reverse DNS). */
-const GOOD_BOT_UA = /\b(googlebot|google-inspectiontool|bingbot|duckduckbot|baiduspider|yandex(bot)?|applebot|slurp|facebookexternalhit|twitterbot|linkedinbot|ahrefsbot|semrushbot|petalbot|gptbot|claudebot|uptimerobot|pingdom)\b/i;
+const GOOD_BOT_UA =
+  /\b(googlebot|google-inspectiontool|bingbot|duckduckbot|baiduspider|yandex(bot)?|applebot|slurp|facebookexternalhit|twitterbot|linkedinbot|ahrefsbot|semrushbot|petalbot|gptbot|claudebot|uptimerobot|pingdom)\b/i;
 
 /** `good`: a crawler that names itself in its User-Agent; `bad`: any other event the bot verdict fired on. */
 export function botKindOf(botVerdict: boolean, userAgent: string): BotKind {
@@ -215,7 +216,9 @@ export class EventIndexRepo {
   /** Deletes every entry of these events (one command per 100 events). */
   async deleteFor(events: readonly IndexedEvent[]): Promise<void> {
     for (let i = 0; i < events.length; i += 100) {
-      const ops: AnyBulkWriteOperation<IndexEntry>[] = events.slice(i, i + 100).flatMap((e) => entryIdsOf(e).map((_id) => ({ deleteOne: { filter: { _id } } })));
+      const ops: AnyBulkWriteOperation<IndexEntry>[] = events
+        .slice(i, i + 100)
+        .flatMap((e) => entryIdsOf(e).map((_id) => ({ deleteOne: { filter: { _id } } })));
       if (ops.length) await this.col.bulkWrite(ops, { ordered: false });
     }
   }

@@ -125,7 +125,9 @@ export class EventsRepo {
   async delete(events: readonly ExpiringEvent[]): Promise<void> {
     for (let i = 0; i < events.length; i += DELETE_BATCH) {
       const batch = events.slice(i, i + DELETE_BATCH);
-      const ops: AnyBulkWriteOperation<Stored>[] = [...batch.flatMap((e) => entryIdsOf(e)), ...batch.map((e) => e._id)].map((_id) => ({ deleteOne: { filter: { _id } } }));
+      const ops: AnyBulkWriteOperation<Stored>[] = [...batch.flatMap((e) => entryIdsOf(e)), ...batch.map((e) => e._id)].map((_id) => ({
+        deleteOne: { filter: { _id } },
+      }));
       await this.all.bulkWrite(ops, { ordered: true });
     }
   }

@@ -196,7 +196,16 @@ export class IdentityRepo {
     const groupKey = `${acc}:g:${r.group}`;
     const tokenKey = r.tokenHash ? `${acc}:t:${r.tokenHash}` : null;
     const read = [...fronts.keys(), ...(holderKey ? [holderKey] : [])];
-    const keys = [...new Set([...read, ...(tokenKey ? [tokenKey] : []), statsKey, groupKey, ...(r.newPrefix ? [`${acc}:n:${r.newPrefix}`] : []), ...(r.newAsn !== null ? [`${acc}:a:${r.newAsn}`] : [])])].sort();
+    const keys = [
+      ...new Set([
+        ...read,
+        ...(tokenKey ? [tokenKey] : []),
+        statsKey,
+        groupKey,
+        ...(r.newPrefix ? [`${acc}:n:${r.newPrefix}`] : []),
+        ...(r.newAsn !== null ? [`${acc}:a:${r.newAsn}`] : []),
+      ]),
+    ].sort();
 
     await this.lock.runAll(keys, async () => {
       const again = read.filter((k) => this.stale(reads, k));

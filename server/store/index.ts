@@ -93,7 +93,14 @@ export class Store {
    * Connects and creates indexes. Start-up waits up to START_TIMEOUT_MS for
    * the server (a replica set may take a moment to elect a primary).
    */
-  static async open({ uri, dbName, operationTimeoutMs = DEFAULT_DB_TIMEOUT_MS, cacheTtlMs = DEFAULT_CACHE_TTL_MS, now = Date.now, onCommand }: StoreOptions): Promise<Store> {
+  static async open({
+    uri,
+    dbName,
+    operationTimeoutMs = DEFAULT_DB_TIMEOUT_MS,
+    cacheTtlMs = DEFAULT_CACHE_TTL_MS,
+    now = Date.now,
+    onCommand,
+  }: StoreOptions): Promise<Store> {
     const client = new MongoClient(uri, {
       // An operation that finds no usable server (it is gone, or a replica
       // set is electing) gives up quickly: the client gets a 503 and retries.

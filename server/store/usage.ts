@@ -44,7 +44,6 @@ export interface MonthUsage {
   testDays: Record<string, number>;
 }
 
-
 /** A month's slots are read one by one up to the first missing; this bounds the walk. */
 const MAX_SLOTS = 1_000;
 

@@ -176,7 +176,14 @@ export class VisitorsRepo {
   }
 
   /** One compare-and-swap attempt; null when the visitor changed since `before` was read. */
-  private async record(before: VisitorDoc, match: Match, visit: Visit, activity: RecentActivity, windowMs: number, summarize: (facts: VisitFacts) => StoredVisit): Promise<VisitRecorded | null> {
+  private async record(
+    before: VisitorDoc,
+    match: Match,
+    visit: Visit,
+    activity: RecentActivity,
+    windowMs: number,
+    summarize: (facts: VisitFacts) => StoredVisit,
+  ): Promise<VisitRecorded | null> {
     const next = recordVisit(toRecord(before), match, visit);
     const first = before.visitCount === 0;
     const kept = before.recent.filter((r) => r.t > visit.now - windowMs);
@@ -223,7 +230,10 @@ export class VisitorsRepo {
         const doc = await this.get(visitorId);
         const visits = doc?.visits ?? [];
         if (!doc || !visits.some((v) => v.timestamp < cutoff)) return;
-        const done = await this.col.updateOne({ _id: visitorId, rev: doc.rev ?? null }, { $set: { visits: visits.filter((v) => v.timestamp >= cutoff) }, $inc: { rev: 1 } });
+        const done = await this.col.updateOne(
+          { _id: visitorId, rev: doc.rev ?? null },
+          { $set: { visits: visits.filter((v) => v.timestamp >= cutoff) }, $inc: { rev: 1 } },
+        );
         if (done.matchedCount === 1) return;
       }
     });
@@ -263,7 +273,10 @@ export class VisitorsRepo {
       const [a, b] = await Promise.all([this.get(from), this.get(into)]);
       if (!a || !b || a.mergedInto !== into) return null;
       const { from: restored, into: survivor } = unmergeRecords(toRecord(a), toRecord(b));
-      await this.col.updateOne({ _id: into }, { $set: { tokens: survivor.tokens }, $inc: { mergedVisits: -(a.visitCount + (a.mergedVisits ?? 0)), rev: 1 }, $pull: { mergedFrom: from } });
+      await this.col.updateOne(
+        { _id: into },
+        { $set: { tokens: survivor.tokens }, $inc: { mergedVisits: -(a.visitCount + (a.mergedVisits ?? 0)), rev: 1 }, $pull: { mergedFrom: from } },
+      );
       await this.col.updateOne({ _id: from }, { $set: { mergedInto: null, suspects: [], residual: null, tokens: restored.tokens }, $inc: { rev: 1 } });
       return restored;
     });

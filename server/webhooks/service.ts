@@ -124,7 +124,16 @@ export class WebhooksService {
     }
     const secret = newSecret();
     const now = new Date(this.clock.now());
-    const doc: EndpointDoc = { _id: `whe_${ulid(now.getTime())}`, accountId, projectId, url: checked.toString(), secret: this.box.seal(secret), secretHint: secret.slice(-4), createdAt: now, secretRotatedAt: now };
+    const doc: EndpointDoc = {
+      _id: `whe_${ulid(now.getTime())}`,
+      accountId,
+      projectId,
+      url: checked.toString(),
+      secret: this.box.seal(secret),
+      secretHint: secret.slice(-4),
+      createdAt: now,
+      secretRotatedAt: now,
+    };
     await this.store.webhooks.insertEndpoint(doc);
     await this.recount(projectId);
     return { endpoint: endpointView(doc), secret };
@@ -182,7 +191,21 @@ export class WebhooksService {
     const now = this.clock.now();
     for (const endpoint of await this.store.webhooks.endpointsOf(entry.p)) {
       const _id = `${endpoint._id}|${entry.r}`;
-      const doc: DeliveryDoc = { _id, accountId: entry.a, endpointId: endpoint._id, requestId: entry.r, status: 'pending', attempts: 0, since: now, nextAttemptAt: now, lastAttemptAt: null, lastStatus: null, lastError: null, deliveredAt: null, createdAt: now };
+      const doc: DeliveryDoc = {
+        _id,
+        accountId: entry.a,
+        endpointId: endpoint._id,
+        requestId: entry.r,
+        status: 'pending',
+        attempts: 0,
+        since: now,
+        nextAttemptAt: now,
+        lastAttemptAt: null,
+        lastStatus: null,
+        lastError: null,
+        deliveredAt: null,
+        createdAt: now,
+      };
       if (await this.store.webhooks.createDelivery(doc)) {
         await this.store.webhooks.enqueue(now, _id);
         continue;
@@ -235,7 +258,11 @@ export class WebhooksService {
     }
     if (!endpoint || body === null) {
       // updateOne of a delivery removed with its endpoint or event matches nothing: fine.
-      await hooks.updateDelivery(d._id, { status: 'failed', nextAttemptAt: null, lastError: endpoint ? 'The event no longer exists' : 'The endpoint was removed' });
+      await hooks.updateDelivery(d._id, {
+        status: 'failed',
+        nextAttemptAt: null,
+        lastError: endpoint ? 'The event no longer exists' : 'The endpoint was removed',
+      });
       await hooks.dequeue(queueEntry);
       return false;
     }
@@ -245,13 +272,28 @@ export class WebhooksService {
     const attempts = d.attempts + 1;
     const at = this.clock.now();
     if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
-      await hooks.updateDelivery(d._id, { status: 'delivered', attempts, lastAttemptAt: at, lastStatus: outcome.status, lastError: null, deliveredAt: at, nextAttemptAt: null });
+      await hooks.updateDelivery(d._id, {
+        status: 'delivered',
+        attempts,
+        lastAttemptAt: at,
+        lastStatus: outcome.status,
+        lastError: null,
+        deliveredAt: at,
+        nextAttemptAt: null,
+      });
     } else {
       const next = at + backoffMs(attempts);
       const giveUp = next - d.since > RETRY_WINDOW_MS;
       // The next queue entry exists before the current one goes: a crash in between repeats an attempt, never loses one.
       if (!giveUp) await hooks.enqueue(next, d._id);
-      await hooks.updateDelivery(d._id, { status: giveUp ? 'failed' : 'pending', attempts, lastAttemptAt: at, lastStatus: outcome.status, lastError: outcome.error, nextAttemptAt: giveUp ? null : next });
+      await hooks.updateDelivery(d._id, {
+        status: giveUp ? 'failed' : 'pending',
+        attempts,
+        lastAttemptAt: at,
+        lastStatus: outcome.status,
+        lastError: outcome.error,
+        nextAttemptAt: giveUp ? null : next,
+      });
     }
     await hooks.dequeue(queueEntry);
     return true;
@@ -279,16 +321,25 @@ export class WebhooksService {
     };
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<Outcome>((resolve) => {
-      const req = request(url, { method: 'POST', headers, lookup: guardedLookup(this.allowPrivate), signal: abort.signal, timeout: ATTEMPT_TIMEOUT_MS }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          resolve({ status, error: status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? `Redirect (${status}) not followed` : `HTTP ${status}` });
-        });
-        res.on('error', (err) => resolve({ status: res.statusCode ?? null, error: err.message }));
-      });
+      const req = request(
+        url,
+        { method: 'POST', headers, lookup: guardedLookup(this.allowPrivate), signal: abort.signal, timeout: ATTEMPT_TIMEOUT_MS },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            resolve({
+              status,
+              error: status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? `Redirect (${status}) not followed` : `HTTP ${status}`,
+            });
+          });
+          res.on('error', (err) => resolve({ status: res.statusCode ?? null, error: err.message }));
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`No answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`)));
-      req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: null, error: err.code === 'EPRIVATE' ? err.message : err.code ? `${err.code}: ${err.message}` : err.message }));
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        resolve({ status: null, error: err.code === 'EPRIVATE' ? err.message : err.code ? `${err.code}: ${err.message}` : err.message }),
+      );
       req.end(body);
     }).finally(() => this.aborts.delete(abort));
   }

@@ -10,7 +10,8 @@ import { buildAgent } from '../../clients/agent/build.js';
 import { IdentifyRequestSchema } from '../../contract/identify.js';
 import { SIGNAL_NAMES, signalValueSchemas, type SignalName, type SignalValues } from '../../contract/signals.js';
 
-const PAGE = '<!doctype html><html><head><meta charset="utf-8"><title>agent test</title></head><body><p>deviceid agent test</p><script src="/agent.js"></script></body></html>';
+const PAGE =
+  '<!doctype html><html><head><meta charset="utf-8"><title>agent test</title></head><body><p>deviceid agent test</p><script src="/agent.js"></script></body></html>';
 const FAKE_RESULT = { requestId: 'req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z', visitorId: 'iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z' };
 
 interface Captured {

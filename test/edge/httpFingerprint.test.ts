@@ -38,18 +38,30 @@ const firefox: HttpRequestLike = {
   method: 'GET',
   httpVersion: '1.1',
   rawHeaders: [
-    'Host', 'example.com',
-    'User-Agent', 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
-    'Accept', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-    'Accept-Language', 'en-US,en;q=0.5',
-    'Accept-Encoding', 'gzip, deflate, br, zstd',
-    'Connection', 'keep-alive',
-    'Upgrade-Insecure-Requests', '1',
-    'Sec-Fetch-Dest', 'document',
-    'Sec-Fetch-Mode', 'navigate',
-    'Sec-Fetch-Site', 'none',
-    'Sec-Fetch-User', '?1',
-    'Priority', 'u=0, i',
+    'Host',
+    'example.com',
+    'User-Agent',
+    'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
+    'Accept',
+    'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    'Accept-Language',
+    'en-US,en;q=0.5',
+    'Accept-Encoding',
+    'gzip, deflate, br, zstd',
+    'Connection',
+    'keep-alive',
+    'Upgrade-Insecure-Requests',
+    '1',
+    'Sec-Fetch-Dest',
+    'document',
+    'Sec-Fetch-Mode',
+    'navigate',
+    'Sec-Fetch-Site',
+    'none',
+    'Sec-Fetch-User',
+    '?1',
+    'Priority',
+    'u=0, i',
   ],
 };
 
@@ -100,7 +112,12 @@ describe('classification of real clients (captured on this machine)', () => {
   it('expects Sec-Fetch-* from Safari 16.4 on, read from "Version/x.y … Safari/"', () => {
     const safari = (version: string) =>
       `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/${version} Safari/605.1.15`;
-    const noSecFetch = (ua: string) => setHeader(dropHeaders(chromeFetch(), (n) => n.startsWith('sec-fetch-')), 'User-Agent', ua);
+    const noSecFetch = (ua: string) =>
+      setHeader(
+        dropHeaders(chromeFetch(), (n) => n.startsWith('sec-fetch-')),
+        'User-Agent',
+        ua,
+      );
     const classify = (ua: string) => httpFingerprint(noSecFetch(ua), { secureContext: true }).classification;
     expect(classify(safari('16.4'))).toBe('headless');
     expect(classify(safari('17.0'))).toBe('headless');
@@ -114,7 +131,11 @@ describe('classification of real clients (captured on this machine)', () => {
     // Looks like a browser (so the Sec-Fetch rules run), then "Version/" over and over with no "Safari/" after.
     const hostile = 'Mozilla/5.0 (X11) Safari/1 ' + 'Version/1.1'.repeat(100_000);
     const started = performance.now();
-    const req = setHeader(dropHeaders(chromeFetch(), (n) => n.startsWith('sec-fetch-')), 'User-Agent', hostile);
+    const req = setHeader(
+      dropHeaders(chromeFetch(), (n) => n.startsWith('sec-fetch-')),
+      'User-Agent',
+      hostile,
+    );
     expect(httpFingerprint(req, { secureContext: true }).classification).toBe('browser');
     // A safety bound, not a benchmark: the quadratic rule takes minutes here.
     expect(performance.now() - started).toBeLessThan(2_000);
@@ -127,7 +148,11 @@ describe('classification of real clients (captured on this machine)', () => {
   });
 
   it.each([
-    ['HeadlessChrome/120.0.0.0 in the UA', 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36', 'headless'],
+    [
+      'HeadlessChrome/120.0.0.0 in the UA',
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36',
+      'headless',
+    ],
     ['python-httpx', 'python-httpx/0.27.0', 'python'],
     ['aiohttp', 'Python/3.12 aiohttp/3.9.5', 'python'],
     ['axios', 'axios/1.7.2', 'node'],
@@ -136,7 +161,11 @@ describe('classification of real clients (captured on this machine)', () => {
     ['Java', 'Java-http-client/21.0.2', 'other_tool'],
     ['libwww-perl', 'libwww-perl/6.72', 'other_tool'],
     ['Googlebot', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', 'other_tool'],
-    ['a phone named CUBOT', 'Mozilla/5.0 (Linux; Android 9; CUBOT X19) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36', 'browser'],
+    [
+      'a phone named CUBOT',
+      'Mozilla/5.0 (Linux; Android 9; CUBOT X19) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
+      'browser',
+    ],
     ['an app', 'MyApp/2.1 (iPhone; iOS 17.0)', 'unknown'],
   ])('%s', (_, ua, expected) => {
     expect(httpFingerprint(setHeader(chromeFetch(), 'User-Agent', ua)).classification).toBe(expected);

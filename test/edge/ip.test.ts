@@ -86,12 +86,19 @@ describe('isPrivateOrReserved', () => {
     expect(isPrivateOrReserved(ip(s))).toBe(true);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '100.63.255.255', '100.128.0.0', '172.32.0.1', '2001:4860:4860::8888', '2606:4700::1', '64:ff9b::808:808', '2002:c000:204::1'])(
-    '%s is public',
-    (s) => {
-      expect(isPrivateOrReserved(ip(s))).toBe(false);
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '100.63.255.255',
+    '100.128.0.0',
+    '172.32.0.1',
+    '2001:4860:4860::8888',
+    '2606:4700::1',
+    '64:ff9b::808:808',
+    '2002:c000:204::1',
+  ])('%s is public', (s) => {
+    expect(isPrivateOrReserved(ip(s))).toBe(false);
+  });
 });
 
 describe('clientIp', () => {

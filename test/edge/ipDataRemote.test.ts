@@ -118,10 +118,13 @@ describe('remote IP data over a channel', () => {
   it('fails with 503 when the primary does not answer in time, ignores the late answer and asks again next time', async () => {
     const ch = linked(() => 0);
     let slow = true;
-    serveIpData(ch.primary, answering(async (i) => {
-      if (slow) await new Promise((r) => setTimeout(r, 300));
-      return factsFor(i.address);
-    }));
+    serveIpData(
+      ch.primary,
+      answering(async (i) => {
+        if (slow) await new Promise((r) => setTimeout(r, 300));
+        return factsFor(i.address);
+      }),
+    );
     const remote = remoteIpData(ch.worker, { timeoutMs: 50 });
     expect503(await rejection(remote.lookup(ip('9.9.9.9'))));
     await new Promise((r) => setTimeout(r, 350)); // the late answer arrives and is dropped
@@ -133,7 +136,10 @@ describe('remote IP data over a channel', () => {
 
   it('fails lookups in flight with 503 when the primary goes away, and later ones at once without sending', async () => {
     const ch = linked(() => 0);
-    serveIpData(ch.primary, answering(() => new Promise(() => {})));
+    serveIpData(
+      ch.primary,
+      answering(() => new Promise(() => {})),
+    );
     let heard = 0;
     const remote = remoteIpData(ch.worker, { timeoutMs: 60_000, onDisconnect: () => heard++ });
     const inFlight = [remote.lookup(ip('8.8.4.4')), remote.lookup(ip('2001:4860:4860::8844'))];
@@ -150,10 +156,13 @@ describe('remote IP data over a channel', () => {
   it('a lookup the primary could not make fails (500, not cached); a question that is not an address gets an error answer', async () => {
     const ch = linked();
     let fail = true;
-    serveIpData(ch.primary, answering(async (i) => {
-      if (fail) throw new Error('reader broke');
-      return factsFor(i.address);
-    }));
+    serveIpData(
+      ch.primary,
+      answering(async (i) => {
+        if (fail) throw new Error('reader broke');
+        return factsFor(i.address);
+      }),
+    );
     const remote = remoteIpData(ch.worker);
     const err = await rejection(remote.lookup(ip('8.8.8.8')));
     expect(err).not.toBeInstanceOf(ApiError);
@@ -161,7 +170,12 @@ describe('remote IP data over a channel', () => {
     fail = false;
     expect(await remote.lookup(ip('8.8.8.8'))).toEqual(factsFor('8.8.8.8'));
 
-    const answer = new Promise((resolve) => ch.worker.listen((m) => (m as { id: number }).id === 99_999 && resolve(m), () => {}));
+    const answer = new Promise((resolve) =>
+      ch.worker.listen(
+        (m) => (m as { id: number }).id === 99_999 && resolve(m),
+        () => {},
+      ),
+    );
     ch.worker.send({ t: 'deviceid:ip?', id: 99_999, address: 'not an address' }, () => {});
     expect(await answer).toEqual({ t: 'deviceid:ip', id: 99_999, error: 'not an IP address' });
     remote.close();
@@ -169,7 +183,10 @@ describe('remote IP data over a channel', () => {
 
   it('close() fails what is in flight with 503 and stops listening', async () => {
     const ch = linked();
-    serveIpData(ch.primary, answering(() => new Promise(() => {})));
+    serveIpData(
+      ch.primary,
+      answering(() => new Promise(() => {})),
+    );
     const remote = remoteIpData(ch.worker, { timeoutMs: 60_000 });
     const p = remote.lookup(ip('8.8.8.8'));
     remote.close();
@@ -183,7 +200,10 @@ describe('remote IP data over a real IPC channel', () => {
   afterAll(() => void child?.kill('SIGKILL'));
 
   it('answers through a forked process, and fails with 503 when that process is killed mid-lookup', async () => {
-    child = fork(join(import.meta.dirname, '../fixtures/ipDataPrimary.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child = fork(join(import.meta.dirname, '../fixtures/ipDataPrimary.ts'), [], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     await new Promise<void>((resolve, reject) => {
       child!.once('message', () => resolve());
       child!.once('exit', (code) => reject(new Error(`the fixture exited (${code})`)));

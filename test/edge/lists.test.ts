@@ -51,7 +51,7 @@ describe('listKindOf', () => {
 describe('parseList', () => {
   it('reads the Tor exit-addresses format', () => {
     const b = new RangeSetBuilder();
-    expect(parseList("ExitNode ABC\nPublished 2026-11-20 10:41:29\nExitAddress 185.220.101.10 2026-11-21 11:13:51\n", b)).toEqual({ entries: 1, rejected: 0 });
+    expect(parseList('ExitNode ABC\nPublished 2026-11-20 10:41:29\nExitAddress 185.220.101.10 2026-11-21 11:13:51\n', b)).toEqual({ entries: 1, rejected: 0 });
     expect(b.build().has(ip('185.220.101.10'))).toBe(true);
   });
 

@@ -6,7 +6,8 @@ import { MOBILE_CARRIERS } from '../../server/edge/mobileCarriers.js';
 import { visitNetwork } from '../../server/edge/network.js';
 
 const none = { tor: false, vpn: false, cdn: false, datacenter: false };
-const of = (ip: string, asn: number, org: string, lists = none) => visitNetwork(normalizeIp(ip), { asn, org, prefix: '' }, classifyNetwork({ asn, org }, lists));
+const of = (ip: string, asn: number, org: string, lists = none) =>
+  visitNetwork(normalizeIp(ip), { asn, org, prefix: '' }, classifyNetwork({ asn, org }, lists));
 
 describe('visitNetwork', () => {
   it('is a home line as its /24 and AS', () => {

@@ -2,16 +2,7 @@ import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import type { Ip } from '../../server/edge/ip.js';
-import {
-  parseCidr,
-  RangeSet,
-  RangeSetBuilder,
-  RangeTableBuilder,
-  v4Key,
-  v4ToString,
-  v6Key,
-  v6ToString,
-} from '../../server/edge/ranges.js';
+import { parseCidr, RangeSet, RangeSetBuilder, RangeTableBuilder, v4Key, v4ToString, v6Key, v6ToString } from '../../server/edge/ranges.js';
 
 const V6_MAX = (1n << 128n) - 1n;
 const ip4 = (k: number): Ip => ({ address: v4ToString(k), version: 4 });

@@ -22,8 +22,25 @@ describe('TLS facts from our own TLS termination', () => {
   beforeAll(async () => {
     const r = spawnSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-        '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
       { encoding: 'utf8' },
     );
     if (r.status !== 0) throw new Error(`openssl failed: ${r.stderr}`);
@@ -117,11 +134,7 @@ describe('TLS facts forwarded by a trusted proxy', () => {
   });
 
   it('does not believe malformed or doubled values', () => {
-    const bad = tlsFacts(
-      req({ 'x-ja4': 'not-a-ja4', 'x-tls-cipher': 'AES; DROP TABLE', 'x-tls-version': 'TLSv9' }),
-      true,
-      HEADERS,
-    );
+    const bad = tlsFacts(req({ 'x-ja4': 'not-a-ja4', 'x-tls-cipher': 'AES; DROP TABLE', 'x-tls-version': 'TLSv9' }), true, HEADERS);
     expect(bad).toEqual(NO_TLS_FACTS);
     // What a proxy that appends instead of replacing produces from a client-sent copy.
     const doubled = `${good['x-ja4']}, t13d1516h2_000000000000_000000000000`;

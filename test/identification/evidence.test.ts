@@ -95,7 +95,7 @@ describe('storage evidence', () => {
 });
 
 describe('network evidence', () => {
-  it("is strong for a prefix the visitor uses that no one else does, and weak when a crowd shares it", () => {
+  it('is strong for a prefix the visitor uses that no one else does, and weak when a crowd shares it', () => {
     const home = networkParts(visitor(), visit(), []);
     expect(home.kind).toBe('prefix');
     expect(home.evidence).toBeGreaterThan(5);
@@ -139,11 +139,27 @@ describe('prior', () => {
 });
 
 describe('features and score', () => {
-  const fp = { score: 1, overlap: 1, exact: true, mobile: false, changed: { render: 0, screen: 0, volatile: 0, timezone: 0, fonts: 0, language: 0, languageAdded: 0, hardware: 0, version: 0, other: 0 } };
+  const fp = {
+    score: 1,
+    overlap: 1,
+    exact: true,
+    mobile: false,
+    changed: { render: 0, screen: 0, volatile: 0, timezone: 0, fonts: 0, language: 0, languageAdded: 0, hardware: 0, version: 0, other: 0 },
+  };
   it('names the network case and the rivals on it', () => {
     const rival = visitor();
     const f = features(visitor(), visit(), fp, [rival]);
-    expect(f).toMatchObject({ samePrefix: 1, sameAsn: 0, anonymizer: 0, rivalsOnPrefix: Math.log(2), soleOnPrefix: 0, exact: 1, soleHolder: 1, keptToken: 1, mobile: 0 });
+    expect(f).toMatchObject({
+      samePrefix: 1,
+      sameAsn: 0,
+      anonymizer: 0,
+      rivalsOnPrefix: Math.log(2),
+      soleOnPrefix: 0,
+      exact: 1,
+      soleHolder: 1,
+      keptToken: 1,
+      mobile: 0,
+    });
     const alone = features(visitor(), visit(), fp, []);
     expect(alone.soleOnPrefix).toBe(1);
     expect(alone.crowd).toBe(0);

@@ -19,7 +19,21 @@ afterAll(async () => {
 
 const HOUR = 3_600_000;
 
-const visitSummary = (seq: number, timestamp: number) => ({ seq, requestId: `req_${seq}`, id: `v_${seq}`, timestamp, country: '', city: '', region: '', asn: null, asnOrg: '', asnCategory: 'unknown', botProbability: 0, confidence: 1, riskFactors: [] });
+const visitSummary = (seq: number, timestamp: number) => ({
+  seq,
+  requestId: `req_${seq}`,
+  id: `v_${seq}`,
+  timestamp,
+  country: '',
+  city: '',
+  region: '',
+  asn: null,
+  asnOrg: '',
+  asnCategory: 'unknown',
+  botProbability: 0,
+  confidence: 1,
+  riskFactors: [],
+});
 let accounts = 0;
 let t = Date.UTC(2026, 0, 15);
 let seed = 90_000;
@@ -27,7 +41,11 @@ let seed = 90_000;
 /** A fresh account and a way to send it visits the way identify does (link, record, index). */
 function account() {
   const acc = `acc_linker_${++accounts}`;
-  return async (values: ReturnType<typeof deviceValues>, prefix: string, o: { token?: string | null; incognito?: boolean; advance?: number; asn?: number } = {}): Promise<Match> => {
+  return async (
+    values: ReturnType<typeof deviceValues>,
+    prefix: string,
+    o: { token?: string | null; incognito?: boolean; advance?: number; asn?: number } = {},
+  ): Promise<Match> => {
     t += o.advance ?? HOUR;
     const visit: Visit = {
       components: extractComponents(values),
@@ -120,7 +138,7 @@ describe('split healing', () => {
     return { d, home, first, token, away };
   }
 
-  it('merges a young visitor into its suspect once it comes back to the suspect\'s home', async () => {
+  it("merges a young visitor into its suspect once it comes back to the suspect's home", async () => {
     const send = account();
     const { d, home, first, token, away } = await split(send);
     const back = await send(d, home, { token });
@@ -139,7 +157,7 @@ describe('split healing', () => {
     expect(back.visitorId).not.toBe(first.visitorId);
   });
 
-  it('undoes a merge when the merged token and the survivor\'s own take turns', async () => {
+  it("undoes a merge when the merged token and the survivor's own take turns", async () => {
     const send = account();
     const { d, home, first, token, away } = await split(send);
     expect((await send(d, home, { token })).mergedFrom).toBe(away.visitorId);
@@ -167,11 +185,22 @@ describe('what a visit leaves to index', () => {
     const d = deviceValues(++seed);
     const first = await send(d, '81.2.90.0/24');
     const v = (await h.store.visitors.get(first.visitorId))!;
-    const visit: Visit = { components: extractComponents(d), tokenHash: d.deviceToken.token, network: { prefix: '81.2.90.0/24', asn: 2856, kind: 'fixed' }, incognito: false, now: t };
+    const visit: Visit = {
+      components: extractComponents(d),
+      tokenHash: d.deviceToken.token,
+      network: { prefix: '81.2.90.0/24', asn: 2856, kind: 'fixed' },
+      incognito: false,
+      now: t,
+    };
     const { toRecord } = await import('../../server/store/visitors.js');
     const r = remembered(toRecord(v), { visitorId: first.visitorId, kind: 'token', p: 1, tokenRejected: false }, visit, false);
     expect(r).toMatchObject({ tokenHash: null, exact: null, partials: [], newPrefix: null, newAsn: null, created: false });
-    const moved = remembered(toRecord(v), { visitorId: first.visitorId, kind: 'token', p: 1, tokenRejected: false }, { ...visit, network: { prefix: '2.125.0.0/24', asn: 5089, kind: 'fixed' } }, false);
+    const moved = remembered(
+      toRecord(v),
+      { visitorId: first.visitorId, kind: 'token', p: 1, tokenRejected: false },
+      { ...visit, network: { prefix: '2.125.0.0/24', asn: 5089, kind: 'fixed' } },
+      false,
+    );
     expect(moved).toMatchObject({ newPrefix: '2.125.0.0/24', newAsn: 5089 });
   });
 });

@@ -78,16 +78,45 @@ describe('recordVisit', () => {
 });
 
 describe('merge and unmerge', () => {
-  const older = blank('u', { visitCount: 5, firstSeenAt: T0, lastSeenAt: T0 + 10, prefixes: [{ p: 'home', n: 5, last: T0 + 10 }], asns: [{ a: 1, n: 5, last: T0 + 10 }], novelPrefixes: 1, novelAsns: 1, tokens: [{ hash: 'tu', first: T0, last: T0 + 10 }] });
-  const young = blank('b', { visitCount: 2, firstSeenAt: T0 + 20, lastSeenAt: T0 + 30, components: [{ canvas: 'c9' }], prefixes: [{ p: 'home', n: 1, last: T0 + 30 }, { p: 'cafe', n: 1, last: T0 + 20 }], asns: [{ a: 1, n: 2, last: T0 + 30 }], novelPrefixes: 2, novelAsns: 1, tokens: [{ hash: 'tb', first: T0 + 20, last: T0 + 30 }], suspects: [{ id: 'u', logOdds: 2, net: 0, since: T0 + 20 }] });
+  const older = blank('u', {
+    visitCount: 5,
+    firstSeenAt: T0,
+    lastSeenAt: T0 + 10,
+    prefixes: [{ p: 'home', n: 5, last: T0 + 10 }],
+    asns: [{ a: 1, n: 5, last: T0 + 10 }],
+    novelPrefixes: 1,
+    novelAsns: 1,
+    tokens: [{ hash: 'tu', first: T0, last: T0 + 10 }],
+  });
+  const young = blank('b', {
+    visitCount: 2,
+    firstSeenAt: T0 + 20,
+    lastSeenAt: T0 + 30,
+    components: [{ canvas: 'c9' }],
+    prefixes: [
+      { p: 'home', n: 1, last: T0 + 30 },
+      { p: 'cafe', n: 1, last: T0 + 20 },
+    ],
+    asns: [{ a: 1, n: 2, last: T0 + 30 }],
+    novelPrefixes: 2,
+    novelAsns: 1,
+    tokens: [{ hash: 'tb', first: T0 + 20, last: T0 + 30 }],
+    suspects: [{ id: 'u', logOdds: 2, net: 0, since: T0 + 20 }],
+  });
 
-  it('gives the survivor the young visitor\'s visits, networks, tokens (marked) and latest components', () => {
+  it("gives the survivor the young visitor's visits, networks, tokens (marked) and latest components", () => {
     const { from, into, aliases } = mergeRecords(young, older, [blank('z', { mergedInto: 'b' })]);
     expect(from).toMatchObject({ mergedInto: 'u', suspects: [] });
     expect(into).toMatchObject({ visitCount: 7, firstSeenAt: T0, lastSeenAt: T0 + 30, components: [{ canvas: 'c9' }], novelPrefixes: 3, novelAsns: 2 });
-    expect(into.prefixes).toEqual([{ p: 'home', n: 6, last: T0 + 30 }, { p: 'cafe', n: 1, last: T0 + 20 }]);
+    expect(into.prefixes).toEqual([
+      { p: 'home', n: 6, last: T0 + 30 },
+      { p: 'cafe', n: 1, last: T0 + 20 },
+    ]);
     expect(into.asns).toEqual([{ a: 1, n: 7, last: T0 + 30 }]);
-    expect(into.tokens).toEqual([{ hash: 'tb', first: T0 + 20, last: T0 + 30, via: 'b' }, { hash: 'tu', first: T0, last: T0 + 10 }]);
+    expect(into.tokens).toEqual([
+      { hash: 'tb', first: T0 + 20, last: T0 + 30, via: 'b' },
+      { hash: 'tu', first: T0, last: T0 + 10 },
+    ]);
     expect(aliases).toEqual([expect.objectContaining({ id: 'z', mergedInto: 'u' })]);
   });
 

@@ -9,7 +9,15 @@ import { listen } from './httpServer.js';
 export const CHROMIUM = '/usr/bin/chromium';
 /** Browser tests skip where no chromium is installed. */
 export const hasChromium = existsSync(CHROMIUM);
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
 

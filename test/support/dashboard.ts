@@ -26,7 +26,10 @@ export async function signUp(h: Harness, email = `user${++n}-${Date.now()}@examp
     projectId,
     origin,
     async key(type, pid = projectId) {
-      const k = await agent.post(`/api/projects/${pid}/keys`).set('origin', origin).send({ name: `${type} key`, type });
+      const k = await agent
+        .post(`/api/projects/${pid}/keys`)
+        .set('origin', origin)
+        .send({ name: `${type} key`, type });
       if (k.status !== 201) throw new Error(`key creation failed: ${k.status} ${JSON.stringify(k.body)}`);
       return k.body.key as string;
     },

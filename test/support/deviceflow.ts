@@ -23,10 +23,16 @@ export const poll = (h: Harness, deviceCode: string) => h.http().post('/api/cli/
 export const getGrant = (c: Customer, userCode: string) => c.agent.get(`/api/cli/grants/${encodeURIComponent(userCode)}`);
 
 export const authorizeGrant = (c: Customer, userCode: string, projectId = c.projectId) =>
-  c.agent.post(`/api/cli/grants/${encodeURIComponent(userCode)}/authorize`).set('origin', c.origin).send({ projectId });
+  c.agent
+    .post(`/api/cli/grants/${encodeURIComponent(userCode)}/authorize`)
+    .set('origin', c.origin)
+    .send({ projectId });
 
 export const denyGrant = (c: Customer, userCode: string) =>
-  c.agent.post(`/api/cli/grants/${encodeURIComponent(userCode)}/deny`).set('origin', c.origin).send({});
+  c.agent
+    .post(`/api/cli/grants/${encodeURIComponent(userCode)}/deny`)
+    .set('origin', c.origin)
+    .send({});
 
 export async function cliKeys(c: Customer, projectId = c.projectId) {
   const res = await c.agent.get(`/api/projects/${projectId}/keys`);

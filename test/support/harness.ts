@@ -24,7 +24,10 @@ export interface Harness {
 }
 
 export function testDbName(file: string): string {
-  const stem = basename(file).replace(/\.test\.ts$/, '').replace(/[^A-Za-z0-9]/g, '_').slice(0, 30);
+  const stem = basename(file)
+    .replace(/\.test\.ts$/, '')
+    .replace(/[^A-Za-z0-9]/g, '_')
+    .slice(0, 30);
   return `t_${stem}_${randomBytes(4).toString('hex')}`;
 }
 
@@ -46,7 +49,14 @@ export const TEST_ENV = {
 export async function createHarness(file: string, env: Record<string, string> = {}, onCommand?: StoreOptions['onCommand']): Promise<Harness> {
   const config = loadConfig({ ...TEST_ENV, ...env });
   const clock = new ManualClock();
-  const store = await Store.open({ uri: inject('mongoUri'), dbName: testDbName(file), operationTimeoutMs: config.dbTimeoutMs, cacheTtlMs: config.cacheTtlMs, now: () => clock.now(), onCommand });
+  const store = await Store.open({
+    uri: inject('mongoUri'),
+    dbName: testDbName(file),
+    operationTimeoutMs: config.dbTimeoutMs,
+    cacheTtlMs: config.cacheTtlMs,
+    now: () => clock.now(),
+    onCommand,
+  });
   let logText = '';
   const sink = new Writable({
     write(chunk, _enc, cb) {

@@ -17,8 +17,28 @@ function rng(seed: number) {
 const hex = (r: () => number, n = 16) => Array.from({ length: n }, () => Math.floor(r() * 16).toString(16)).join('');
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
-const GPUS = ['ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11 vs_5_0 ps_5_0, D3D11)', 'ANGLE (Intel, Intel(R) UHD Graphics 620 Direct3D11 vs_5_0 ps_5_0, D3D11)', 'ANGLE (AMD, AMD Radeon RX 6600 Direct3D11 vs_5_0 ps_5_0, D3D11)', 'Apple M1', 'Apple M2 Pro'];
-const FONTS = ['Arial', 'Calibri', 'Cambria', 'Consolas', 'Segoe UI', 'Helvetica Neue', 'Menlo', 'Roboto', 'Ubuntu', 'DejaVu Sans', 'Noto Sans', 'Georgia', 'Verdana'];
+const GPUS = [
+  'ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11 vs_5_0 ps_5_0, D3D11)',
+  'ANGLE (Intel, Intel(R) UHD Graphics 620 Direct3D11 vs_5_0 ps_5_0, D3D11)',
+  'ANGLE (AMD, AMD Radeon RX 6600 Direct3D11 vs_5_0 ps_5_0, D3D11)',
+  'Apple M1',
+  'Apple M2 Pro',
+];
+const FONTS = [
+  'Arial',
+  'Calibri',
+  'Cambria',
+  'Consolas',
+  'Segoe UI',
+  'Helvetica Neue',
+  'Menlo',
+  'Roboto',
+  'Ubuntu',
+  'DejaVu Sans',
+  'Noto Sans',
+  'Georgia',
+  'Verdana',
+];
 const ZONES = ['Europe/Berlin', 'America/New_York', 'Asia/Tokyo', 'Europe/London', 'America/Los_Angeles'];
 
 export function deviceValues(seed: number, chromeMajor = 130): Values {

@@ -21,7 +21,11 @@ function render(): string {
   c.fillText('Sphinx of black quartz \u00e6\u00df\u0416', 5, 42);
 
   c.globalCompositeOperation = 'multiply';
-  for (const [color, x, y] of [['#f2f', 40, 60], ['#2ff', 70, 60], ['#ff2', 55, 45]] as const) {
+  for (const [color, x, y] of [
+    ['#f2f', 40, 60],
+    ['#2ff', 70, 60],
+    ['#ff2', 55, 45],
+  ] as const) {
     c.fillStyle = color;
     c.beginPath();
     c.arc(x, y, 18, 0, Math.PI * 2, true);

@@ -25,7 +25,10 @@ function decode(raw: unknown): Stored | null {
 
 function newToken(): Stored {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
-  const token = btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const token = btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
   return { token, createdAt: Date.now() };
 }
 

@@ -18,16 +18,7 @@ function monochromeBits(): number | null {
 }
 
 export const displayCollectors: Collectors<
-  | 'screenResolution'
-  | 'screenFrame'
-  | 'color'
-  | 'hdr'
-  | 'contrast'
-  | 'reducedMotion'
-  | 'reducedTransparency'
-  | 'forcedColors'
-  | 'invertedColors'
-  | 'monochrome'
+  'screenResolution' | 'screenFrame' | 'color' | 'hdr' | 'contrast' | 'reducedMotion' | 'reducedTransparency' | 'forcedColors' | 'invertedColors' | 'monochrome'
 > = {
   screenResolution: {
     collect() {

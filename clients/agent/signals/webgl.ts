@@ -57,12 +57,7 @@ function parameters(gl: WebGLRenderingContext): unknown[] {
       if (p) precisions.push(p.rangeMin, p.rangeMax, p.precision);
     }
   }
-  return [
-    limits,
-    anisotropy ? gl.getParameter(anisotropy.MAX_TEXTURE_MAX_ANISOTROPY_EXT) : null,
-    gl.getContextAttributes(),
-    precisions,
-  ];
+  return [limits, anisotropy ? gl.getParameter(anisotropy.MAX_TEXTURE_MAX_ANISOTROPY_EXT) : null, gl.getContextAttributes(), precisions];
 }
 
 export const webglCollectors: Collectors<'webgl' | 'webglExtensions'> = {

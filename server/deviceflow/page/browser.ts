@@ -110,10 +110,7 @@ async function start(): Promise<void> {
     el<HTMLInputElement>('enter-code').focus();
     return;
   }
-  const [grant, projects] = await Promise.all([
-    api<GrantView>('GET', grantPath()),
-    api<{ projects: { id: string; name: string }[] }>('GET', '/api/projects'),
-  ]);
+  const [grant, projects] = await Promise.all([api<GrantView>('GET', grantPath()), api<{ projects: { id: string; name: string }[] }>('GET', '/api/projects')]);
   if (grant.status !== 200) return problem(grant);
   if (grant.body.status !== 'pending') return finished(grant.body);
   if (projects.status !== 200) return problem(projects);

@@ -120,10 +120,15 @@ function eventRow(e: EventSummary): HTMLTableRowElement {
   if (e.linkedId !== undefined) time.append(node('span', `linkedId ${e.linkedId}`, 'sub-line text'));
   const who = node('td');
   who.append(
-    button(e.visitorId, 'link mono', (ev) => {
-      ev.stopPropagation();
-      openVisitor(e.visitorId);
-    }, `Visits of ${e.visitorId}`),
+    button(
+      e.visitorId,
+      'link mono',
+      (ev) => {
+        ev.stopPropagation();
+        openVisitor(e.visitorId);
+      },
+      `Visits of ${e.visitorId}`,
+    ),
     node('span', e.browser, 'sub-line'),
   );
   const where = node('td');
@@ -242,7 +247,14 @@ function visitRow(v: VisitSummary): HTMLTableRowElement {
   if (v.riskFactors.length) risk.append(...v.riskFactors.map((r) => node('span', r, 'badge plain')));
   else risk.append(node('span', 'none', 'muted'));
   risk.append(node('span', `bot ${v.botProbability.toFixed(2)}`, 'sub-line'));
-  tr.append(time, node('td', place(v.country, v.city, v.region)), node('td', v.network || '—', 'text'), node('td', v.browser), node('td', v.confidence.toFixed(2)), risk);
+  tr.append(
+    time,
+    node('td', place(v.country, v.city, v.region)),
+    node('td', v.network || '—', 'text'),
+    node('td', v.browser),
+    node('td', v.confidence.toFixed(2)),
+    risk,
+  );
   return tr;
 }
 

@@ -150,7 +150,14 @@ function renderLog(e: Endpoint, deliveries: Delivery[]): void {
       const again = button('Redeliver', 'btn small secondary', () => void redeliver(e, d), `Redeliver ${d.requestId}`);
       const actions = node('td');
       actions.append(again);
-      tr.append(node('td', d.requestId, 'mono'), node('td', d.status, d.status === 'failed' ? 'revoked' : ''), node('td', String(d.attempts)), node('td', last, 'text'), node('td', when(d.nextAttemptAt), 'nowrap'), actions);
+      tr.append(
+        node('td', d.requestId, 'mono'),
+        node('td', d.status, d.status === 'failed' ? 'revoked' : ''),
+        node('td', String(d.attempts)),
+        node('td', last, 'text'),
+        node('td', when(d.nextAttemptAt), 'nowrap'),
+        actions,
+      );
       if (d.lastError && d.lastStatus !== null) tr.title = d.lastError;
       return tr;
     }),
@@ -168,7 +175,12 @@ async function redeliver(e: Endpoint, d: Delivery): Promise<void> {
 // ---- Sealed results ----
 
 function renderSealing(state: { enabled: boolean; since: string | null }): void {
-  text('sealing-state', state.enabled ? `On since ${when(state.since)}: identify answers {sealedResult}; open it on your backend with unseal(blob, key).` : 'Off: identify answers the plain compact result.');
+  text(
+    'sealing-state',
+    state.enabled
+      ? `On since ${when(state.since)}: identify answers {sealedResult}; open it on your backend with unseal(blob, key).`
+      : 'Off: identify answers the plain compact result.',
+  );
   el('sealing-key').textContent = state.enabled ? 'Rotate key' : 'Turn on';
   el('sealing-off').hidden = !state.enabled;
 }

@@ -52,11 +52,7 @@ async function submit(event: Event): Promise<void> {
 
 function start(): void {
   if (next) {
-    const purpose = next.startsWith('/cli/auth')
-      ? 'approve a command-line tool'
-      : next.startsWith('/dashboard')
-        ? 'open the dashboard'
-        : `continue to ${next}`;
+    const purpose = next.startsWith('/cli/auth') ? 'approve a command-line tool' : next.startsWith('/dashboard') ? 'open the dashboard' : `continue to ${next}`;
     text('next-path', purpose);
     el('context').hidden = false;
   }
