@@ -19,7 +19,7 @@ import { DB_SOURCE_ENV, runPrimary, workerSlot } from './cluster.js';
 import { agentScript } from './http/agentScript.js';
 import { createApp } from './http/app.js';
 import { defaultSweeps, startSweeps, startupMaintenance } from './maintenance.js';
-import type { Services } from './routes/deps.js';
+import type { Services } from './services.js';
 import { Store } from './store/index.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;

@@ -5,9 +5,10 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServerClient, NotFoundError } from '../clients/node/index.js';
+import { VisitorAliases } from '../server/visitors/aliases.js';
 import { DeletionService } from '../server/deletion/service.js';
 import { StoreIndex } from '../server/identification/storeIndex.js';
-import type { Services } from '../server/routes/deps.js';
+import type { Services } from '../server/services.js';
 import { signUp, type Customer } from './support/dashboard.js';
 import { createHarness, type Harness } from './support/harness.js';
 import { listenApp, type Listening } from './support/httpServer.js';
@@ -132,7 +133,7 @@ describe('DELETE /v1/visitors/:visitorId', () => {
     expect(job?.done).toEqual(['hide', 'identity']);
 
     // A new process finds the unfinished job and finishes it.
-    const next = new DeletionService(h.store, services.identification, h.clock);
+    const next = new DeletionService(h.store, new VisitorAliases(h.store), h.clock);
     expect(await next.resume()).toBe(1);
     expect(await next.resume()).toBe(0);
     expect((await del(D)).body).toEqual({ ...queued.body, status: 'done' });

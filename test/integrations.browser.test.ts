@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unseal, verifyWebhook } from '../clients/node/index.js';
-import type { Services } from '../server/routes/deps.js';
+import type { Services } from '../server/services.js';
 import { hasChromium, launchChromium, servedHarness, watchProblems } from './support/browser.js';
 import type { Harness } from './support/harness.js';
 import { scripted, type Listening, type Seen } from './support/httpServer.js';

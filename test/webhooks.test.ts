@@ -14,7 +14,7 @@ import { monotonicFactory } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { verifyWebhook, WebhookVerificationError } from '../clients/node/index.js';
 import { WEBHOOK_LIMITS } from '../contract/webhooks.js';
-import type { Services } from '../server/routes/deps.js';
+import type { Services } from '../server/services.js';
 import { SecretBox } from '../server/sealing/secretBox.js';
 import { forbiddenAddress, guardedLookup } from '../server/webhooks/ssrf.js';
 import { backoffMs, LEASE_MS, OUTBOX_GRACE_MS, RETRY_WINDOW_MS, WebhooksService } from '../server/webhooks/service.js';
@@ -516,7 +516,7 @@ describe('delivery', () => {
       expect(await outboxEntries()).toBe(1);
 
       // The next process: the dead one's claim holds until its lease window ends.
-      const next = new WebhooksService(h.store, new SecretBox(h.config.serverSecret), services.identification, h.clock, pino({ level: 'silent' }), true);
+      const next = new WebhooksService(h.store, new SecretBox(h.config.serverSecret), services.events, h.clock, pino({ level: 'silent' }), true);
       expect(await next.tick()).toBe(0);
       expect(await next.recover()).toBe(0); // the outbox entry is still young: another process may be fanning it out
       h.clock.advance(Math.max(LEASE_MS, OUTBOX_GRACE_MS) + 1);
@@ -543,14 +543,7 @@ describe('delivery', () => {
     const rx = await receiver([200]);
     const byName = await addEndpoint(rx.url);
     const byAddress = await addEndpoint(rx.ipUrl);
-    const strictService = new WebhooksService(
-      h.store,
-      new SecretBox(h.config.serverSecret),
-      services.identification,
-      h.clock,
-      pino({ level: 'silent' }),
-      false,
-    );
+    const strictService = new WebhooksService(h.store, new SecretBox(h.config.serverSecret), services.events, h.clock, pino({ level: 'silent' }), false);
     try {
       const r = await identify();
       await strictService.fanOut({ _id: `~o|${r.requestId}`, r: r.requestId, a: c.accountId, p: c.projectId });

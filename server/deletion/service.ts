@@ -17,10 +17,10 @@
 import { ulid } from 'ulid';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
-import type { IdentificationService } from '../identification/service.js';
 import type { DeletionDoc, DeletionStatus } from '../store/deletions.js';
 import type { ExpiringEvent } from '../store/events.js';
 import type { Store } from '../store/index.js';
+import type { VisitorAliases } from '../visitors/aliases.js';
 
 export interface DeletionView {
   deletionId: string;
@@ -40,23 +40,19 @@ export class DeletionService {
   crashAfter: Step | null = null;
   /** Tests: queue jobs without running them. */
   paused = false;
-  private readonly onEventsDeleted: EventsDeleted[] = [];
 
   constructor(
     private readonly store: Store,
-    private readonly identification: IdentificationService,
+    private readonly aliases: VisitorAliases,
     private readonly clock: Clock,
+    /** Forgets the deleted events elsewhere (webhook deliveries). */
+    private readonly onEventsDeleted: EventsDeleted = async () => {},
   ) {}
-
-  /** Also forget these events elsewhere (webhook deliveries). */
-  alsoOnEventsDeleted(fn: EventsDeleted): void {
-    this.onEventsDeleted.push(fn);
-  }
 
   async request(accountId: string, visitorId: string): Promise<DeletionView> {
     const existing = await this.store.deletions.get(accountId, visitorId);
     if (existing) return this.view(existing);
-    const survivor = await this.identification.survivor(accountId, visitorId);
+    const survivor = await this.aliases.survivor(accountId, visitorId);
     if (!survivor) throw new ApiError(404, 'Visitor not found');
     const job: DeletionDoc = {
       _id: `${accountId}|${survivor._id}`,
@@ -111,7 +107,7 @@ export class DeletionService {
     if (job.status === 'queued') await d.set(key, { status: 'running' });
     if (!job.visitors) {
       const survivor = await this.store.visitors.get(job.visitorId);
-      const aliases = survivor && survivor.accountId === job.accountId ? await this.identification.aliasesOf(survivor) : [];
+      const aliases = survivor && survivor.accountId === job.accountId ? await this.aliases.aliasesOf(survivor) : [];
       const visitors = [...(survivor ? [survivor] : []), ...aliases].map((v) => ({ id: v._id, visits: v.visitCount }));
       await d.set(key, { visitors });
       await d.point(
@@ -159,11 +155,10 @@ export class DeletionService {
     if (!requestIds.length) return;
     const docs = await Promise.all([...new Set(requestIds)].map((id) => this.store.events.get(id)));
     const events: ExpiringEvent[] = docs.filter((e) => e !== null && e.accountId === accountId) as ExpiringEvent[];
-    for (const fn of this.onEventsDeleted)
-      await fn(
-        accountId,
-        events.map((e) => e._id),
-      );
+    await this.onEventsDeleted(
+      accountId,
+      events.map((e) => e._id),
+    );
     await this.store.events.delete(events);
   }
 }

@@ -5,33 +5,14 @@
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import cookieParser from 'cookie-parser';
 import cors from 'cors';
-import express, { type Express, type Request, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
-import type { Logger } from 'pino';
 import { ulid } from 'ulid';
 import { contract } from '../../contract/index.js';
 import { LIMITS } from '../../contract/identify.js';
-import { AdminService } from '../accounts/admin.js';
-import { AccountsService } from '../accounts/service.js';
-import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
-import type { LauncherStatus } from '../database.js';
-import type { Edge } from '../edge/analyze.js';
-import { DeletionService } from '../deletion/service.js';
-import { DeviceFlowService } from '../deviceflow/service.js';
-import { IdentificationService } from '../identification/service.js';
-import { KeysService } from '../keys/service.js';
-import { Meter } from '../metering/meter.js';
 import { pageRoutes } from '../pages/index.js';
-import { ProjectsService } from '../projects/service.js';
-import { SecretBox } from '../sealing/secretBox.js';
-import { SealingService } from '../sealing/service.js';
-import { WebhooksService } from '../webhooks/service.js';
-import { EventSearchService } from '../search/service.js';
-import { ExplorerService } from '../explorer/service.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminRoutes } from '../routes/admin.js';
-import type { RouteDeps, Services } from '../routes/deps.js';
 import { demoRoutes } from '../routes/demo.js';
 import { deviceFlowRoutes } from '../routes/deviceflow.js';
 import { eventsRoutes } from '../routes/events.js';
@@ -44,20 +25,11 @@ import { sealingRoutes } from '../routes/sealing.js';
 import { visitorsRoutes } from '../routes/visitors.js';
 import { webhooksRoutes } from '../routes/webhooks.js';
 import { visitsRoutes } from '../routes/visits.js';
+import { createServices, type AppDeps, type RouteDeps } from '../services.js';
 import type { Store } from '../store/index.js';
 import { agentScript } from './agentScript.js';
 import { authMiddleware } from './auth.js';
 import { databaseUnavailable, errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.js';
-
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  logger: Logger;
-  edge: Edge;
-  /** The dev database launcher this process supervises, if any (shown by /readyz). */
-  launcher?: { status(): LauncherStatus };
-}
 
 /**
  * What a log line says of the path: the matched route's template
@@ -96,43 +68,6 @@ const responseHeaders: RequestHandler = (req, res, next) => {
   if (req.path.startsWith('/api/') || req.path.startsWith('/v1/')) res.setHeader('Cache-Control', 'no-store');
   next();
 };
-
-export function createServices(deps: AppDeps): Services {
-  const { store, config, clock } = deps;
-  const meter = new Meter(store, config.plans, clock, config.workers);
-  const keys = new KeysService(store, clock);
-  const box = new SecretBox(config.serverSecret);
-  const sealing = new SealingService(store, box, clock);
-  // Webhooks and sealed results reach identify only through its hooks; the
-  // webhook service needs identification back (it sends full events).
-  let webhooks: WebhooksService | undefined;
-  const identification = new IdentificationService(store, meter, clock, {
-    respond: (project, result) => sealing.respond(project, result),
-    withEvent: (project, event) => webhooks?.outboxFor(project, event) ?? [],
-    stored: (project, event) => webhooks?.stored(project, event),
-  });
-  webhooks = new WebhooksService(store, box, identification, clock, deps.logger, config.webhooksAllowPrivate);
-  const deletions = new DeletionService(store, identification, clock);
-  const search = new EventSearchService(store, identification);
-  const hooks = webhooks;
-  deletions.alsoOnEventsDeleted((accountId, requestIds) => hooks.forgetEvents(accountId, requestIds));
-  return {
-    accounts: new AccountsService(store, config, clock, (accountId, period) => meter.month(accountId, period)),
-    admin: new AdminService(store, config, clock),
-    keys,
-    projects: new ProjectsService(store, clock),
-    meter,
-    identification,
-    deviceFlow: new DeviceFlowService(store, keys, config, clock),
-    search,
-    explorer: new ExplorerService(store, search, identification),
-    deletions,
-    sealing,
-    webhooks,
-    edge: (req: Request) => deps.edge.analyze(req),
-    clientIp: (req: Request) => deps.edge.clientIp(req),
-  };
-}
 
 /** The app, and what must run before the process exits (usage written, unused quota given back). */
 export type App = Express & { drain(): Promise<void> };

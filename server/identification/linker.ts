@@ -34,6 +34,7 @@ import {
   type VisitFacts,
   type VisitNetwork,
 } from './evidence.js';
+import { followMerges } from '../store/visitors.js';
 import { similarity, tokenConsistent, type Similarity } from './matcher.js';
 
 /** Probability a fingerprint link needs (against every other candidate and a new device). */
@@ -167,12 +168,8 @@ const logSumExp = (xs: number[]) => {
   return m + Math.log(xs.reduce((t, x) => t + Math.exp(x - m), 0));
 };
 
-/** Follows an alias to the visitor that survives (merges are flattened, so one hop; a few for safety). */
-async function resolve(index: LinkIndex, id: string): Promise<VisitorRecord | null> {
-  let v = await index.visitor(id);
-  for (let hops = 0; v?.mergedInto && hops < 4; hops++) v = await index.visitor(v.mergedInto);
-  return v && !v.mergedInto ? v : null;
-}
+/** Follows an alias to the visitor that survives. */
+const resolve = (index: LinkIndex, id: string): Promise<VisitorRecord | null> => followMerges(id, (x) => index.visitor(x));
 
 /** Whether a token and an older one take turns: the older one was presented again after this one's last visit. */
 function interleaved(tokens: TokenUse[], use: TokenUse): TokenUse | undefined {

@@ -4,7 +4,7 @@
 // consent), and /favicon.ico. Registered on the app before the API routes.
 import { Router } from 'express';
 import { consentPage } from '../deviceflow/page/page.js';
-import type { RouteDeps } from '../routes/deps.js';
+import type { RouteDeps } from '../services.js';
 import { isScriptName, pageScript, stylesheet } from './assets.js';
 import { dashboardPage } from './dashboard/page.js';
 import { demoPage } from './demo/page.js';

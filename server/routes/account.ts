@@ -5,7 +5,7 @@ import { contract } from '../../contract/index.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../accounts/service.js';
 import { KNOWN_DEVICE_COOKIE, KNOWN_DEVICE_TTL_MS } from '../accounts/throttle.js';
 import { sessionOf } from '../http/context.js';
-import type { RouteDeps } from './deps.js';
+import type { RouteDeps } from '../services.js';
 
 const s = initServer();
 

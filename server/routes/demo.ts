@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
 import { sessionOf } from '../http/context.js';
-import type { RouteDeps } from './deps.js';
+import type { RouteDeps } from '../services.js';
 
 const s = initServer();
 
@@ -9,6 +9,6 @@ export const demoRoutes = ({ services }: RouteDeps) =>
   s.router(contract.demo, {
     getAccountEvent: async ({ req, params }) => ({
       status: 200,
-      body: await services.identification.getEvent(sessionOf(req).accountId, params.requestId),
+      body: await services.events.get(sessionOf(req).accountId, params.requestId),
     }),
   });

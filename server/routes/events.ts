@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
 import { apiKeyOf } from '../http/context.js';
-import type { RouteDeps } from './deps.js';
+import type { RouteDeps } from '../services.js';
 
 const s = initServer();
 
@@ -9,11 +9,11 @@ export const eventsRoutes = ({ services }: RouteDeps) =>
   s.router(contract.events, {
     getEvent: async ({ req, params }) => ({
       status: 200,
-      body: await services.identification.getEvent(apiKeyOf(req).accountId, params.requestId),
+      body: await services.events.get(apiKeyOf(req).accountId, params.requestId),
     }),
     updateEvent: async ({ req, params, body }) => ({
       status: 200,
-      body: await services.identification.updateEvent(apiKeyOf(req).accountId, params.requestId, body),
+      body: await services.events.update(apiKeyOf(req).accountId, params.requestId, body),
     }),
     searchEvents: async ({ req, query }) => ({
       status: 200,

@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
-import type { RouteDeps } from './deps.js';
+import type { RouteDeps } from '../services.js';
 
 const s = initServer();
 

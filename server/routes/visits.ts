@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
 import { apiKeyOf } from '../http/context.js';
-import type { RouteDeps } from './deps.js';
+import type { RouteDeps } from '../services.js';
 
 const s = initServer();
 
@@ -9,6 +9,6 @@ export const visitsRoutes = ({ services }: RouteDeps) =>
   s.router(contract.visits, {
     getVisits: async ({ req, params, query }) => ({
       status: 200,
-      body: await services.identification.visitHistory(apiKeyOf(req).accountId, params.visitorId, query.before),
+      body: await services.visits.history(apiKeyOf(req).accountId, params.visitorId, query.before),
     }),
   });

@@ -2,7 +2,7 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
 import { sessionOf } from '../http/context.js';
-import type { RouteDeps } from './deps.js';
+import type { RouteDeps } from '../services.js';
 
 const s = initServer();
 

@@ -9,10 +9,11 @@ import { encodeTime } from 'ulid';
 import type { z } from 'zod';
 import { parseIpFilter, SEARCH_SCAN_MAX, type EventSearchQuerySchema, type FullEventSchema } from '../../contract/events.js';
 import { ApiError } from '../errors.js';
-import type { IdentificationService } from '../identification/service.js';
+import type { EventsService } from '../events/service.js';
 import { IP_LEVELS, ipBytes, ipPrefixes, linkedKey, networkHex, ulidOf, type IndexEntry } from '../store/eventIndex.js';
 import type { EventDoc } from '../store/events.js';
 import type { Store } from '../store/index.js';
+import type { VisitorAliases } from '../visitors/aliases.js';
 
 type Query = z.output<typeof EventSearchQuerySchema>;
 type FullEvent = z.infer<typeof FullEventSchema>;
@@ -79,7 +80,8 @@ export function ipPlan(filter: string): { prefixes: string[]; contains: ((ip: st
 export class EventSearchService {
   constructor(
     private readonly store: Store,
-    private readonly identification: IdentificationService,
+    private readonly aliases: VisitorAliases,
+    private readonly events: EventsService,
   ) {}
 
   /**
@@ -132,7 +134,7 @@ export class EventSearchService {
     }
 
     const docs = await Promise.all(matches.map((id) => this.store.events.get(id)));
-    const events = await this.identification.fullEvents(
+    const events = await this.events.full(
       accountId,
       docs.filter((d): d is EventDoc => d !== null && d.accountId === accountId && (projectId === undefined || d.projectId === projectId)),
     );
@@ -148,9 +150,9 @@ export class EventSearchService {
 
     let visitors: Set<string> | null = null;
     if (q.visitorId !== undefined) {
-      const survivor = await this.identification.survivor(accountId, q.visitorId);
+      const survivor = await this.aliases.survivor(accountId, q.visitorId);
       if (!survivor) return null;
-      const aliases = await this.identification.aliasesOf(survivor);
+      const aliases = await this.aliases.aliasesOf(survivor);
       visitors = new Set([survivor._id, ...aliases.map((a) => a._id)]);
     }
     if (q.linkedId !== undefined) {

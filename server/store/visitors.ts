@@ -81,6 +81,20 @@ export interface VisitRecorded extends VisitFacts {
   before: VisitorRecord;
 }
 
+/** Links followed through merges at most: merges are flattened, so one hop; a few for safety. */
+export const MERGE_HOPS = 4;
+
+/**
+ * Follows `mergedInto` from `id` to the visitor that survives; null when the
+ * id is unknown or the chain is longer than MERGE_HOPS. The one walk every
+ * reader takes: linking (over its index) and the read side (over the store).
+ */
+export async function followMerges<T extends { mergedInto?: string | null }>(id: string, read: (id: string) => Promise<T | null>): Promise<T | null> {
+  let v = await read(id);
+  for (let hops = 0; v?.mergedInto && hops < MERGE_HOPS; hops++) v = await read(v.mergedInto);
+  return v && !v.mergedInto ? v : null;
+}
+
 /** The visitor as identification sees it. */
 export function toRecord(d: VisitorDoc): VisitorRecord {
   return {

@@ -23,7 +23,7 @@ import { ulid } from 'ulid';
 import { WEBHOOK_LIMITS } from '../../contract/webhooks.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
-import type { IdentificationService } from '../identification/service.js';
+import type { EventsService } from '../events/service.js';
 import type { SecretBox } from '../sealing/secretBox.js';
 import { outboxId, type OutboxEntry } from '../store/eventIndex.js';
 import type { EventDoc } from '../store/events.js';
@@ -86,7 +86,7 @@ export class WebhooksService {
   constructor(
     private readonly store: Store,
     private readonly box: SecretBox,
-    private readonly identification: IdentificationService,
+    private readonly events: EventsService,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly allowPrivate: boolean,
@@ -252,7 +252,7 @@ export class WebhooksService {
     const endpoint = await hooks.endpoint(d.endpointId);
     let body: string | null = null;
     try {
-      body = JSON.stringify(await this.identification.getEvent(d.accountId, d.requestId));
+      body = JSON.stringify(await this.events.get(d.accountId, d.requestId));
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 404)) throw err;
     }

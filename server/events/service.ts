@@ -1,0 +1,73 @@
+// Identification events as a backend reads them: GET and PATCH
+// /v1/events/:requestId, the demo's event view, webhook payloads and search
+// results. An event names the visitor identify returned; read now, it names
+// that visitor's survivor when it has since been merged (originalVisitorId
+// keeps the id identify returned).
+import type { z } from 'zod';
+import type { FullEventSchema } from '../../contract/events.js';
+import { ApiError } from '../errors.js';
+import type { EventDoc } from '../store/events.js';
+import type { Store } from '../store/index.js';
+import type { VisitorAliases } from '../visitors/aliases.js';
+
+export type FullEvent = z.infer<typeof FullEventSchema>;
+
+export interface EventPatch {
+  suspect?: boolean;
+  linkedId?: string | null;
+  tag?: Record<string, unknown> | null;
+}
+
+export class EventsService {
+  constructor(
+    private readonly store: Store,
+    private readonly aliases: VisitorAliases,
+  ) {}
+
+  /** Full events with their visitor ids resolved through merges (one walk per distinct visitor). */
+  async full(accountId: string, events: EventDoc[]): Promise<FullEvent[]> {
+    const ids = [...new Set(events.map((e) => e.visitorId))];
+    const survivors = new Map(await Promise.all(ids.map(async (id) => [id, (await this.aliases.survivor(accountId, id))?._id ?? id] as const)));
+    return events.map((e) => fullEvent(e, survivors.get(e.visitorId) ?? e.visitorId));
+  }
+
+  /** Another account's event is 404 exactly like a missing one. */
+  async get(accountId: string, requestId: string): Promise<FullEvent> {
+    const e = await this.store.events.get(requestId);
+    if (!e || e.accountId !== accountId) throw new ApiError(404, 'Event not found');
+    return (await this.full(accountId, [e]))[0]!;
+  }
+
+  async update(accountId: string, requestId: string, patch: EventPatch): Promise<FullEvent> {
+    const e = await this.store.events.get(requestId);
+    if (!e || e.accountId !== accountId) throw new ApiError(404, 'Event not found');
+    const set: Partial<Pick<EventDoc, 'suspect' | 'linkedId' | 'tagJson'>> = {};
+    if (patch.suspect !== undefined) set.suspect = patch.suspect;
+    if (patch.linkedId !== undefined) set.linkedId = patch.linkedId;
+    if (patch.tag !== undefined) set.tagJson = patch.tag === null ? null : JSON.stringify(patch.tag);
+    const updated = await this.store.events.update(requestId, set);
+    if (!updated) throw new ApiError(404, 'Event not found');
+    return (await this.full(accountId, [updated]))[0]!;
+  }
+}
+
+function fullEvent(e: EventDoc, visitorId: string): FullEvent {
+  return {
+    requestId: e._id,
+    visitorId,
+    ...(visitorId !== e.visitorId ? { originalVisitorId: e.visitorId } : {}),
+    confidence: e.confidence,
+    botProbability: e.botProbability,
+    suspectScore: e.suspectScore,
+    ...(e.linkedId !== null ? { linkedId: e.linkedId } : {}),
+    ...(e.tagJson !== null ? { tag: JSON.parse(e.tagJson) as Record<string, unknown> } : {}),
+    suspect: e.suspect,
+    ip: e.ip,
+    url: e.url,
+    referrer: e.referrer,
+    verdicts: e.verdicts as FullEvent['verdicts'],
+    signals: JSON.parse(e.signalsJson) as FullEvent['signals'],
+    timestamp: e.timestamp,
+    createdAt: e.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,104 @@
+// Every service, built once: the one place where modules are wired to each
+// other. http/app.ts assembles Express around them and routes receive them in
+// RouteDeps; main.ts starts their background work.
+import type { Request } from 'express';
+import type { Logger } from 'pino';
+import { AdminService } from './accounts/admin.js';
+import { AccountsService } from './accounts/service.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { LauncherStatus } from './database.js';
+import { DeletionService } from './deletion/service.js';
+import { DeviceFlowService } from './deviceflow/service.js';
+import type { Edge } from './edge/analyze.js';
+import { EventsService } from './events/service.js';
+import { ExplorerService } from './explorer/service.js';
+import { IdentificationService } from './identification/service.js';
+import { KeysService } from './keys/service.js';
+import { Meter } from './metering/meter.js';
+import { ProjectsService } from './projects/service.js';
+import type { EdgeFacts } from './risk/edgeFacts.js';
+import { SecretBox } from './sealing/secretBox.js';
+import { SealingService } from './sealing/service.js';
+import { EventSearchService } from './search/service.js';
+import type { Store } from './store/index.js';
+import { VisitorAliases } from './visitors/aliases.js';
+import { VisitHistoryService } from './visitors/history.js';
+import { WebhooksService } from './webhooks/service.js';
+
+/** What the process provides: configuration, the database, the clock, the log and the IP data. */
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  edge: Edge;
+  /** The dev database launcher this process supervises, if any (shown by /readyz). */
+  launcher?: { status(): LauncherStatus };
+}
+
+export interface Services {
+  accounts: AccountsService;
+  admin: AdminService;
+  keys: KeysService;
+  projects: ProjectsService;
+  meter: Meter;
+  /** POST /v1/identify. */
+  identification: IdentificationService;
+  /** Reading and updating events. */
+  events: EventsService;
+  /** Visit histories. */
+  visits: VisitHistoryService;
+  deviceFlow: DeviceFlowService;
+  search: EventSearchService;
+  /** The dashboard's events explorer and visitor timeline. */
+  explorer: ExplorerService;
+  deletions: DeletionService;
+  sealing: SealingService;
+  webhooks: WebhooksService;
+  /** What the edge knows about the request (IP, location, network, TLS, HTTP); a 503 ApiError when the cluster primary does not answer. */
+  edge(req: Request): Promise<EdgeFacts>;
+  /** The client's IP as the edge sees it (TRUST_PROXY aware). */
+  clientIp(req: Request): string;
+}
+
+/** What every route module receives. */
+export type RouteDeps = AppDeps & { services: Services };
+
+export function createServices(deps: AppDeps): Services {
+  const { store, config, clock, logger } = deps;
+  const meter = new Meter(store, config.plans, clock, config.workers);
+  const keys = new KeysService(store, clock);
+  const box = new SecretBox(config.serverSecret);
+  const sealing = new SealingService(store, box, clock);
+  const aliases = new VisitorAliases(store);
+  const events = new EventsService(store, aliases);
+  const visits = new VisitHistoryService(store, aliases);
+  const search = new EventSearchService(store, aliases, events);
+  const webhooks = new WebhooksService(store, box, events, clock, logger, config.webhooksAllowPrivate);
+  // Sealed results and webhooks reach identify through its hooks, on the project document it has read.
+  const identification = new IdentificationService(store, meter, clock, {
+    respond: (project, result) => sealing.respond(project, result),
+    withEvent: (project, event) => webhooks.outboxFor(project, event),
+    stored: (project, event) => webhooks.stored(project, event),
+  });
+  const deletions = new DeletionService(store, aliases, clock, (accountId, requestIds) => webhooks.forgetEvents(accountId, requestIds));
+  return {
+    accounts: new AccountsService(store, config, clock, (accountId, period) => meter.month(accountId, period)),
+    admin: new AdminService(store, config, clock),
+    keys,
+    projects: new ProjectsService(store, clock),
+    meter,
+    identification,
+    events,
+    visits,
+    deviceFlow: new DeviceFlowService(store, keys, config, clock),
+    search,
+    explorer: new ExplorerService(store, search, visits),
+    deletions,
+    sealing,
+    webhooks,
+    edge: (req: Request) => deps.edge.analyze(req),
+    clientIp: (req: Request) => deps.edge.clientIp(req),
+  };
+}
