@@ -50,7 +50,7 @@ const parts = [
   {
     name: 'server',
     dir: '.',
-    inputs: ['server', 'contract', 'openapi/generate.ts', 'clients/agent/build.ts', 'tsconfig.json', 'tsconfig.server.json', 'package-lock.json'],
+    inputs: ['server', 'contract', 'openapi/generate.ts', 'tsconfig.json', 'tsconfig.server.json', 'package-lock.json'],
     build: () => node([createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.server.json']),
   },
 ];

@@ -5,8 +5,10 @@
 // link() over it; http-check.ts compares both on the real service.
 import type { Components } from '../../server/identification/components.js';
 import { recordVisit } from '../../server/identification/record.js';
-import type { Lookup, LookupQuery, LinkIndex, Match, Remembered, Suspect, Visit, VisitorRecord } from '../../server/identification/linker.js';
-import { HOLDERS_CAP, ON_ASN_CAP, ON_PREFIX_CAP, PARTIAL_CAP, mergeRecords, unmergeRecords } from '../../server/identification/record.js';
+import type { LinkIndex, Match, Visit, VisitorRecord } from '../../server/identification/linker.js';
+import { mergeRecords, unmergeRecords } from '../../server/identification/record.js';
+import { HOLDERS_CAP, ON_ASN_CAP, ON_PREFIX_CAP, PARTIAL_CAP, type Lookup, type LookupQuery, type Remembered } from '../../server/store/identity.js';
+import type { Suspect } from '../../server/store/visitors.js';
 
 /** A key went from k to k + 1 holders: move it between the Good–Turing counts. */
 export function shiftCounts(c: { n1: number; n2: number; n3: number }, k: number) {
@@ -152,7 +154,7 @@ export class MemoryIndex implements LinkIndex {
     }
   }
 
-  /** visitors.recordVisit: counts the visit and takes what it changes. */
+  /** What the service writes after a visit (record.ts recordVisit): counts the visit and takes what it changes. */
   record(match: Match, visit: Visit): VisitorRecord {
     const before = this.visitors.get(match.visitorId)!;
     const after = recordVisit(before, match, visit);

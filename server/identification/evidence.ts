@@ -28,6 +28,8 @@
 // P(v) = odds(v) / (1 + Σ odds). Terms and constants are documented where
 // they are set; bench/accuracy checks them across perturbed worlds and
 // calibrates the result (confidence.ts).
+import type { AccountCounts, GroupCounts } from '../store/identity.js';
+import type { AsnUse, PrefixUse } from '../store/visitors.js';
 import type { Components } from './components.js';
 import type { ChangeGroup } from './matcher.js';
 import { WEIGHTS } from './weights.js';
@@ -42,19 +44,6 @@ export interface VisitNetwork {
   kind: NetworkKind;
 }
 
-export interface PrefixUse {
-  p: string;
-  /** Visits from it. */
-  n: number;
-  last: number;
-}
-
-export interface AsnUse {
-  a: number;
-  n: number;
-  last: number;
-}
-
 /** What the model needs to know of a candidate visitor. */
 export interface CandidateFacts {
   visitCount: number;
@@ -67,20 +56,6 @@ export interface CandidateFacts {
   novelAsns: number;
   /** WebKit browser (Safari, any iOS browser): ITP deletes its storage after 7 days without a visit. */
   webkit: boolean;
-}
-
-/** Good–Turing counts of a device group (or of the whole account): exact keys held by 1, 2 and 3 visitors. */
-export interface GroupCounts {
-  n1: number;
-  n2: number;
-  n3: number;
-}
-
-export interface AccountCounts extends GroupCounts {
-  /** Visitors of the account. */
-  visitors: number;
-  /** When its first visitor was seen. */
-  since: number;
 }
 
 export interface VisitFacts {
@@ -333,6 +308,9 @@ export const FEATURES = [
 /** Weights of the features in the log-odds against a new device. */
 export type Weights = Record<FeatureName | 'bias', number>;
 
+/** The weights bench/accuracy/fit.ts fitted (weights.ts, generated plain data), checked to name every feature. */
+export const FITTED_WEIGHTS = WEIGHTS satisfies Weights;
+
 /** The Bayesian model: each log-ratio weighs 1, the rest 0 (fit.ts starts here and stays near it). */
 export const DEFAULT_WEIGHTS: Weights = {
   ...(Object.fromEntries(FEATURES.map((k) => [k, 0])) as Record<FeatureName, number>),
@@ -443,14 +421,14 @@ export function networkScore(
   v: CandidateFacts & { tokens: readonly unknown[] },
   visit: VisitFacts,
   lookalikes: readonly CandidateFacts[],
-  w: Weights = WEIGHTS,
+  w: Weights = FITTED_WEIGHTS,
 ): number {
   const none = { render: 0, screen: 0, volatile: 0, timezone: 0, fonts: 0, language: 0, languageAdded: 0, hardware: 0, version: 0, other: 0 };
   const f = features(v, visit, { score: 1, overlap: 1, exact: false, changed: none, mobile: false }, lookalikes);
   return NETWORK_FEATURES.reduce((t, k) => t + w[k] * f[k], 0);
 }
 
-export function logOddsOf(f: Features, w: Weights = WEIGHTS): number {
+export function logOddsOf(f: Features, w: Weights = FITTED_WEIGHTS): number {
   let s = w.bias;
   for (const k of FEATURES) s += w[k] * f[k];
   return s;

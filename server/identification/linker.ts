@@ -21,20 +21,9 @@
 //
 // The index is abstract so the accuracy benchmark runs this same code.
 import { exactKey, groupKey, isMobile, modelKey, partialKeys, type Components } from './components.js';
-import {
-  features,
-  logOddsOf,
-  MODEL,
-  networkScore,
-  posterior,
-  type AccountCounts,
-  type CandidateFacts,
-  type GroupCounts,
-  type Scored,
-  type VisitFacts,
-  type VisitNetwork,
-} from './evidence.js';
-import { followMerges } from '../store/visitors.js';
+import { features, logOddsOf, MODEL, networkScore, posterior, type CandidateFacts, type Scored, type VisitFacts, type VisitNetwork } from './evidence.js';
+import type { Lookup, LookupQuery, Remembered } from '../store/identity.js';
+import { followMerges, type Suspect, type TokenUse } from '../store/visitors.js';
 import { similarity, tokenConsistent, type Similarity } from './matcher.js';
 
 /** Probability a fingerprint link needs (against every other candidate and a new device). */
@@ -56,25 +45,6 @@ const LOOKALIKE_SLACK = 0.02;
 
 const DAY = 86_400_000;
 
-export interface TokenUse {
-  hash: string;
-  first: number;
-  last: number;
-  /** The visitor the token came with when that visitor was merged into this one. */
-  via?: string;
-}
-
-/** A young visitor's possible predecessor and the evidence for it so far. */
-export interface Suspect {
-  id: string;
-  /** The log-odds the decision gave it when the young visitor was created. */
-  logOdds: number;
-  /** The network evidence of the young visitor's later visits for it, summed (log-odds). */
-  net: number;
-  /** When the young visitor appeared: the suspect must not be seen with its own tokens after it. */
-  since: number;
-}
-
 export interface VisitorRecord extends CandidateFacts {
   id: string;
   /** The last component sets, newest first. */
@@ -85,31 +55,6 @@ export interface VisitorRecord extends CandidateFacts {
   suspects: Suspect[];
   /** Log-odds mass of the look-alikes not kept as suspects (null: none), their share of the healing posterior. */
   residual: number | null;
-}
-
-export interface Lookup {
-  /** Visitors holding the exact key (the newest few) and how many ever did. */
-  holders: string[];
-  holderCount: number;
-  /** Visitors found through the partial keys. */
-  partials: string[];
-  /** Visitors of the visit's device model seen on its prefix, and on its AS (the newest few). */
-  onPrefix: string[];
-  onAsn: string[];
-  prefixCrowd: number;
-  asnCrowd: number;
-  group: GroupCounts;
-  account: AccountCounts;
-}
-
-export interface LookupQuery {
-  now: number;
-  exact: string | null;
-  partials: string[];
-  group: string;
-  model: string;
-  prefix: string | null;
-  asn: number | null;
 }
 
 export interface LinkIndex {
@@ -370,24 +315,6 @@ function silence(u: VisitorRecord, since: number, now: number): number {
     return q + (1 - q) * Math.exp(-rate * days);
   };
   return Math.max(0, Math.log(quiet(since) / quiet(now)));
-}
-
-export interface Remembered {
-  visitorId: string;
-  /** A visitor created on this visit. */
-  created: boolean;
-  /** The token to point at the visitor (its own, or a new one it came with); null for none. */
-  tokenHash: string | null;
-  exact: string | null;
-  /** Whether the visitor held the exact key before this visit. */
-  heldExact: boolean;
-  group: string;
-  /** The device model (components.ts modelKey), indexed with the networks below. */
-  model: string;
-  partials: string[];
-  /** The visit's prefix and AS when the visitor had not used them before (they then count it as one more visitor). */
-  newPrefix: string | null;
-  newAsn: number | null;
 }
 
 /** What the visit changes in the visitor: its networks, tokens and last component sets. */

@@ -1,15 +1,130 @@
-// What a visit, a merge and an undone merge do to visitor records: pure
-// functions shared by the store (server/store/visitors.ts) and the accuracy
-// benchmark's in-memory index, so both keep the same state.
-import { isWebkit } from './components.js';
-import { withVisit, type Match, type Visit, type VisitorRecord } from './linker.js';
+// What a visit, a merge and an undone merge do to a visitor: pure functions.
+// On records (identification's view of a visitor), shared by the service and
+// the accuracy benchmark's in-memory index so both keep the same state; and
+// on visitor documents, which the service then writes by a compare-and-swap
+// (server/store/visitors.ts `update`).
+import type { RecentActivity, VisitorDoc } from '../store/visitors.js';
+import { pageOf, type StoredVisit } from '../store/visits.js';
+import { isWebkit, type Components } from './components.js';
+import { ASNS_CAP, PREFIXES_CAP, TOKENS_CAP, withVisit, type Match, type Visit, type VisitorRecord } from './linker.js';
 
-/** Visitors kept per exact key (the newest holders); partial-key candidate lists. */
-export const HOLDERS_CAP = 16;
-export const PARTIAL_CAP = 10;
-/** Visitors of one device model kept per prefix and per AS. */
-export const ON_PREFIX_CAP = 8;
-export const ON_ASN_CAP = 16;
+/**
+ * Activity kept per visitor for velocity: the last 24 hours, at most this many
+ * events (beyond it the 24-hour counts saturate; highActivity fires long before).
+ */
+export const RECENT_CAP = 5_000;
+
+/** The visitor as identification sees it. */
+export function toRecord(d: VisitorDoc): VisitorRecord {
+  return {
+    id: d._id,
+    // Stored component sets are the ones extractComponents made: their names are ComponentNames.
+    components: (Array.isArray(d.components) ? d.components : [d.components]) as Components[],
+    visitCount: d.visitCount + (d.mergedVisits ?? 0),
+    firstSeenAt: d.firstSeenAt,
+    lastSeenAt: d.lastSeenAt,
+    prefixes: d.prefixes ?? [],
+    asns: d.asns ?? [],
+    novelPrefixes: d.novelPrefixes ?? 0,
+    novelAsns: d.novelAsns ?? 0,
+    webkit: d.webkit ?? false,
+    tokens: d.tokens ?? [],
+    suspects: d.suspects ?? [],
+    residual: d.residual ?? null,
+    mergedInto: d.mergedInto ?? null,
+  };
+}
+
+/** The fields of a visitor document that hold a record's state (not its counters). */
+const stateOf = (r: VisitorRecord) => ({
+  components: r.components,
+  prefixes: r.prefixes,
+  asns: r.asns,
+  novelPrefixes: r.novelPrefixes,
+  novelAsns: r.novelAsns,
+  webkit: r.webkit,
+  tokens: r.tokens,
+  suspects: r.suspects,
+  residual: r.residual,
+});
+
+/** What counting a visit on a visitor gives, before anything is written. */
+export interface CountedVisit {
+  /** The visit's sequence number on this visitor. */
+  seq: number;
+  /** Visits of the device (this visitor's and its merged visitors'), this one included. */
+  visitCount: number;
+  firstSeenAt: number;
+  previousSeenAt: number;
+  /** The visitor's activity within the window, this visit included (what velocity is judged on). */
+  recent: RecentActivity[];
+  /** Entries of the stored activity that fell out of the window. */
+  expired: number;
+}
+
+/** Counts a visit on `before` (the document read): its sequence number, the device's counts, its recent activity. */
+export function countVisit(before: VisitorDoc, activity: RecentActivity, windowMs: number): CountedVisit {
+  const first = before.visitCount === 0;
+  const kept = before.recent.filter((r) => r.t > activity.t - windowMs);
+  const seq = before.visitCount + 1;
+  return {
+    seq,
+    visitCount: seq + (before.mergedVisits ?? 0),
+    firstSeenAt: first ? activity.t : before.firstSeenAt,
+    previousSeenAt: first ? activity.t : before.lastSeenAt,
+    recent: [...kept.slice(Math.max(0, kept.length + 1 - RECENT_CAP)), activity],
+    expired: before.recent.length - kept.length,
+  };
+}
+
+/**
+ * The visitor document after the visit: what identification learnt, the
+ * counters, the visit's summary on the current page (a new page starts
+ * empty; the store moves the finished one), and the activity appended, or
+ * rewritten without its expired entries once enough of them have piled up.
+ */
+export function afterVisit(before: VisitorDoc, match: Match, visit: Visit, counted: CountedVisit, summary: StoredVisit): VisitorDoc {
+  const page = pageOf(counted.seq);
+  const embedded = before.visits ?? [];
+  const current = embedded.filter((v) => pageOf(v.seq) === page);
+  const rewrite = before.recent.length + 1 > RECENT_CAP || counted.expired > Math.max(8, before.recent.length / 8);
+  return {
+    ...before,
+    ...stateOf(recordVisit(toRecord(before), match, visit)),
+    visitCount: counted.seq,
+    firstSeenAt: before.visitCount === 0 ? visit.now : before.firstSeenAt,
+    lastSeenAt: visit.now,
+    visits: [...(current.length === embedded.length ? embedded : current), summary],
+    recent: rewrite ? counted.recent : [...before.recent, counted.recent[counted.recent.length - 1]!],
+  };
+}
+
+/** The survivor's document after `from` is merged into it (mergeRecords, with the counts of visits it takes). */
+export function mergedDoc(from: VisitorDoc, into: VisitorDoc): VisitorDoc {
+  const { into: survivor } = mergeRecords(toRecord(from), toRecord(into), []);
+  return {
+    ...into,
+    ...stateOf(survivor),
+    firstSeenAt: survivor.firstSeenAt,
+    lastSeenAt: survivor.lastSeenAt,
+    mergedVisits: (into.mergedVisits ?? 0) + from.visitCount + (from.mergedVisits ?? 0),
+    mergedFrom: [...new Set([...(into.mergedFrom ?? []), from._id, ...(from.mergedFrom ?? [])])],
+  };
+}
+
+/** The two documents after unmergeRecords: `from` stands alone with its tokens, `into` no longer counts its visits. */
+export function unmergedDocs(from: VisitorDoc, into: VisitorDoc): { from: VisitorDoc; into: VisitorDoc } {
+  const { from: restored, into: survivor } = unmergeRecords(toRecord(from), toRecord(into));
+  return {
+    from: { ...from, mergedInto: null, suspects: [], residual: null, tokens: restored.tokens },
+    into: {
+      ...into,
+      tokens: survivor.tokens,
+      mergedVisits: (into.mergedVisits ?? 0) - (from.visitCount + (from.mergedVisits ?? 0)),
+      mergedFrom: (into.mergedFrom ?? []).filter((id) => id !== from._id),
+    },
+  };
+}
 
 /** The visitor after this visit: counted, its networks, tokens and last two component sets. */
 export function recordVisit(v: VisitorRecord, match: Match, visit: Visit): VisitorRecord {
@@ -55,7 +170,7 @@ export function mergeRecords(from: VisitorRecord, into: VisitorRecord, aliasesOf
       from.prefixes,
       (p) => p.p,
       (x, y) => ({ p: x.p, n: x.n + y.n, last: Math.max(x.last, y.last) }),
-      8,
+      PREFIXES_CAP,
       (p) => p.last,
     ),
     asns: sumBy(
@@ -63,12 +178,12 @@ export function mergeRecords(from: VisitorRecord, into: VisitorRecord, aliasesOf
       from.asns,
       (a) => a.a,
       (x, y) => ({ a: x.a, n: x.n + y.n, last: Math.max(x.last, y.last) }),
-      6,
+      ASNS_CAP,
       (a) => a.last,
     ),
     novelPrefixes: into.novelPrefixes + from.novelPrefixes,
     novelAsns: into.novelAsns + from.novelAsns,
-    tokens: [...into.tokens, ...from.tokens.map((t) => ({ ...t, via: t.via ?? from.id }))].sort((a, b) => b.last - a.last).slice(0, 8),
+    tokens: [...into.tokens, ...from.tokens.map((t) => ({ ...t, via: t.via ?? from.id }))].sort((a, b) => b.last - a.last).slice(0, TOKENS_CAP),
   };
   return {
     from: { ...from, mergedInto: into.id, suspects: [], residual: null },
@@ -86,7 +201,7 @@ export function unmergeRecords(from: VisitorRecord, into: VisitorRecord) {
       mergedInto: null,
       suspects: [],
       residual: null,
-      tokens: [...own, ...from.tokens.filter((t) => !own.some((o) => o.hash === t.hash))].slice(0, 8),
+      tokens: [...own, ...from.tokens.filter((t) => !own.some((o) => o.hash === t.hash))].slice(0, TOKENS_CAP),
     },
     into: { ...into, visitCount: Math.max(into.visitCount - from.visitCount, 1), tokens: into.tokens.filter((t) => t.via !== from.id) },
   };

@@ -15,19 +15,34 @@ import type { ApiKeyDoc } from '../store/apiKeys.js';
 import type { EventDoc } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { ProjectDoc } from '../store/projects.js';
+import { KeyedLock } from '../store/keyedLock.js';
+import type { RecentActivity } from '../store/visitors.js';
+import type { StoredVisit } from '../store/visits.js';
 import { coverage, extractComponents, type Signals } from './components.js';
 import { confidenceOf } from './confidence.js';
 import type { IdentifyHooks, IdentifyResponse } from './hooks.js';
-import { link, remembered, type Visit } from './linker.js';
-import { StoreIndex } from './storeIndex.js';
+import { link, remembered, type Match, type Visit } from './linker.js';
+import { afterVisit, countVisit, toRecord } from './record.js';
+import { CAS_ATTEMPTS, StoreIndex } from './storeIndex.js';
 import { makeVisitId } from '../visitors/visitId.js';
 
 type IdentifyRequest = z.infer<typeof IdentifyRequestSchema>;
 type IdentifyResult = z.infer<typeof IdentifyResultSchema>;
 
+/** What recording a visit needs besides the match. */
+interface VisitContext {
+  signals: Signals;
+  edge: EdgeFacts;
+  activity: RecentActivity;
+  requestId: string;
+  confidence: number;
+}
+
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 
 export class IdentificationService {
+  private readonly visitTurns = new KeyedLock();
+
   constructor(
     private readonly store: Store,
     private readonly meter: Meter,
@@ -62,27 +77,7 @@ export class IdentificationService {
     const activity = { t: now, ip: edge.ip, country: edge.location.country };
     const confidence = confidenceOf({ kind: match.kind, p: match.p, coverage: coverage(components) });
     const requestId = `req_${ulid(now)}`;
-    // Risk needs the visitor's recent activity with this visit, and the visit's summary needs risk: both are decided inside the record.
-    let risk!: ReturnType<typeof assessRisk>;
-    const rec = await index.record(match, visit, activity, VELOCITY_WINDOWS['24h'], (facts) => {
-      risk = assessRisk(signals, edge, facts.recent, now);
-      return {
-        seq: facts.seq,
-        requestId,
-        id: makeVisitId(now, facts.seq),
-        timestamp: now,
-        country: edge.location.country,
-        city: edge.location.city,
-        region: edge.location.region,
-        asn: edge.asn.asn,
-        asnOrg: edge.asn.org,
-        asnCategory: edge.asn.category,
-        botProbability: risk.botProbability,
-        confidence,
-        riskFactors: risk.riskFactors,
-      };
-    });
-    const visitId = makeVisitId(now, rec.seq);
+    const { before, counted, risk, visitId } = await this.recordVisit(index, match, visit, { signals, edge, activity, requestId, confidence });
     const signalsJson = JSON.stringify({ client: signals, server: risk.server });
     const ipLocation = {
       country: edge.location.country,
@@ -98,7 +93,7 @@ export class IdentificationService {
       projectId: key.projectId,
       visitorId: match.visitorId,
       visitId,
-      visitSeq: rec.seq,
+      visitSeq: counted.seq,
       keyType: key.type === 'test' ? 'test' : 'live',
       confidence,
       botProbability: risk.botProbability,
@@ -118,7 +113,7 @@ export class IdentificationService {
       createdAt: new Date(now),
     };
     await Promise.all([
-      index.remember(remembered(rec.before, match, visit, match.kind === 'new')),
+      index.remember(remembered(before, match, visit, match.kind === 'new')),
       this.store.events.insert(event, this.hooks.withEvent?.(project, event)),
     ]);
     this.hooks.stored?.(project, event);
@@ -129,15 +124,61 @@ export class IdentificationService {
       confidence,
       botProbability: risk.botProbability,
       suspectScore: risk.suspectScore,
-      visitCount: rec.visitCount,
-      firstSeenAt: rec.firstSeenAt,
-      lastSeenAt: rec.previousSeenAt,
+      visitCount: counted.visitCount,
+      firstSeenAt: counted.firstSeenAt,
+      lastSeenAt: counted.previousSeenAt,
       riskFactors: risk.riskFactors,
       verdicts: risk.verdicts,
       ip: edge.ip,
       ipLocation,
       timestamp: now,
     };
+  }
+
+  /**
+   * Records the visit on the matched visitor: counts it on the document
+   * linking read, judges risk on the visitor's activity with this visit
+   * (before anything is written), and writes the next document by
+   * compare-and-swap. A lost race reads the visitor again and decides afresh:
+   * sequence number, velocity, risk and summary all come from one read.
+   * Visits of one visitor take turns within the process, so that only
+   * another process can make one retry.
+   */
+  private recordVisit(index: StoreIndex, match: Match, visit: Visit, of: VisitContext) {
+    return this.visitTurns.run(match.visitorId, () => this.recordVisitInTurn(index, match, visit, of));
+  }
+
+  private async recordVisitInTurn(index: StoreIndex, match: Match, visit: Visit, of: VisitContext) {
+    const { signals, edge, activity, requestId, confidence } = of;
+    let before = await index.doc(match.visitorId);
+    for (let attempt = 1; before; attempt++) {
+      const counted = countVisit(before, activity, VELOCITY_WINDOWS['24h']);
+      const risk = assessRisk(signals, edge, counted.recent, visit.now);
+      const visitId = makeVisitId(visit.now, counted.seq);
+      const summary: StoredVisit = {
+        seq: counted.seq,
+        requestId,
+        id: visitId,
+        timestamp: visit.now,
+        country: edge.location.country,
+        city: edge.location.city,
+        region: edge.location.region,
+        asn: edge.asn.asn,
+        asnOrg: edge.asn.org,
+        asnCategory: edge.asn.category,
+        botProbability: risk.botProbability,
+        confidence,
+        riskFactors: risk.riskFactors,
+      };
+      if (await index.write(before, afterVisit(before, match, visit, counted, summary))) {
+        // A visit recorded on a visitor merged away meanwhile is counted on the survivor too.
+        if (before.mergedInto) await this.store.visitors.countMergedVisit(before.mergedInto);
+        return { before: toRecord(before), counted, risk, visitId };
+      }
+      if (attempt === CAS_ATTEMPTS) throw new Error(`visitor ${match.visitorId} kept changing while a visit was recorded`);
+      before = await this.store.visitors.get(match.visitorId);
+    }
+    throw new Error(`visitor ${match.visitorId} disappeared`);
   }
 }
 

@@ -3,15 +3,21 @@
 // One per request: visitor reads issued together go out as one read (a
 // DataLoader batch), and what the request read is reused to record the
 // visit and to index what it taught, so a returning device costs one
-// visitor read and one visitor write.
+// visitor read and one visitor write. Every visitor write is a
+// compare-and-swap (server/store/visitors.ts `update`) of a document this
+// module computed from the one it read; a lost race reads again and
+// recomputes.
 import DataLoader from 'dataloader';
 import { ulid } from 'ulid';
-import type { IndexReads } from '../store/identity.js';
+import type { IndexReads, Lookup, LookupQuery, Remembered } from '../store/identity.js';
 import type { Store } from '../store/index.js';
-import type { StoredVisit } from '../store/visits.js';
-import { toRecord, type RecentActivity, type VisitFacts, type VisitorDoc, type VisitRecorded } from '../store/visitors.js';
+import type { Suspect, VisitorDoc } from '../store/visitors.js';
 import type { Components } from './components.js';
-import type { LinkIndex, Lookup, LookupQuery, Match, Remembered, Suspect, Visit, VisitorRecord } from './linker.js';
+import type { LinkIndex, VisitorRecord } from './linker.js';
+import { mergedDoc, toRecord, unmergedDocs } from './record.js';
+
+/** Attempts at a compare-and-swap before giving up on a visitor that keeps changing. */
+export const CAS_ATTEMPTS = 8;
 
 export class StoreIndex implements LinkIndex {
   private readonly reads: IndexReads;
@@ -41,8 +47,23 @@ export class StoreIndex implements LinkIndex {
   }
 
   async visitor(id: string): Promise<VisitorRecord | null> {
+    const d = await this.doc(id);
+    return d ? toRecord(d) : null;
+  }
+
+  /** The visitor's document as this request read it (linking's read, reused to record the visit). */
+  async doc(id: string): Promise<VisitorDoc | null> {
     const d = await this.docs.load(id);
-    return d && d.accountId === this.accountId ? toRecord(d) : null;
+    return d && d.accountId === this.accountId ? d : null;
+  }
+
+  /** Writes `next` over the document this request read, if nothing changed it since; forgets the read either way. */
+  async write(prior: VisitorDoc, next: VisitorDoc): Promise<boolean> {
+    try {
+      return await this.store.visitors.update(prior, next);
+    } finally {
+      this.docs.clear(prior._id);
+    }
   }
 
   async createVisitor(components: Components, suspects: Suspect[], residual: number | null): Promise<string> {
@@ -80,34 +101,55 @@ export class StoreIndex implements LinkIndex {
   /**
    * Exactly once across processes: the merge claim's unique insert decides
    * who merges; a caller finding the same claim finishes what an earlier one
-   * may have left half done (every step is idempotent).
+   * may have left half done (every step is idempotent: the survivor takes
+   * `from` only while it does not list it yet).
    */
   async merge(from: string, into: string, now: number): Promise<void> {
     if (!(await this.store.identity.claimMerge(this.accountId, 'merge', from, into, now))) return;
-    const merged = await this.store.visitors.merge(from, into);
+    let merged: VisitorDoc | null = null;
+    for (let attempt = 1; !merged; attempt++) {
+      const [a, b] = await Promise.all([this.store.visitors.get(from), this.store.visitors.get(into)]);
+      if (!a || !b || b.mergedInto) break;
+      if ((b.mergedFrom ?? []).includes(from) || (await this.store.visitors.update(b, mergedDoc(a, b)))) merged = a;
+      else if (attempt === CAS_ATTEMPTS) throw new Error(`visitor ${into} kept changing while ${from} was merged into it`);
+    }
     this.docs.clear(from).clear(into);
+    // `from` and the visitors merged into it earlier now name `into` directly.
+    const aliases = merged?.mergedFrom ?? [];
+    await this.change(from, (d) => (d.mergedInto === into ? null : { ...d, mergedInto: into, suspects: [], residual: null }));
+    await Promise.all(aliases.map((id) => this.change(id, (d) => (d.mergedInto === into ? null : { ...d, mergedInto: into }))));
     const tokens = merged?.tokens ?? (await this.visitor(from))?.tokens ?? [];
     await Promise.all(tokens.map((t) => this.store.identity.moveToken(this.accountId, t.hash, from, into)));
   }
 
   async unmerge(from: string, into: string): Promise<void> {
     if (!(await this.store.identity.claimMerge(this.accountId, 'unmerge', from, into, this.now))) return;
-    const restored = await this.store.visitors.unmerge(from, into);
+    let restored: VisitorDoc | null = null;
+    for (let attempt = 1; !restored; attempt++) {
+      const [a, b] = await Promise.all([this.store.visitors.get(from), this.store.visitors.get(into)]);
+      if (!a || !b || a.mergedInto !== into) break;
+      const docs = unmergedDocs(a, b);
+      if (!(b.mergedFrom ?? []).includes(from) || (await this.store.visitors.update(b, docs.into))) restored = docs.from;
+      else if (attempt === CAS_ATTEMPTS) throw new Error(`visitor ${into} kept changing while ${from} was taken out of it`);
+    }
     this.docs.clear(from).clear(into);
-    await Promise.all((restored?.tokens ?? []).map((t) => this.store.identity.moveToken(this.accountId, t.hash, into, from)));
+    if (!restored) return;
+    const { tokens } = restored;
+    await this.change(from, (d) => (d.mergedInto !== into ? null : { ...d, mergedInto: null, suspects: [], residual: null, tokens }));
+    await Promise.all((tokens ?? []).map((t) => this.store.identity.moveToken(this.accountId, t.hash, into, from)));
   }
 
   remember(r: Remembered): Promise<void> {
     return this.store.identity.remember(this.accountId, r, this.now, this.reads);
   }
 
-  /** Records the visit on the matched visitor, starting from the document linking read (see VisitorsRepo.recordVisit). */
-  async record(match: Match, visit: Visit, activity: RecentActivity, windowMs: number, summarize: (facts: VisitFacts) => StoredVisit): Promise<VisitRecorded> {
-    const prior = await this.docs.load(match.visitorId);
-    try {
-      return await this.store.visitors.recordVisit(match, visit, activity, windowMs, prior, summarize);
-    } finally {
-      this.docs.clear(match.visitorId);
+  /** Applies `change` by compare-and-swap, reading again after a lost race; `change` answers null when nothing is to be written. */
+  private async change(id: string, change: (d: VisitorDoc) => VisitorDoc | null): Promise<void> {
+    for (let attempt = 1; attempt <= CAS_ATTEMPTS; attempt++) {
+      const d = await this.store.visitors.get(id);
+      const next = d && change(d);
+      if (!d || !next || (await this.store.visitors.update(d, next))) return;
     }
+    throw new Error(`visitor ${id} kept changing`);
   }
 }

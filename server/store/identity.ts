@@ -21,11 +21,74 @@
 // statistics and candidate lists, and nothing that must be exact depends on
 // them). Counters use $inc, exact on MongoDB.
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
-import type { AccountCounts, GroupCounts } from '../identification/evidence.js';
-import type { Lookup, LookupQuery, Remembered } from '../identification/linker.js';
-import { HOLDERS_CAP, ON_ASN_CAP, ON_PREFIX_CAP, PARTIAL_CAP } from '../identification/record.js';
 import { isDuplicateKey } from './errors.js';
 import { KeyedLock } from './keyedLock.js';
+
+/** Visitors kept per exact key (the newest holders); partial-key candidate lists. */
+export const HOLDERS_CAP = 16;
+export const PARTIAL_CAP = 10;
+/** Visitors of one device model kept per prefix and per AS. */
+export const ON_PREFIX_CAP = 8;
+export const ON_ASN_CAP = 16;
+
+/** Good–Turing counts of a device group (or of the whole account): exact keys held by 1, 2 and 3 visitors. */
+export interface GroupCounts {
+  n1: number;
+  n2: number;
+  n3: number;
+}
+
+export interface AccountCounts extends GroupCounts {
+  /** Visitors of the account. */
+  visitors: number;
+  /** When its first visitor was seen. */
+  since: number;
+}
+
+/** What linking asks the index about a visit. */
+export interface Lookup {
+  /** Visitors holding the exact key (the newest few) and how many ever did. */
+  holders: string[];
+  holderCount: number;
+  /** Visitors found through the partial keys. */
+  partials: string[];
+  /** Visitors of the visit's device model seen on its prefix, and on its AS (the newest few). */
+  onPrefix: string[];
+  onAsn: string[];
+  prefixCrowd: number;
+  asnCrowd: number;
+  group: GroupCounts;
+  account: AccountCounts;
+}
+
+export interface LookupQuery {
+  now: number;
+  exact: string | null;
+  partials: string[];
+  group: string;
+  model: string;
+  prefix: string | null;
+  asn: number | null;
+}
+
+/** What a recorded visit teaches the index (server/identification/linker.ts `remembered`). */
+export interface Remembered {
+  visitorId: string;
+  /** A visitor created on this visit. */
+  created: boolean;
+  /** The token to point at the visitor (its own, or a new one it came with); null for none. */
+  tokenHash: string | null;
+  exact: string | null;
+  /** Whether the visitor held the exact key before this visit. */
+  heldExact: boolean;
+  group: string;
+  /** The device model (components.ts modelKey), indexed with the networks below. */
+  model: string;
+  partials: string[];
+  /** The visit's prefix and AS when the visitor had not used them before (they then count it as one more visitor). */
+  newPrefix: string | null;
+  newAsn: number | null;
+}
 
 interface IndexDoc {
   _id: string;

@@ -1,26 +1,59 @@
 // One document per visitor (`_id` = iq_<ulid>): what identification keeps of
-// a device (server/identification/linker.ts VisitorRecord: its last two
-// component sets, the prefixes and ASes it used, its device tokens, the
-// suspects of a young visitor), its counters, recent activity for velocity,
-// and merges: a visitor merged into another keeps its document and its visit
-// pages, `mergedInto` names the survivor, and the survivor lists it in
-// `mergedFrom` and counts its visits in `mergedVisits`.
+// a device (its last two component sets, the prefixes and ASes it used, its
+// device tokens, the suspects of a young visitor), its counters, recent
+// activity for velocity, and merges: a visitor merged into another keeps its
+// document and its visit pages, `mergedInto` names the survivor, and the
+// survivor lists it in `mergedFrom` and counts its visits in `mergedVisits`.
+// Identification (server/identification/) decides what these fields hold;
+// this module only stores them.
 //
 // The visitor also holds its newest visit summaries (the current page of
 // server/store/visits.ts), so that recording a visit is one write; a page
 // moves to `visitPages` when the next one starts. Every write bumps `rev`,
-// and a visit is recorded by a compare-and-swap on it: the visit's sequence
-// number and its summary are decided from the document read, and nothing a
-// concurrent writer did is overwritten (exact across processes on MongoDB;
-// on FerretDB, whose updates are read-modify-write, exact within a process,
-// where the per-visitor lock serialises the writes).
-import type { Collection, Db } from 'mongodb';
-import type { Components } from '../identification/components.js';
-import type { AsnUse, PrefixUse } from '../identification/evidence.js';
-import type { Match, Suspect, TokenUse, Visit, VisitorRecord } from '../identification/linker.js';
-import { mergeRecords, recordVisit, unmergeRecords } from '../identification/record.js';
+// and writers update by a compare-and-swap on it (`update`): a caller
+// computes the next document from the one it read, and the write holds only
+// if nothing changed since, else the caller reads again and recomputes
+// (exact across processes on MongoDB; on FerretDB, whose updates are
+// read-modify-write, exact within a process, where the per-visitor lock
+// serialises the writes).
+import type { Collection, Db, UpdateFilter } from 'mongodb';
 import { KeyedLock } from './keyedLock.js';
-import { pageOf, type StoredVisit, type VisitsRepo } from './visits.js';
+import { type StoredVisit, type VisitsRepo } from './visits.js';
+
+/** A device's components as stored: name → value hash (server/identification/components.ts names them). */
+export type ComponentSet = Partial<Record<string, string>>;
+
+export interface TokenUse {
+  hash: string;
+  first: number;
+  last: number;
+  /** The visitor the token came with when that visitor was merged into this one. */
+  via?: string;
+}
+
+/** A young visitor's possible predecessor and the evidence for it so far. */
+export interface Suspect {
+  id: string;
+  /** The log-odds the decision gave it when the young visitor was created. */
+  logOdds: number;
+  /** The network evidence of the young visitor's later visits for it, summed (log-odds). */
+  net: number;
+  /** When the young visitor appeared: the suspect must not be seen with its own tokens after it. */
+  since: number;
+}
+
+export interface PrefixUse {
+  p: string;
+  /** Visits from it. */
+  n: number;
+  last: number;
+}
+
+export interface AsnUse {
+  a: number;
+  n: number;
+  last: number;
+}
 
 export interface RecentActivity {
   t: number;
@@ -38,7 +71,7 @@ export interface VisitorDoc {
   /** Visits of the visitors merged into this one. */
   mergedVisits?: number;
   /** The last component sets, newest first. */
-  components: Components[];
+  components: ComponentSet[];
   prefixes?: PrefixUse[];
   asns?: AsnUse[];
   novelPrefixes?: number;
@@ -53,33 +86,12 @@ export interface VisitorDoc {
   recent: RecentActivity[];
   /** The newest visits (the current page); older pages are in `visitPages`. */
   visits?: StoredVisit[];
-  /** Bumped by every write: the compare-and-swap of recordVisit (absent on documents written before it). */
+  /** Bumped by every write: the compare-and-swap of `update` (absent on documents written before it). */
   rev?: number | null;
 }
 
-/**
- * Activity kept per visitor for velocity: the last 24 hours, at most this many
- * events (beyond it the 24-hour counts saturate; highActivity fires long before).
- */
-export const RECENT_CAP = 5_000;
-
-/** Attempts at recording a visit before giving up on a visitor that keeps changing. */
-const CAS_ATTEMPTS = 8;
-
-/** The facts of a visit being recorded, from which the caller builds its summary. */
-export interface VisitFacts {
-  /** Visits of the device (this visitor's and its merged visitors'), this one included. */
-  visitCount: number;
-  firstSeenAt: number;
-  previousSeenAt: number;
-  recent: RecentActivity[];
-  seq: number;
-}
-
-export interface VisitRecorded extends VisitFacts {
-  /** The visitor before the visit, as identification sees it. */
-  before: VisitorRecord;
-}
+/** Attempts at dropping expired summaries of a visitor that keeps changing (the next sweep tries again). */
+const RETENTION_ATTEMPTS = 8;
 
 /** Links followed through merges at most: merges are flattened, so one hop; a few for safety. */
 export const MERGE_HOPS = 4;
@@ -94,39 +106,6 @@ export async function followMerges<T extends { mergedInto?: string | null }>(id:
   for (let hops = 0; v?.mergedInto && hops < MERGE_HOPS; hops++) v = await read(v.mergedInto);
   return v && !v.mergedInto ? v : null;
 }
-
-/** The visitor as identification sees it. */
-export function toRecord(d: VisitorDoc): VisitorRecord {
-  return {
-    id: d._id,
-    components: Array.isArray(d.components) ? d.components : [d.components],
-    visitCount: d.visitCount + (d.mergedVisits ?? 0),
-    firstSeenAt: d.firstSeenAt,
-    lastSeenAt: d.lastSeenAt,
-    prefixes: d.prefixes ?? [],
-    asns: d.asns ?? [],
-    novelPrefixes: d.novelPrefixes ?? 0,
-    novelAsns: d.novelAsns ?? 0,
-    webkit: d.webkit ?? false,
-    tokens: d.tokens ?? [],
-    suspects: d.suspects ?? [],
-    residual: d.residual ?? null,
-    mergedInto: d.mergedInto ?? null,
-  };
-}
-
-/** Fields a visit, a merge or its undoing rewrite (identification's state, not the counters). */
-const stateOf = (r: VisitorRecord) => ({
-  components: r.components,
-  prefixes: r.prefixes,
-  asns: r.asns,
-  novelPrefixes: r.novelPrefixes,
-  novelAsns: r.novelAsns,
-  webkit: r.webkit,
-  tokens: r.tokens,
-  suspects: r.suspects,
-  residual: r.residual,
-});
 
 export class VisitorsRepo {
   private readonly col: Collection<VisitorDoc>;
@@ -150,7 +129,7 @@ export class VisitorsRepo {
     return new Map(docs.map((d) => [d._id, d]));
   }
 
-  /** Creates a visitor with no visits yet; recordVisit counts the first. */
+  /** Creates a visitor with no visits yet; the first is recorded like any other. */
   async create(doc: VisitorDoc): Promise<void> {
     await this.col.insertOne(doc);
   }
@@ -161,86 +140,34 @@ export class VisitorsRepo {
   }
 
   /**
-   * Counts one more visit, stores what identification learnt from it and the
-   * visit's summary (`summarize`, called with the visit's facts, again if the
-   * visitor changed meanwhile and the visit is decided afresh). `prior` is the
-   * document as linking read it: reused when nothing wrote the visitor since,
-   * which the compare-and-swap on `rev` checks. Filters name `_id` first, the
-   * field the dev database's patched FerretDB finds by index.
+   * Writes `next` over `prior` if the visitor is still as `prior` was read
+   * (its `rev`); false when another write came first, and the caller decides
+   * again from a fresh read. Fields are compared by reference: unchanged
+   * ones are not sent, and an array that only grew at its end is appended
+   * to rather than rewritten (a visitor's recent activity). Visit summaries
+   * of a finished page that `next` no longer holds move to visitPages first
+   * (idempotent), so a failed write loses none of them. Filters name `_id`
+   * first, the field the dev database's patched FerretDB finds by index.
    */
-  recordVisit(
-    match: Match,
-    visit: Visit,
-    activity: RecentActivity,
-    windowMs: number,
-    prior: VisitorDoc | null,
-    summarize: (facts: VisitFacts) => StoredVisit,
-  ): Promise<VisitRecorded> {
-    const visitorId = match.visitorId;
-    return this.lock.run(visitorId, async () => {
-      let before = prior ?? (await this.get(visitorId));
-      for (let attempt = 1; before; attempt++) {
-        const done = await this.record(before, match, visit, activity, windowMs, summarize);
-        if (done) return done;
-        if (attempt === CAS_ATTEMPTS) throw new Error(`visitor ${visitorId} kept changing while a visit was recorded`);
-        before = await this.get(visitorId);
-      }
-      throw new Error(`visitor ${visitorId} disappeared`);
+  update(prior: VisitorDoc, next: VisitorDoc): Promise<boolean> {
+    return this.lock.run(prior._id, async () => {
+      const held = new Set((next.visits ?? []).map((v) => v.seq));
+      const leaving = (prior.visits ?? []).filter((v) => !held.has(v.seq));
+      if (leaving.length) await this.pages.keep(prior._id, leaving);
+      const done = await this.col.updateOne({ _id: prior._id, rev: prior.rev ?? null }, changes(prior, next));
+      return done.matchedCount === 1;
     });
   }
 
-  /** One compare-and-swap attempt; null when the visitor changed since `before` was read. */
-  private async record(
-    before: VisitorDoc,
-    match: Match,
-    visit: Visit,
-    activity: RecentActivity,
-    windowMs: number,
-    summarize: (facts: VisitFacts) => StoredVisit,
-  ): Promise<VisitRecorded | null> {
-    const next = recordVisit(toRecord(before), match, visit);
-    const first = before.visitCount === 0;
-    const kept = before.recent.filter((r) => r.t > visit.now - windowMs);
-    const recent = [...kept.slice(Math.max(0, kept.length + 1 - RECENT_CAP)), activity];
-    const seq = before.visitCount + 1;
-    const facts: VisitFacts = {
-      visitCount: seq + (before.mergedVisits ?? 0),
-      firstSeenAt: first ? visit.now : before.firstSeenAt,
-      previousSeenAt: first ? visit.now : before.lastSeenAt,
-      recent,
-      seq,
-    };
-    const summary = summarize(facts);
-    // A new page starts: the finished one moves to visitPages first (idempotent), so a failure loses nothing.
-    const page = pageOf(seq);
-    const embedded = before.visits ?? [];
-    const finished = embedded.filter((v) => pageOf(v.seq) < page);
-    if (finished.length) await this.pages.keep(before._id, finished);
-    // Rewritten whole when enough has expired (or it overflows); otherwise appended, and expired entries wait.
-    const rewrite = before.recent.length + 1 > RECENT_CAP || before.recent.length - kept.length > Math.max(8, before.recent.length / 8);
-    const set = {
-      ...stateOf(next),
-      lastSeenAt: visit.now,
-      ...(first ? { firstSeenAt: visit.now } : {}),
-      visits: [...embedded.filter((v) => pageOf(v.seq) === page), summary],
-      ...(rewrite ? { recent } : {}),
-    };
-    // An update, not findAndModify: the document it would return is `before` plus this visit (every
-    // other writer bumps rev, so a match means nothing else changed), and not encoding it back saves the database work.
-    const done = await this.col.updateOne(
-      { _id: before._id, rev: before.rev ?? null },
-      { $set: set, $inc: { visitCount: 1, rev: 1 }, ...(rewrite ? {} : { $push: { recent: activity } }) },
-    );
-    if (done.matchedCount === 0) return null;
-    // A visit recorded on a visitor merged away meanwhile is counted on the survivor too.
-    if (before.mergedInto) await this.col.updateOne({ _id: before.mergedInto }, { $inc: { mergedVisits: 1, rev: 1 } });
-    return { ...facts, before: toRecord(before) };
+  /** Counts a visit recorded on a visitor merged into `survivorId` (increments commute: no compare-and-swap). */
+  async countMergedVisit(survivorId: string): Promise<void> {
+    await this.lock.run(survivorId, () => this.col.updateOne({ _id: survivorId }, { $inc: { mergedVisits: 1, rev: 1 } }));
   }
 
   /** Drops the visitor's embedded visit summaries older than `cutoff` (retention). */
   dropVisitsOlderThan(visitorId: string, cutoff: number): Promise<void> {
     return this.lock.run(visitorId, async () => {
-      for (let attempt = 1; attempt <= CAS_ATTEMPTS; attempt++) {
+      for (let attempt = 1; attempt <= RETENTION_ATTEMPTS; attempt++) {
         const doc = await this.get(visitorId);
         const visits = doc?.visits ?? [];
         if (!doc || !visits.some((v) => v.timestamp < cutoff)) return;
@@ -252,47 +179,26 @@ export class VisitorsRepo {
       }
     });
   }
+}
 
-  /**
-   * `from` becomes an alias of `into` (after the caller won the merge claim):
-   * the survivor takes its networks, tokens and visit count; visitors merged
-   * into `from` earlier now point at `into` directly. Idempotent: the
-   * survivor's update applies only while `from` is not yet in its mergedFrom.
-   */
-  async merge(from: string, into: string): Promise<VisitorRecord | null> {
-    return this.lock.run(into, async () => {
-      const [a, b] = await Promise.all([this.get(from), this.get(into)]);
-      if (!a || !b || b.mergedInto) return null;
-      const { from: merged, into: survivor } = mergeRecords(toRecord(a), toRecord(b), []);
-      const aliases = a.mergedFrom ?? [];
-      await this.col.updateOne(
-        { _id: into, mergedFrom: { $ne: from } },
-        {
-          $set: { ...stateOf(survivor), firstSeenAt: survivor.firstSeenAt, lastSeenAt: survivor.lastSeenAt },
-          $inc: { mergedVisits: a.visitCount + (a.mergedVisits ?? 0), rev: 1 },
-          $addToSet: { mergedFrom: { $each: [from, ...aliases] } },
-        },
-      );
-      await Promise.all([
-        this.col.updateOne({ _id: from }, { $set: { mergedInto: into, suspects: [], residual: null }, $inc: { rev: 1 } }),
-        ...aliases.map((id) => this.col.updateOne({ _id: id }, { $set: { mergedInto: into }, $inc: { rev: 1 } })),
-      ]);
-      return merged;
-    });
+/** The update that turns `prior` into `next`, plus the rev bump. */
+function changes(prior: VisitorDoc, next: VisitorDoc): UpdateFilter<VisitorDoc> {
+  const $set: Record<string, unknown> = {};
+  const $push: Record<string, { $each: unknown[] }> = {};
+  const $unset: Record<string, ''> = {};
+  for (const key of Object.keys(next) as (keyof VisitorDoc)[]) {
+    if (key === '_id' || key === 'rev') continue;
+    const [a, b] = [prior[key], next[key]];
+    if (a === b) continue;
+    if (Array.isArray(a) && Array.isArray(b) && b.length > a.length && a.every((x, i) => x === b[i])) $push[key] = { $each: b.slice(a.length) };
+    else if (b === undefined) $unset[key] = '';
+    else $set[key] = b;
   }
-
-  /** Undoes merge(from, into) as far as it can: `from` and its tokens stand alone again. */
-  async unmerge(from: string, into: string): Promise<VisitorRecord | null> {
-    return this.lock.run(into, async () => {
-      const [a, b] = await Promise.all([this.get(from), this.get(into)]);
-      if (!a || !b || a.mergedInto !== into) return null;
-      const { from: restored, into: survivor } = unmergeRecords(toRecord(a), toRecord(b));
-      await this.col.updateOne(
-        { _id: into },
-        { $set: { tokens: survivor.tokens }, $inc: { mergedVisits: -(a.visitCount + (a.mergedVisits ?? 0)), rev: 1 }, $pull: { mergedFrom: from } },
-      );
-      await this.col.updateOne({ _id: from }, { $set: { mergedInto: null, suspects: [], residual: null, tokens: restored.tokens }, $inc: { rev: 1 } });
-      return restored;
-    });
-  }
+  for (const key of Object.keys(prior)) if (!(key in next)) $unset[key] = '';
+  return {
+    $inc: { rev: 1 },
+    ...(Object.keys($set).length ? { $set } : {}),
+    ...(Object.keys($push).length ? { $push } : {}),
+    ...(Object.keys($unset).length ? { $unset } : {}),
+  } as UpdateFilter<VisitorDoc>;
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from '../support/browser.js';
 import { z } from 'zod';
 import type * as AgentModule from '../../clients/agent/index.js';
-import { buildAgent } from '../../clients/agent/build.js';
+import { buildAgent } from '../../server/http/agentScript.js';
 import { IdentifyRequestSchema } from '../../contract/identify.js';
 import { SIGNAL_NAMES, signalValueSchemas, type SignalName, type SignalValues } from '../../contract/signals.js';
 

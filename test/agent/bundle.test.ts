@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { buildAgent } from '../../clients/agent/build.js';
+import { buildAgent } from '../../server/http/agentScript.js';
 import { hashString, murmur128 } from '../../clients/agent/hash.js';
 import { collectors } from '../../clients/agent/signals/index.js';
 import { SIGNAL_NAMES, signalValueSchemas } from '../../contract/signals.js';

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractComponents } from '../../server/identification/components.js';
 import { LINK_P, link, remembered, YOUNG_VISITS, type Match, type Visit } from '../../server/identification/linker.js';
+import { afterVisit, countVisit, toRecord } from '../../server/identification/record.js';
 import { StoreIndex } from '../../server/identification/storeIndex.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { deviceValues } from '../support/signals.js';
@@ -56,8 +57,10 @@ function account() {
     };
     const index = new StoreIndex(h.store, acc, t);
     const match = await link(index, visit);
-    const rec = await index.record(match, visit, { t, ip: '203.0.113.1', country: '' }, 86_400_000, (f) => visitSummary(f.seq, t));
-    await index.remember(remembered(rec.before, match, visit, match.kind === 'new'));
+    const before = (await index.doc(match.visitorId))!;
+    const counted = countVisit(before, { t, ip: '203.0.113.1', country: '' }, 86_400_000);
+    expect(await index.write(before, afterVisit(before, match, visit, counted, visitSummary(counted.seq, t)))).toBe(true);
+    await index.remember(remembered(toRecord(before), match, visit, match.kind === 'new'));
     return match;
   };
 }
@@ -192,7 +195,6 @@ describe('what a visit leaves to index', () => {
       incognito: false,
       now: t,
     };
-    const { toRecord } = await import('../../server/store/visitors.js');
     const r = remembered(toRecord(v), { visitorId: first.visitorId, kind: 'token', p: 1, tokenRejected: false }, visit, false);
     expect(r).toMatchObject({ tokenHash: null, exact: null, partials: [], newPrefix: null, newAsn: null, created: false });
     const moved = remembered(
