@@ -21,7 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { isPrivateOrReserved, normalizeIp } from '../server/edge/ip.js';
+import { normalizeIp } from '../server/edge/address.js';
+import { isPrivateOrReserved } from '../server/edge/ip.js';
 import { identifyBody, deviceValues } from '../test/support/signals.js';
 
 const { values: args } = parseArgs({

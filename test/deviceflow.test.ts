@@ -7,7 +7,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEVICE_CODES_PER_IP_PER_MINUTE, UNKNOWN_CODE_WINDOW_SECONDS, UNKNOWN_CODES_PER_IP, UNKNOWN_CODES_PER_USER } from '../contract/deviceflow.js';
 import { GRANT_TOMBSTONE_MS, grantSweep } from '../server/deviceflow/service.js';
-import { ipLimitKey } from '../server/edge/ip.js';
+import { ipLimitKey } from '../server/edge/address.js';
 import { normalizeUserCode } from '../server/deviceflow/codes.js';
 import { safeNext } from '../server/pages/next.js';
 import { signUp, type Customer } from './support/dashboard.js';

@@ -33,7 +33,7 @@ import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { loadAsn } from '../../server/edge/asn.js';
 import { classifyNetwork } from '../../server/edge/asnCategory.js';
-import { normalizeIp } from '../../server/edge/ip.js';
+import { normalizeIp } from '../../server/edge/address.js';
 import { visitNetwork } from '../../server/edge/network.js';
 import { COMPONENTS, extractComponents, type ComponentName } from '../../server/identification/components.js';
 import type { VisitNetwork } from '../../server/identification/evidence.js';

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { loadAsn, type AsnDb } from '../../server/edge/asn.js';
 import { classifyNetwork } from '../../server/edge/asnCategory.js';
-import { normalizeIp } from '../../server/edge/ip.js';
+import { normalizeIp } from '../../server/edge/address.js';
 import { visitNetwork } from '../../server/edge/network.js';
 import { coverage, extractComponents } from '../../server/identification/components.js';
 import { confidenceOf } from '../../server/identification/confidence.js';

@@ -9,7 +9,7 @@ import { ApiError } from '../errors.js';
 import { dayOf, daysInPeriod, periodOf } from '../metering/period.js';
 import type { AccountDoc, UserDoc } from '../store/accounts.js';
 import type { Store } from '../store/index.js';
-import { ipLimitKey } from '../edge/ip.js';
+import { ipLimitKey } from '../edge/address.js';
 import { passwordWeakness } from './passwordPolicy.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js';
 import { invitationState, signupRefusal } from './signupPolicy.js';

@@ -15,7 +15,7 @@
 import type { Session } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { ipLimitKey } from '../edge/ip.js';
+import { ipLimitKey } from '../edge/address.js';
 import {
   DEFAULT_POLL_INTERVAL_SECONDS,
   DEVICE_CODE_TTL_SECONDS,

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Ip } from './ip.js';
+import type { Ip } from './address.js';
 import { RangeTableBuilder, type RangeTable } from './ranges.js';
 
 export interface AsnRecord {

@@ -8,7 +8,8 @@ import tzLookup from '@photostructure/tz-lookup';
 import { open, type Response } from 'maxmind';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { isPrivateOrReserved, type Ip } from './ip.js';
+import type { Ip } from './address.js';
+import { isPrivateOrReserved } from './ip.js';
 
 export interface GeoLocation {
   /** ISO 3166-1 alpha-2, '' when unknown. */

@@ -1,62 +1,7 @@
-// Client address: parsing, reserved space, and which proxy headers to believe.
-import ipaddr from 'ipaddr.js';
+// Client address: which proxy headers to believe, and reserved space.
 import type { TrustProxy } from '../config.js';
+import { normalizeIp, type Ip } from './address.js';
 import { RangeSet } from './ranges.js';
-
-export interface Ip {
-  /** Canonical text: dotted quad, or RFC 5952 compressed lowercase IPv6. */
-  readonly address: string;
-  readonly version: 4 | 6;
-}
-
-/**
- * Parses an address as it appears in sockets and proxy headers. Accepts
- * brackets ("[2001:db8::1]", "[2001:db8::1]:443"), an IPv4 port
- * ("203.0.113.9:5678", as Azure writes X-Forwarded-For) and zone ids
- * ("fe80::1%eth0"). IPv4-mapped IPv6 becomes IPv4 so one client has one
- * address. IPv4 must be four decimal octets: ipaddr.js alone would also take
- * "0x7f.1" or "2130706433", which no proxy writes and an attacker might.
- */
-export function normalizeIp(raw: string): Ip | null {
-  let s = raw.trim();
-  if (s.length === 0 || s.length > 100) return null;
-  if (s.startsWith('[')) {
-    const close = s.indexOf(']');
-    if (close === -1) return null;
-    const rest = s.slice(close + 1);
-    if (rest !== '' && !/^:\d{1,5}$/.test(rest)) return null;
-    s = s.slice(1, close);
-  } else if (/^[\d.]+:\d{1,5}$/.test(s)) {
-    s = s.slice(0, s.indexOf(':'));
-  }
-  const zone = s.indexOf('%');
-  if (zone !== -1) s = s.slice(0, zone);
-  let addr: ipaddr.IPv4 | ipaddr.IPv6;
-  if (s.includes(':')) {
-    // ipaddr.js would accept a hex or octal IPv4 tail here too.
-    const tail = s.slice(s.lastIndexOf(':') + 1);
-    if (tail.includes('.') && !ipaddr.IPv4.isValidFourPartDecimal(tail)) return null;
-    if (!ipaddr.IPv6.isValid(s)) return null;
-    addr = ipaddr.process(s);
-  } else {
-    if (!ipaddr.IPv4.isValidFourPartDecimal(s)) return null;
-    addr = ipaddr.IPv4.parse(s);
-  }
-  return addr.kind() === 'ipv4' ? { address: addr.toString(), version: 4 } : { address: addr.toString(), version: 6 };
-}
-
-/**
- * The prefix identification compares a client address by: the /24 of an
- * IPv4 address (a household or office behind one router) and the /56 of an
- * IPv6 one (what ISPs delegate to a home; a /48 holds 256 of them). Which AS
- * and what kind of network it is are judged separately (server/edge/network.ts).
- */
-export function prefixOf(ip: Ip): string {
-  if (ip.version === 4) return `${ip.address.slice(0, ip.address.lastIndexOf('.'))}.0/24`;
-  const parts = ipaddr.IPv6.parse(ip.address).parts.slice(0, 4);
-  parts[3] = parts[3]! & 0xff00;
-  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/56`;
-}
 
 // IANA special-purpose space that no geolocation or ASN data describes
 // honestly: private, loopback, link-local, CGNAT, multicast, documentation,
@@ -181,18 +126,4 @@ export function clientIp(req: RequestLike, trust: TrustProxy): Ip | null {
     steps++;
   }
   return current;
-}
-
-/** Per-IP limits count an IPv6 client by its /64 (one host usually has a whole /64). */
-export function ipLimitKey(ip: string): string {
-  try {
-    const addr = ipaddr.process(ip);
-    if (addr.kind() === 'ipv4') return addr.toString();
-    return `${(addr as ipaddr.IPv6).parts
-      .slice(0, 4)
-      .map((p) => p.toString(16))
-      .join(':')}::/64`;
-  } catch {
-    return ip;
-  }
 }

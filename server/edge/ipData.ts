@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { loadAsn, type AsnDb, type AsnInfo } from './asn.js';
 import { loadGeo, type Geo, type GeoLocation } from './geo.js';
-import type { Ip } from './ip.js';
+import type { Ip } from './address.js';
 
 export interface IpFacts {
   location: GeoLocation;

@@ -7,7 +7,7 @@
 // 503 instead of holding the request.
 import type { EventEmitter } from 'node:events';
 import { ApiError } from '../errors.js';
-import { normalizeIp } from './ip.js';
+import { normalizeIp } from './address.js';
 import type { IpData, IpFacts } from './ipData.js';
 
 /** The two ends of a Node IPC channel, as both sides use them. */

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { normalizeIp, type Ip } from './ip.js';
+import { normalizeIp, type Ip } from './address.js';
 import { RangeSet, RangeSetBuilder } from './ranges.js';
 
 export const LIST_KINDS = ['tor', 'blocklist', 'datacenter', 'vpn', 'proxy'] as const;

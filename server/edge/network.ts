@@ -7,7 +7,7 @@
 import type { VisitNetwork } from '../identification/evidence.js';
 import type { AsnInfo } from './asn.js';
 import type { NetworkClass } from './asnCategory.js';
-import { prefixOf, type Ip } from './ip.js';
+import { prefixOf, type Ip } from './address.js';
 import { RangeSet } from './ranges.js';
 
 const ANONYMIZING = new Set(['VPN_COMMERCIAL', 'TOR_EXIT', 'DATACENTER', 'CDN']);

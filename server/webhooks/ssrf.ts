@@ -8,7 +8,8 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { isPrivateOrReserved, normalizeIp, type Ip } from '../edge/ip.js';
+import { normalizeIp, type Ip } from '../edge/address.js';
+import { isPrivateOrReserved } from '../edge/ip.js';
 import { ApiError } from '../errors.js';
 
 export const PRIVATE_TARGET = 'points at a loopback, private or link-local address';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAsn, type AsnDb } from '../../server/edge/asn.js';
-import { normalizeIp } from '../../server/edge/ip.js';
+import { normalizeIp } from '../../server/edge/address.js';
 
 const lookup = (db: AsnDb, s: string) => db.lookup(normalizeIp(s)!);
 

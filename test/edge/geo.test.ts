@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadGeo, UNKNOWN_LOCATION, type Geo } from '../../server/edge/geo.js';
-import { normalizeIp } from '../../server/edge/ip.js';
+import { normalizeIp } from '../../server/edge/address.js';
 
 describe('geolocation (DB-IP Lite city)', () => {
   let geo: Geo;

@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../server/errors.js';
-import { normalizeIp } from '../../server/edge/ip.js';
+import { normalizeIp } from '../../server/edge/address.js';
 import type { IpData, IpFacts } from '../../server/edge/ipData.js';
 import { channelOf, remoteIpData, serveIpData, type Channel } from '../../server/edge/ipDataRemote.js';
 

@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { normalizeIp } from '../../server/edge/ip.js';
+import { normalizeIp } from '../../server/edge/address.js';
 import { listKindOf, loadLists, parseList, type IpLists, type ListKind } from '../../server/edge/lists.js';
 import { RangeSetBuilder } from '../../server/edge/ranges.js';
 

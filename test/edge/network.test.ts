@@ -1,7 +1,7 @@
 // The network identification weighs (server/edge/network.ts): prefix, AS and kind.
 import { describe, expect, it } from 'vitest';
 import { categorizeAsn, classifyNetwork } from '../../server/edge/asnCategory.js';
-import { normalizeIp } from '../../server/edge/ip.js';
+import { normalizeIp } from '../../server/edge/address.js';
 import { MOBILE_CARRIERS } from '../../server/edge/mobileCarriers.js';
 import { visitNetwork } from '../../server/edge/network.js';
 

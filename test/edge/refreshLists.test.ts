@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadLists } from '../../server/edge/lists.js';
-import { normalizeIp } from '../../server/edge/ip.js';
+import { normalizeIp } from '../../server/edge/address.js';
 
 interface Source {
   file: string;
