@@ -1,41 +1,15 @@
 // Client address: which proxy headers to believe, and reserved space.
 import type { TrustProxy } from '../config.js';
 import { normalizeIp, type Ip } from './address.js';
+import { RESERVED_SPACE } from './curated.js';
 import { RangeSet } from './ranges.js';
 
-// IANA special-purpose space that no geolocation or ASN data describes
-// honestly: private, loopback, link-local, CGNAT, multicast, documentation,
-// benchmarking and reserved. For IPv6 everything outside global unicast
-// (2000::/3) counts, except the NAT64 well-known prefix, which carries real
-// IPv4 clients.
-const RESERVED = RangeSet.fromCidrs([
-  '0.0.0.0/8', // "this network"
-  '10.0.0.0/8', // private
-  '100.64.0.0/10', // carrier-grade NAT
-  '127.0.0.0/8', // loopback
-  '169.254.0.0/16', // link-local
-  '172.16.0.0/12', // private
-  '192.0.0.0/24', // IETF protocol assignments
-  '192.0.2.0/24', // documentation
-  '192.88.99.0/24', // deprecated 6to4 relay anycast
-  '192.168.0.0/16', // private
-  '198.18.0.0/15', // benchmarking
-  '198.51.100.0/24', // documentation
-  '203.0.113.0/24', // documentation
-  '224.0.0.0/4', // multicast
-  '240.0.0.0/4', // reserved, including broadcast
-  '::/3', // unspecified, loopback, discard, NAT64 local-use, …
-  '4000::/2', // everything above global unicast: unique-local fc00::/7,
-  '8000::/1', // link-local fe80::/10, multicast ff00::/8, …
-  '2001:2::/48', // benchmarking
-  '2001:10::/28', // deprecated ORCHID
-  '2001:db8::/32', // documentation
-  '3fff::/20', // documentation (RFC 9637)
-]).set;
-const NAT64 = RangeSet.fromCidrs(['64:ff9b::/96']).set;
+// IANA special-purpose space (data/reserved.json), less its exceptions.
+const RESERVED = RangeSet.fromCidrs(RESERVED_SPACE.reserved.map((b) => b.cidr)).set;
+const NOT_RESERVED = RangeSet.fromCidrs(RESERVED_SPACE.exceptions.map((b) => b.cidr)).set;
 
 export function isPrivateOrReserved(ip: Ip): boolean {
-  return RESERVED.has(ip) && !NAT64.has(ip);
+  return RESERVED.has(ip) && !NOT_RESERVED.has(ip);
 }
 
 export interface RequestLike {

@@ -112,9 +112,8 @@ async function drawSample(): Promise<string[]> {
   const sample = new Set<string>();
 
   // An address inside every AS the curated tables name (IPv4 where it has any, else IPv6).
-  const { KNOWN_NETWORKS } = await import('../../server/edge/asnCategory.js');
-  const { MOBILE_CARRIERS } = await import('../../server/edge/mobileCarriers.js');
-  const curated = new Set<number>([...KNOWN_NETWORKS.flatMap((g) => Object.keys(g.asns).map(Number)), ...MOBILE_CARRIERS.map((c) => c.asn)]);
+  const { CURATED_NETWORKS, MOBILE_CARRIERS } = await import('../../server/edge/curated.js');
+  const curated = new Set<number>([...CURATED_NETWORKS.flatMap((g) => g.networks.map((n) => n.asn)), ...MOBILE_CARRIERS.map((c) => c.asn)]);
   for (const asn of [...curated].sort((a, b) => a - b)) {
     const row4 = rows4.find((x) => x[2] === asn);
     if (row4) sample.add(v4(Number(row4[0]) + Math.floor(r() * (Number(row4[1]) - Number(row4[0]) + 1))));

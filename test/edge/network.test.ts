@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { categorizeAsn, classifyNetwork } from '../../server/edge/asnCategory.js';
 import { normalizeIp } from '../../server/edge/address.js';
-import { MOBILE_CARRIERS } from '../../server/edge/mobileCarriers.js';
+import { MOBILE_CARRIERS } from '../../server/edge/curated.js';
 import { visitNetwork } from '../../server/edge/network.js';
 
 const none = { tor: false, vpn: false, cdn: false, datacenter: false };
