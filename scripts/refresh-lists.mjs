@@ -13,7 +13,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const X4B = 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output';
+const X4B = 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main';
 
 /** file: name in the lists directory (its prefix picks the list kind); minEntries guards against truncated or error pages. */
 export const DEFAULT_SOURCES = [
@@ -23,14 +23,17 @@ export const DEFAULT_SOURCES = [
     url: 'https://raw.githubusercontent.com/firehol/blocklist-ipsets/master/firehol_level1.netset',
     minEntries: 1000,
   },
-  { file: 'datacenter-x4bnet-ipv4.txt', url: `${X4B}/datacenter/ipv4.txt`, minEntries: 1000 },
-  { file: 'datacenter-x4bnet-ipv6.txt', url: `${X4B}/datacenter/ipv6.txt`, minEntries: 1 },
-  { file: 'vpn-x4bnet-ipv4.txt', url: `${X4B}/vpn/ipv4.txt`, minEntries: 100 },
-  { file: 'vpn-x4bnet-ipv6.txt', url: `${X4B}/vpn/ipv6.txt`, minEntries: 1 },
+  { file: 'datacenter-x4bnet-ipv4.txt', url: `${X4B}/output/datacenter/ipv4.txt`, minEntries: 1000 },
+  { file: 'datacenter-x4bnet-ipv6.txt', url: `${X4B}/output/datacenter/ipv6.txt`, minEntries: 1 },
+  { file: 'vpn-x4bnet-ipv4.txt', url: `${X4B}/output/vpn/ipv4.txt`, minEntries: 100 },
+  { file: 'vpn-x4bnet-ipv6.txt', url: `${X4B}/output/vpn/ipv6.txt`, minEntries: 1 },
+  // The autonomous systems those ranges come from ("AS14061 # DigitalOcean"): they categorise the whole network.
+  { file: 'datacenter-x4bnet-asn.txt', url: `${X4B}/input/datacenter/ASN.txt`, minEntries: 100 },
+  { file: 'vpn-x4bnet-asn.txt', url: `${X4B}/input/vpn/ASN.txt`, minEntries: 5 },
 ];
 
 const MAX_BYTES = 64 * 1024 * 1024;
-const ADDRESS = /^[0-9A-Fa-f:.]+(\/\d{1,3})?$/;
+const ENTRY = /^([0-9A-Fa-f:.]+(\/\d{1,3})?|AS\d{1,10})$/i;
 const TOR_KEYWORDS = new Set(['ExitNode', 'Published', 'LastStatus']);
 
 /**
@@ -46,7 +49,7 @@ export function checkList(text) {
     const tokens = line.split(/\s+/);
     if (TOR_KEYWORDS.has(tokens[0])) continue;
     const token = tokens[0] === 'ExitAddress' ? (tokens[1] ?? '') : tokens[0];
-    if (ADDRESS.test(token)) entries++;
+    if (ENTRY.test(token)) entries++;
     else junk++;
   }
   return { entries, junk };

@@ -15,6 +15,9 @@ writeFileSync(join(lists, 'tor-exits.txt'), '185.220.100.240\n');
 writeFileSync(join(lists, 'blocklist.netset'), '# sample\n45.155.205.0/24\n');
 writeFileSync(join(lists, 'vpn-ranges.txt'), '89.187.160.0/24\n');
 writeFileSync(join(lists, 'proxy.txt'), '103.152.112.145:80\n');
+// Whole networks, as refresh-lists fetches them: Cyberzone (Surfshark) and CenturyLink's hosting AS.
+writeFileSync(join(lists, 'vpn-asn.txt'), 'AS209854 # Surfshark\n');
+writeFileSync(join(lists, 'datacenter-asn.txt'), 'AS3561 # Savvis\n');
 
 let h: Harness;
 let proxied: Harness;
@@ -112,6 +115,16 @@ describe('IP lists', () => {
     expect(proxy.result.verdicts.proxy.result).toBe(true);
     expect(proxy.result.riskFactors).toContain('PROXY');
     expect(proxy.result.suspectScore).toBe(Math.round((100 * 14) / 91));
+  });
+
+  it('an AS on the VPN or datacenter AS list sets the category of its whole network', async () => {
+    const vpn = await identifyFrom('5.182.103.7');
+    expect(vpn.event.signals.server.asn).toEqual({ asn: 209854, org: 'Cyberzone S.A.', category: 'VPN_COMMERCIAL', isDatacenter: true });
+    expect(vpn.event.signals.server.vpnDetection).toEqual({ verdict: 'detected', confidence: 0.8 });
+    expect(vpn.event.signals.server.ipNetwork.isVpn).toBe(false); // the address itself is on no list
+    const hosted = await identifyFrom('5.157.164.9');
+    expect(hosted.event.signals.server.asn).toMatchObject({ asn: 3561, category: 'DATACENTER', isDatacenter: true });
+    expect(hosted.result.riskFactors).toContain('DATACENTER_ASN');
   });
 
   it('says null, not false, when a list is not configured', async () => {

@@ -65,7 +65,7 @@ export async function loadEdge(config: Pick<Config, 'listsDir' | 'trustProxy' | 
       const asnInfo = facts?.asn ?? null;
       const hits = lists.check(ip);
       const status = lists.status();
-      const network = classifyNetwork(asnInfo, hits);
+      const network = classifyNetwork(asnInfo, hits, lists.checkAsn(asnInfo?.asn ?? null));
       const trusted = isTrustedPeer(req.socket.remoteAddress ?? '', trust);
       const forwardedHttps =
         trusted &&

@@ -1,7 +1,8 @@
 // Spec 2.7 network categories. No package ships an ASN → type map, so the
 // category of an AS comes from the curated table (data/networks.json, and
-// the mobile-only ASes of data/mobile-carriers.json), backed by rules over
-// the organisation name.
+// the mobile-only ASes of data/mobile-carriers.json), then from the
+// datacenter and VPN AS lists an operator keeps in LISTS_DIR (lists.ts),
+// then from rules over the organisation name.
 // Both are heuristics: a category says what kind of network an address
 // belongs to, never what the person behind it is doing.
 import { ASN_CATEGORIES } from '../../contract/edge.js';
@@ -49,12 +50,25 @@ const RULES: { category: AsnCategory; pattern: RegExp }[] = [
   },
 ];
 
-export type CategorySource = 'list' | 'asn' | 'org' | 'none';
+export type CategorySource = 'list' | 'asn' | 'asn-list' | 'org' | 'none';
 
-/** Category of an autonomous system: the curated table, then the name rules, else UNKNOWN. */
-export function categorizeAsn(asn: number | null, org: string): { category: AsnCategory; source: CategorySource } {
+/** Whether the AS lists (lists.ts) name this AS as a datacenter or VPN network. */
+export interface AsnListFacts {
+  datacenter: boolean;
+  vpn: boolean;
+}
+const NOT_LISTED: AsnListFacts = { datacenter: false, vpn: false };
+
+/**
+ * Category of an autonomous system: the curated table, then the AS lists
+ * (public lists are broad; the table's narrower judgement wins), then the
+ * name rules, else UNKNOWN.
+ */
+export function categorizeAsn(asn: number | null, org: string, listed: AsnListFacts = NOT_LISTED): { category: AsnCategory; source: CategorySource } {
   const known = asn === null ? undefined : BY_ASN.get(asn);
   if (known) return { category: known, source: 'asn' };
+  if (listed.vpn) return { category: 'VPN_COMMERCIAL', source: 'asn-list' };
+  if (listed.datacenter) return { category: 'DATACENTER', source: 'asn-list' };
   let byName = nameCache.get(org);
   if (byName === undefined) {
     byName = RULES.find((rule) => rule.pattern.test(org))?.category ?? null;
@@ -89,8 +103,8 @@ export interface NetworkClass {
  * (which keeps an ASN's more specific hosting category). A Tor exit alone does
  * not make an address a datacenter: exits also run on home lines.
  */
-export function classifyNetwork(asn: { asn: number | null; org: string } | null, lists: ListFacts): NetworkClass {
-  const byAsn = asn ? categorizeAsn(asn.asn, asn.org) : { category: 'UNKNOWN' as const, source: 'none' as const };
+export function classifyNetwork(asn: { asn: number | null; org: string } | null, lists: ListFacts, listed: AsnListFacts = NOT_LISTED): NetworkClass {
+  const byAsn = asn ? categorizeAsn(asn.asn, asn.org, listed) : { category: 'UNKNOWN' as const, source: 'none' as const };
   const hostedAsn = HOSTED.has(byAsn.category);
   const isDatacenter = hostedAsn || lists.datacenter || lists.vpn || lists.cdn;
   if (lists.tor) return { category: 'TOR_EXIT', isDatacenter: hostedAsn || lists.datacenter, source: 'list' };

@@ -1,8 +1,9 @@
 // IP lists the operator drops into a directory (default DATA_DIR/lists;
 // scripts/refresh-lists.mjs fills it): Tor exits, blocklists, datacenter,
-// VPN and proxy ranges. No npm or Debian package ships current lists, so a
-// missing file is normal and means "no such list", which status() reports.
-// Files are re-read when their mtime or size changes; lookups stay sync.
+// VPN and proxy ranges, and datacenter and VPN autonomous systems. No npm or
+// Debian package ships current lists, so a missing file is normal and means
+// "no such list", which status() reports. Files are re-read when their mtime
+// or size changes; lookups stay sync.
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
@@ -27,13 +28,18 @@ export function listKindOf(fileName: string): ListKind | null {
 
 const TOR_KEYWORDS = new Set(['ExitNode', 'Published', 'LastStatus']);
 
+/** Kinds whose lists may also name autonomous systems ("AS16509"): the category of a whole network. */
+const ASN_KINDS: ReadonlySet<ListKind> = new Set(['datacenter', 'vpn']);
+const AS_NUMBER = /^AS(\d{1,10})$/i;
+
 /**
  * Parses one list file: one address or CIDR per line; '#' and ';' start
  * comments (FireHOL, Spamhaus); the Tor exit-addresses format
- * ("ExitAddress <ip> <date>") and "ip:port" proxy lines are understood.
- * Lines that are none of these are counted as rejected, never guessed at.
+ * ("ExitAddress <ip> <date>") and "ip:port" proxy lines are understood, and
+ * with `asns` so are AS numbers ("AS9009"). Lines that are none of these are
+ * counted as rejected, never guessed at.
  */
-export function parseList(text: string, into: RangeSetBuilder): { entries: number; rejected: number } {
+export function parseList(text: string, into: RangeSetBuilder, asns?: Set<number>): { entries: number; rejected: number } {
   let entries = 0;
   let rejected = 0;
   for (const rawLine of text.split('\n')) {
@@ -44,6 +50,12 @@ export function parseList(text: string, into: RangeSetBuilder): { entries: numbe
     if (token === 'ExitAddress') token = tokens[1] ?? '';
     else if (TOR_KEYWORDS.has(token)) continue;
     if (into.add(token)) {
+      entries++;
+      continue;
+    }
+    const as = asns && AS_NUMBER.exec(token);
+    if (as && Number(as[1]) <= 0xffffffff) {
+      asns.add(Number(as[1]));
       entries++;
       continue;
     }
@@ -64,6 +76,8 @@ export interface ListFileStatus {
 export interface ListStatus {
   files: ListFileStatus[];
   ranges: { v4: number; v6: number };
+  /** Autonomous systems listed (datacenter and VPN lists only). */
+  asns: number;
   loadedAt: Date;
 }
 
@@ -77,8 +91,15 @@ export interface ListHits {
   cdn: boolean;
 }
 
+/** The AS is listed as a datacenter or VPN network as a whole. */
+export interface AsnListHits {
+  datacenter: boolean;
+  vpn: boolean;
+}
+
 export interface IpLists {
   check(ip: Ip): ListHits;
+  checkAsn(asn: number | null): AsnListHits;
   /** Per kind, null when no file is configured (e.g. "no Tor list configured"). */
   status(): Record<ListKind, ListStatus | null>;
   /** Re-reads changed files now; the poll calls this too. */
@@ -103,6 +124,7 @@ function cloudflareRanges(): RangeSet {
 
 interface Loaded {
   set: RangeSet;
+  asns: ReadonlySet<number>;
   status: ListStatus;
   /** name → "mtimeMs:size" as read, to notice changes. */
   signature: string;
@@ -149,14 +171,15 @@ export async function loadLists(opts: ListOptions): Promise<IpLists> {
       }
       try {
         const builder = new RangeSetBuilder();
+        const asns = ASN_KINDS.has(kind) ? new Set<number>() : undefined;
         const fileStatus: ListFileStatus[] = [];
         for (const f of files) {
-          const { entries, rejected } = parseList(await readFile(join(opts.dir, f.name), 'utf8'), builder);
+          const { entries, rejected } = parseList(await readFile(join(opts.dir, f.name), 'utf8'), builder, asns);
           fileStatus.push({ name: f.name, entries, rejected, mtime: new Date(f.mtimeMs) });
         }
         const set = builder.build();
-        const status = { files: fileStatus, ranges: set.size, loadedAt: new Date() };
-        loaded.set(kind, { set, status, signature });
+        const status = { files: fileStatus, ranges: set.size, asns: asns?.size ?? 0, loadedAt: new Date() };
+        loaded.set(kind, { set, asns: asns ?? new Set(), status, signature });
         opts.onReload?.(kind, status);
       } catch (err) {
         report(err);
@@ -186,6 +209,7 @@ export async function loadLists(opts: ListOptions): Promise<IpLists> {
   timer.unref();
 
   const has = (kind: ListKind, ip: Ip): boolean => loaded.get(kind)?.set.has(ip) ?? false;
+  const listsAsn = (kind: ListKind, asn: number | null): boolean => asn !== null && (loaded.get(kind)?.asns.has(asn) ?? false);
   return {
     check(ip) {
       return {
@@ -196,6 +220,9 @@ export async function loadLists(opts: ListOptions): Promise<IpLists> {
         proxy: has('proxy', ip),
         cdn: cdn.has(ip),
       };
+    },
+    checkAsn(asn) {
+      return { datacenter: listsAsn('datacenter', asn), vpn: listsAsn('vpn', asn) };
     },
     status() {
       const out = {} as Record<ListKind, ListStatus | null>;

@@ -49,6 +49,18 @@ describe('categorizeAsn', () => {
     expect(categorizeAsn(4_200_000_000, org).category).toBe(category);
   });
 
+  it('takes the AS lists after the curated table and before the name rules', () => {
+    const vpn = { datacenter: false, vpn: true };
+    const dc = { datacenter: true, vpn: false };
+    expect(categorizeAsn(209854, 'Cyberzone S.A.', vpn)).toEqual({ category: 'VPN_COMMERCIAL', source: 'asn-list' });
+    expect(categorizeAsn(3561, 'CenturyLink Communications, LLC', dc)).toEqual({ category: 'DATACENTER', source: 'asn-list' });
+    expect(categorizeAsn(4_200_000_000, 'Example Telecom', { datacenter: true, vpn: true })).toEqual({ category: 'VPN_COMMERCIAL', source: 'asn-list' });
+    // Public lists are broad: a Tor operator on a VPN list, a VPN host on a datacenter list, keep the table's narrower category.
+    expect(categorizeAsn(60729, 'Stiftung Erneuerbare Freiheit', vpn)).toEqual({ category: 'TOR_EXIT', source: 'asn' });
+    expect(categorizeAsn(9009, 'M247 Europe SRL', dc)).toEqual({ category: 'VPN_COMMERCIAL', source: 'asn' });
+    expect(categorizeAsn(4_200_000_000, 'Example Telecom')).toEqual({ category: 'RESIDENTIAL_ISP', source: 'org' });
+  });
+
   it('handles a missing ASN', () => {
     expect(categorizeAsn(null, '')).toEqual({ category: 'UNKNOWN', source: 'none' });
     expect(categorizeAsn(null, 'Some University')).toEqual({ category: 'EDUCATION', source: 'org' });
@@ -67,6 +79,21 @@ describe('classifyNetwork', () => {
     expect(classifyNetwork(comcast, noLists)).toEqual({ category: 'RESIDENTIAL_ISP', isDatacenter: false, source: 'asn' });
     expect(classifyNetwork({ asn: 21928, org: 'T-Mobile USA, Inc.' }, noLists).isDatacenter).toBe(false);
     expect(classifyNetwork(null, noLists)).toEqual({ category: 'UNKNOWN', isDatacenter: false, source: 'none' });
+  });
+
+  it('counts an AS listed as a VPN or datacenter network as hosting space', () => {
+    const cyberzone = { asn: 209854, org: 'Cyberzone S.A.' };
+    expect(classifyNetwork(cyberzone, noLists)).toEqual({ category: 'UNKNOWN', isDatacenter: false, source: 'none' });
+    expect(classifyNetwork(cyberzone, noLists, { datacenter: false, vpn: true })).toEqual({
+      category: 'VPN_COMMERCIAL',
+      isDatacenter: true,
+      source: 'asn-list',
+    });
+    expect(classifyNetwork(cyberzone, { ...noLists, tor: true }, { datacenter: true, vpn: false })).toEqual({
+      category: 'TOR_EXIT',
+      isDatacenter: true,
+      source: 'list',
+    });
   });
 
   it('lets a list entry about the address outrank its ASN', () => {

@@ -109,6 +109,27 @@ describe('loadLists', () => {
     expect(status.datacenter?.loadedAt).toBeInstanceOf(Date);
   });
 
+  it('reads AS numbers in datacenter and VPN lists as whole networks, and nowhere else', async () => {
+    const dir = freshDir();
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'datacenter-asn.txt'), 'AS14061 # DigitalOcean\nas16276\n34.64.0.0/10\nAS99999999999\n');
+    writeFileSync(join(dir, 'vpn-asn.txt'), 'AS9009 # M247, GB (NordVPN)\n');
+    writeFileSync(join(dir, 'tor-exits.txt'), 'AS60729\n185.220.101.10\n');
+    const lists = await load(dir);
+    expect(lists.checkAsn(14061)).toEqual({ datacenter: true, vpn: false });
+    expect(lists.checkAsn(16276)).toEqual({ datacenter: true, vpn: false });
+    expect(lists.checkAsn(9009)).toEqual({ datacenter: false, vpn: true });
+    expect(lists.checkAsn(60729)).toEqual({ datacenter: false, vpn: false });
+    expect(lists.checkAsn(null)).toEqual({ datacenter: false, vpn: false });
+    // An AS on a list says nothing about one address: that is what the address entries are for.
+    expect(lists.check(ip('34.100.0.1')).datacenter).toBe(true);
+    const status = lists.status();
+    expect(status.datacenter).toMatchObject({ asns: 2, ranges: { v4: 1, v6: 0 } });
+    expect(status.datacenter?.files[0]).toMatchObject({ entries: 3, rejected: 1 });
+    expect(status.vpn?.asns).toBe(1);
+    expect(status.tor?.files[0]).toMatchObject({ entries: 1, rejected: 1 });
+  });
+
   it('re-reads a file when it changes and forgets it when it goes', async () => {
     const dir = freshDir();
     mkdirSync(dir);

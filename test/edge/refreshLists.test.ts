@@ -41,6 +41,7 @@ describe('scripts/refresh-lists.mjs', () => {
         '/exit-addresses': readFileSync(join(fixtures, 'tor-exit-addresses.txt'), 'utf8'),
         '/html': '<!doctype html>\n<html>\n<body>\nService unavailable\n</body>\n</html>\n',
         '/short': '1.2.3.4\n5.6.7.8\n',
+        '/vpn-asn': 'AS9009 # M247, GB\nAS39351 # 31173 Services AB\n',
       };
       if (req.url === '/slow') return; // never answers
       const b = body[req.url ?? ''];
@@ -67,6 +68,8 @@ describe('scripts/refresh-lists.mjs', () => {
       'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/datacenter/ipv6.txt',
       'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/vpn/ipv4.txt',
       'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/vpn/ipv6.txt',
+      'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/datacenter/ASN.txt',
+      'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/vpn/ASN.txt',
     ]);
     expect(mod.DEFAULT_SOURCES.map((s) => s.file)).toEqual([
       'tor-exits.txt',
@@ -75,6 +78,8 @@ describe('scripts/refresh-lists.mjs', () => {
       'datacenter-x4bnet-ipv6.txt',
       'vpn-x4bnet-ipv4.txt',
       'vpn-x4bnet-ipv6.txt',
+      'datacenter-x4bnet-asn.txt',
+      'vpn-x4bnet-asn.txt',
     ]);
   });
 
@@ -86,20 +91,23 @@ describe('scripts/refresh-lists.mjs', () => {
         { file: 'tor-exits.txt', url: `${base}/tor`, minEntries: 100 },
         { file: 'blocklist-firehol-level1.netset', url: `${base}/firehol`, minEntries: 4 },
         { file: 'tor-exit-addresses.txt', url: `${base}/exit-addresses` },
+        { file: 'vpn-x4bnet-asn.txt', url: `${base}/vpn-asn`, minEntries: 2 },
       ],
     });
     expect(results).toEqual([
       { file: 'tor-exits.txt', ok: true, entries: 150 },
       { file: 'blocklist-firehol-level1.netset', ok: true, entries: 4 },
       { file: 'tor-exit-addresses.txt', ok: true, entries: 3 },
+      { file: 'vpn-x4bnet-asn.txt', ok: true, entries: 2 },
     ]);
-    expect(readdirSync(dir).sort()).toEqual(['blocklist-firehol-level1.netset', 'tor-exit-addresses.txt', 'tor-exits.txt']);
+    expect(readdirSync(dir).sort()).toEqual(['blocklist-firehol-level1.netset', 'tor-exit-addresses.txt', 'tor-exits.txt', 'vpn-x4bnet-asn.txt']);
     expect(hits.at(-1)).toMatch(/deviceid-refresh-lists/);
     const lists = await loadLists({ dir, pollMs: 3_600_000 });
     lists.close();
     expect(lists.check(normalizeIp('185.220.100.7')!).tor).toBe(true);
     expect(lists.check(normalizeIp('2a0b:f4c2::10')!).tor).toBe(true);
     expect(lists.check(normalizeIp('45.9.1.1')!).blocklist).toBe(true);
+    expect(lists.checkAsn(39351).vpn).toBe(true);
   });
 
   it('keeps the previous file when a download fails or does not look like a list', async () => {
