@@ -88,18 +88,18 @@ export const ProjectSchema = z
 
 export const ApiKeySchema = z
   .object({
-    id: z.string(),
-    name: z.string(),
-    type: z.enum(KEY_TYPES),
-    status: z.enum(['active', 'revoked']),
-    projectId: z.string(),
+    id: z.string().describe('The key record (not the key itself)'),
+    name: z.string().describe('Descriptive name chosen at creation; keys of the device flow are `<client_name> (CLI)`'),
+    type: z.enum(KEY_TYPES).describe('`live` and `test` keys identify (test keys are not metered); `secret` keys call the server API'),
+    status: z.enum(['active', 'revoked']).describe('A revoked key answers 401'),
+    projectId: z.string().describe('The project the key belongs to'),
     hint: z.string().describe('Prefix and last four characters, e.g. svc_live_…a1B2'),
-    createdAt: isoDate,
+    createdAt: isoDate.describe('When the key was created (ISO 8601)'),
     lastUsedAt: isoDate.nullable().describe('Updated at most once a minute; null until first used'),
-    revokedAt: isoDate.nullable(),
-    source: z.enum(['dashboard', 'cli']),
+    revokedAt: isoDate.nullable().describe('When it was revoked; null while active'),
+    source: z.enum(['dashboard', 'cli']).describe('Created in the dashboard, or issued to a command-line tool by the device code flow'),
   })
-  .openapi({ title: 'ApiKey' });
+  .openapi({ title: 'ApiKey', description: 'An API key record; its plaintext value is shown only once, at creation.' });
 
 const Email = EmailSchema;
 const ProjectName = z.string().trim().min(1, 'must not be empty').max(100);

@@ -15,13 +15,13 @@ export { initContract };
  * validated, so a missing key answers 401 even when the body is also bad.
  * - `public`: nothing.
  * - `browserKey`: `X-API-Key` with an active live or test key (identify).
- * - `secretKey`: `X-API-Key` with an active secret key.
- * - `secretBearer`: `Authorization: Bearer svc_secret_...`.
- * - `anyKey`: `X-API-Key` with any active key (live, test or secret).
+ * - `secretKey`: an active secret key, in `Authorization: Bearer svc_secret_...`
+ *   or in `X-API-Key` (Authorization wins when both are sent).
+ * - `anyKey`: any active key (live, test or secret), in either header likewise.
  * - `session`: the dashboard session cookie.
  * - `admin`: the session of the instance's administrator (403 for anyone else).
  */
-export type AuthKind = 'public' | 'browserKey' | 'secretKey' | 'secretBearer' | 'anyKey' | 'session' | 'admin';
+export type AuthKind = 'public' | 'browserKey' | 'secretKey' | 'anyKey' | 'session' | 'admin';
 
 export interface RouteMeta {
   auth: AuthKind;
@@ -35,34 +35,64 @@ export interface RouteMeta {
 /** Typed route metadata (ts-rest types `metadata` as unknown). */
 export const meta = (m: RouteMeta): RouteMeta => m;
 
+/** What openapi/generate.ts puts on a response besides its schema: its description, and for errors an example. */
+export interface ResponseDoc {
+  description: string;
+  example?: unknown;
+}
+
+const RESPONSE_DOCS = new WeakMap<object, ResponseDoc>();
+
+/** The description (and example) described() or errorResponse() recorded for a response schema, if any. */
+export const responseDoc = (schema: unknown): ResponseDoc | undefined =>
+  typeof schema === 'object' && schema !== null ? RESPONSE_DOCS.get(schema) : undefined;
+
+/**
+ * A schema used as a response, with the response's own description (and
+ * example). Not zod's `.describe()`, which would change the schema, so that
+ * a component keeps exactly one definition and every use is a $ref to it:
+ * a copy of the schema carries the response's documentation beside it.
+ */
+export function described<T extends z.ZodTypeAny>(schema: T, description: string, example?: unknown): T {
+  const copy = schema.openapi({});
+  RESPONSE_DOCS.set(copy, example === undefined ? { description } : { description, example });
+  return copy;
+}
+
+/** Every stable error code, as its own component so that generated clients get one enum type. */
+export const ErrorCodeSchema = z.enum(ERROR_CODES).openapi({
+  title: 'ErrorCode',
+  description: 'What went wrong, for programs: stable across releases (the list is `ERROR_CODES` in contract/errors.ts; new codes may be added).',
+});
+
+const ERROR_DESCRIPTION =
+  "Every error body: a human-readable `error` (the spec's texts) and a machine-readable `code`. 429s of identify also carry `usage` and `limit`.";
+
+/** The one error body of every route: each error response references this component. */
 export const ErrorSchema = z
   .object({
     error: z.string().describe('What went wrong, for people (the texts of the spec)'),
-    code: z.enum(ERROR_CODES).describe('What went wrong, for programs: stable across releases'),
+    code: ErrorCodeSchema,
+    usage: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe('429 of identify only: requests counted in the current window (the second, or the month for the monthly quota)'),
+    limit: z.number().int().nonnegative().optional().describe("429 of identify only: the plan's limit for that window"),
   })
-  .openapi({ title: 'Error', description: 'Every error body carries a human-readable `error` and a machine-readable `code`.' });
+  .openapi({ title: 'Error', description: ERROR_DESCRIPTION });
+
+export type ErrorBody = z.infer<typeof ErrorSchema>;
 
 /**
- * An error response of a route: the error body with the real text this route
- * answers (`error`) and its code as its example.
+ * An error response of a route: the Error component, described for this
+ * route (`description` becomes the response's description), with the real
+ * text this route answers (`message`) and its code as its example.
  */
-export function errorResponse(status: number, message: string, description: string) {
-  return ErrorSchema.describe(description).openapi({ example: { error: message, code: errorCode(status, message) } });
+export function errorResponse(status: number, message: string, description: string, extra: Partial<ErrorBody> = {}) {
+  return described(ErrorSchema, description, { error: message, code: errorCode(status, message), ...extra });
 }
-
-export const RateLimitErrorSchema = z
-  .object({
-    error: z.string(),
-    code: z.enum(['rate_limit_exceeded', 'monthly_quota_exceeded']),
-    usage: z.number().int().nonnegative().describe('Requests counted in the current window (second or month).'),
-    limit: z.number().int().nonnegative().describe("The plan's limit for that window."),
-  })
-  .openapi({
-    title: 'RateLimitError',
-    description:
-      "429 body. `error` is 'Rate limit exceeded' (`code` rate_limit_exceeded) for the per-second limit and 'Monthly API call limit exceeded' (`code` monthly_quota_exceeded) for the monthly quota. A `Retry-After` header (seconds) says when to retry.",
-    example: { error: 'Monthly API call limit exceeded', code: 'monthly_quota_exceeded', usage: 10000, limit: 10000 },
-  });
 
 const ulidPattern = '[0-9A-HJKMNP-TV-Z]{26}';
 export const RequestIdSchema = z
@@ -91,6 +121,18 @@ export const queryInteger = (min: number, max: number) =>
     (v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : v),
     z.number({ invalid_type_error: 'must be an integer in decimal digits' }).int().min(min).max(max),
   ) as unknown as z.ZodType<number, z.ZodTypeDef, number>;
+
+/**
+ * A boolean query parameter: `true` or `false` in the query string (how the
+ * typed clients send a boolean), anything else is refused (400). Typed and
+ * documented as a boolean.
+ */
+export const queryBoolean = () =>
+  z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean({ invalid_type_error: 'must be true or false' })) as unknown as z.ZodType<
+    boolean,
+    z.ZodTypeDef,
+    boolean
+  >;
 
 /** Responses every authenticated route can answer besides its own. */
 export const commonErrorResponses = {

@@ -5,7 +5,7 @@
 // pending → denied (our addition). The token endpoint maps them to
 // 200 pending / 200 authorized (once) / 410 expired|consumed|denied.
 import { z } from 'zod';
-import { initContract, commonErrorResponses, meta, errorResponse } from './common.js';
+import { initContract, commonErrorResponses, described, meta, errorResponse } from './common.js';
 
 const c = initContract();
 
@@ -39,7 +39,12 @@ export const ClientNameSchema = z
     'Human-readable name of the tool, shown on the consent page as chosen by the tool (1–64 characters after trimming; no control or bidi-control characters). The issued key is named `<client_name> (CLI)`.',
   );
 
-export const DeviceCodeRequestSchema = z.object({ client_name: ClientNameSchema }).openapi({ title: 'DeviceCodeRequest' });
+export const DeviceCodeRequestSchema = z
+  .object({
+    // The input is a string (trimmed and checked); say so, since the transform hides the type from the generator.
+    client_name: ClientNameSchema.openapi({ type: 'string', minLength: 1, maxLength: 64 }),
+  })
+  .openapi({ title: 'DeviceCodeRequest', description: 'Starts a grant for the named tool.', example: { client_name: 'acme-deploy' } });
 
 const UserCodeDisplay = z
   .string()
@@ -56,25 +61,37 @@ export const DeviceCodeGrantSchema = z
       '8 letters from BCDFGHJKLMNPQRSTVWXZ as XXXX-XXXX; the tool shows it so the user can compare it on the consent page. Unique among live grants.',
     ),
     verification_url: z.string().url().describe('{base_url}/cli/auth?code=<user_code>'),
-    expires_in: z.literal(DEVICE_CODE_TTL_SECONDS),
+    expires_in: z
+      .number()
+      .int()
+      .min(DEVICE_CODE_TTL_SECONDS)
+      .max(DEVICE_CODE_TTL_SECONDS)
+      .describe(`Seconds until the grant expires: always ${DEVICE_CODE_TTL_SECONDS}`),
     interval: z.number().int().min(1).describe('Minimum seconds between polls'),
   })
-  .openapi({ title: 'DeviceCodeGrant' });
+  .openapi({ title: 'DeviceCodeGrant', description: 'A new grant (spec 2.9): show `user_code` and `verification_url`, keep `device_code` to poll with.' });
 
-export const TokenRequestSchema = z.object({ device_code: z.string().max(1024) }).openapi({ title: 'TokenRequest' });
+export const TokenRequestSchema = z
+  .object({ device_code: z.string().max(1024).describe('The `device_code` of the grant') })
+  .openapi({ title: 'TokenRequest', description: 'A poll of a grant.', example: { device_code: 'x'.repeat(64) } });
 
-export const TokenPendingSchema = z.object({ status: z.literal('pending'), interval: z.number().int().min(1) }).openapi({
-  title: 'TokenPending',
-  description:
-    'Not yet authorized; poll again after `interval` seconds. A poll sooner than `interval` after the previous one still answers pending but raises this grant’s `interval` by 5 seconds for all later polls (RFC 8628 slow_down expressed through this field).',
-});
+export const TokenPendingSchema = z
+  .object({
+    status: z.literal('pending').describe('Not yet authorized'),
+    interval: z.number().int().min(1).describe('Seconds to wait before the next poll'),
+  })
+  .openapi({
+    title: 'TokenPending',
+    description:
+      'Not yet authorized; poll again after `interval` seconds. A poll sooner than `interval` after the previous one still answers pending but raises this grant’s `interval` by 5 seconds for all later polls (RFC 8628 slow_down expressed through this field).',
+  });
 export const TokenAuthorizedSchema = z
   .object({
-    status: z.literal('authorized'),
+    status: z.literal('authorized').describe('Authorized: the key is in `api_key`'),
     api_key: z.string().describe('Plaintext live key, returned exactly once (created at this moment; the server keeps only its hash)'),
   })
-  .openapi({ title: 'TokenAuthorized' });
-export const TokenEndedSchema = z.object({ status: z.enum(['expired', 'consumed', 'denied']) }).openapi({
+  .openapi({ title: 'TokenAuthorized', description: 'The user authorized the grant: here is the key, exactly once.' });
+export const TokenEndedSchema = z.object({ status: z.enum(['expired', 'consumed', 'denied']).describe('Why the grant ended') }).openapi({
   title: 'TokenEnded',
   example: { status: 'expired' },
   description:
@@ -133,7 +150,7 @@ export const deviceFlowContract = c.router(
         'The tool shows `user_code` and `verification_url`, then polls `/api/cli/token` every `interval` seconds. The grant lives 600 seconds. The IP address and User-Agent of this request are shown on the consent page.',
       body: DeviceCodeRequestSchema,
       responses: {
-        200: DeviceCodeGrantSchema,
+        200: described(DeviceCodeGrantSchema, 'The grant is started'),
         ...commonErrorResponses,
         400: errorResponse(400, 'client_name: must not be empty', '`client_name` missing, empty, longer than 64 characters or containing control characters'),
         429: errorResponse(
@@ -152,10 +169,18 @@ export const deviceFlowContract = c.router(
         '200 `pending` until the user decides; 200 `authorized` with the key exactly once (concurrent polls: exactly one receives it, the others get 410 `consumed`); 410 `expired`, `consumed` or `denied` end the grant. Responses carry `Cache-Control: no-store`.',
       body: TokenRequestSchema,
       responses: {
-        200: z.union([TokenPendingSchema, TokenAuthorizedSchema]),
+        200: z
+          .discriminatedUnion('status', [TokenPendingSchema, TokenAuthorizedSchema])
+          .describe('`pending`: poll again after `interval` seconds; `authorized`: the key, exactly once')
+          .openapi({
+            discriminator: {
+              propertyName: 'status',
+              mapping: { pending: '#/components/schemas/TokenPending', authorized: '#/components/schemas/TokenAuthorized' },
+            },
+          }),
         ...commonErrorResponses,
         400: errorResponse(400, 'Unknown or malformed device_code', 'Unknown or malformed device_code'),
-        410: TokenEndedSchema,
+        410: described(TokenEndedSchema, 'The grant ended (`expired`, `consumed` or `denied`): start a new one'),
       },
       metadata: meta({ auth: 'public' }),
     },

@@ -1,6 +1,18 @@
 // GET /v1/events/:requestId (spec 4.4): one full event, secret key only.
 import { z } from 'zod';
-import { initContract, commonErrorResponses, meta, queryInteger, RequestIdSchema, TimestampMs, UNIX_MS_MAX, VisitorIdSchema, errorResponse } from './common.js';
+import {
+  initContract,
+  commonErrorResponses,
+  described,
+  meta,
+  queryBoolean,
+  queryInteger,
+  RequestIdSchema,
+  TimestampMs,
+  UNIX_MS_MAX,
+  VisitorIdSchema,
+  errorResponse,
+} from './common.js';
 import { ServerSignalsSchema } from './edge.js';
 import { JsonObjectSchema, LinkedIdSchema, TagSchema } from './identify.js';
 import { FullVerdictsSchema } from './risk.js';
@@ -27,9 +39,6 @@ export function parseIpFilter(s: string): { address: string; bits: number | null
   return { address, bits };
 }
 
-/** A boolean in a query string: `true` or `false`. */
-const BooleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
-
 export const EventSearchQuerySchema = z
   .object({
     visitorId: VisitorIdSchema.optional().describe('Events of this device (a merged visitor id finds the whole device, as the visit history does)'),
@@ -44,41 +53,63 @@ export const EventSearchQuerySchema = z
       .enum(['good', 'bad', 'none', 'all'])
       .optional()
       .describe('`good`: crawlers naming themselves in the User-Agent; `bad`: other events the bot verdict fired on; `all`: both; `none`: neither'),
-    suspect: BooleanQuery.optional().describe('The manual suspect flag'),
-    vpn: BooleanQuery.optional().describe('The VPN verdict'),
-    tor: BooleanQuery.optional().describe('The Tor verdict'),
+    suspect: queryBoolean().optional().describe('The manual suspect flag'),
+    vpn: queryBoolean().optional().describe('The VPN verdict'),
+    tor: queryBoolean().optional().describe('The Tor verdict'),
+    proxy: queryBoolean().optional().describe('The proxy verdict'),
+    incognito: queryBoolean().optional().describe('The incognito (private browsing) verdict'),
+    tampering: queryBoolean().optional().describe('The tampering verdict'),
+    virtualMachine: queryBoolean().optional().describe('The virtual machine verdict'),
+    devtools: queryBoolean().optional().describe('The DevTools verdict'),
+    ipBlocklist: queryBoolean().optional().describe('The IP blocklist verdict'),
+    minSuspectScore: queryInteger(0, 100).optional().describe('Only events whose suspectScore is at least this (0–100)'),
+    country: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
+      .optional()
+      .describe(
+        "Only events whose IP location is in this country (ISO 3166-1 alpha-2, any case): identify's `ipLocation.country`, the full event's `signals.server.geo.country`",
+      ),
     start: queryInteger(0, UNIX_MS_MAX).optional().describe('Only events at or after this Unix ms time'),
     end: queryInteger(0, UNIX_MS_MAX).optional().describe('Only events at or before this Unix ms time'),
-    limit: queryInteger(1, SEARCH_MAX).default(10),
-    paginationKey: z.string().max(200).optional().describe('From the previous page'),
-    reverse: BooleanQuery.optional().describe('Oldest first'),
+    limit: queryInteger(1, SEARCH_MAX).default(10).describe(`Events per page, 1–${SEARCH_MAX}`),
+    paginationKey: z.string().max(200).optional().describe('The `paginationKey` of the previous page, for the next one'),
+    reverse: queryBoolean().optional().describe('Oldest first'),
   })
   .strict();
 
+/** A full event's (and a visit's) signals: what the browser collected and what the edge derived. */
+export const EventSignalsSchema = z
+  .object({ client: ClientSignalsSchema, server: ServerSignalsSchema })
+  .openapi({
+    title: 'EventSignals',
+    description: 'All signals of the event: `client` from the browser, `server` from the edge. Never returned to the browser.',
+  });
+
 export const FullEventSchema = z
   .object({
-    requestId: RequestIdSchema,
+    requestId: RequestIdSchema.describe('Identifier of the event, as identify returned it'),
     visitorId: VisitorIdSchema.describe(
       'The device as known now: when the visitor this event was identified as has since been merged into another, the survivor',
     ),
     originalVisitorId: VisitorIdSchema.optional().describe(
       'Present only when it differs from visitorId: the id identify returned for this event, now an alias of visitorId',
     ),
-    confidence: z.number().min(0).max(1),
-    botProbability: z.number().min(0).max(1),
-    suspectScore: z.number().int().min(0).max(100),
-    linkedId: LinkedIdSchema.optional().describe('Present only if set'),
-    tag: JsonObjectSchema.optional().openapi({ type: 'object', description: 'Present only if set; exactly as sent' }),
+    confidence: z.number().min(0).max(1).describe("0–1: P(visitorId is this device's own), as identify returned it"),
+    botProbability: z.number().min(0).max(1).describe('0–1: how likely the event is automated'),
+    suspectScore: z.number().int().min(0).max(100).describe('0–100 composite risk'),
+    linkedId: LinkedIdSchema.optional().describe('Your identifier for this event; present only if set'),
+    tag: JsonObjectSchema.optional().openapi({ type: 'object', 'x-go-type': 'json.RawMessage', description: 'Present only if set; exactly as sent' }),
     suspect: z.boolean().describe('Manually flagged as suspect'),
-    ip: z.string(),
-    url: z.string(),
-    referrer: z.string(),
+    ip: z.string().describe('Client IP'),
+    url: z.string().describe('Page URL sent with the event; empty when none'),
+    referrer: z.string().describe('Referrer sent with the event; empty when none'),
     verdicts: FullVerdictsSchema,
-    signals: z.object({ client: ClientSignalsSchema, server: ServerSignalsSchema }),
-    timestamp: TimestampMs,
+    signals: EventSignalsSchema,
+    timestamp: TimestampMs.describe('When the event occurred'),
     createdAt: z.string().datetime().describe('ISO 8601 time the event was stored'),
   })
-  .openapi({ title: 'FullEvent' });
+  .openapi({ title: 'FullEvent', description: 'One stored identification event with everything known about it (spec 2.3). Server-side only.' });
 
 export const eventsContract = c.router(
   {
@@ -86,15 +117,15 @@ export const eventsContract = c.router(
       method: 'GET',
       path: '/v1/events/:requestId',
       summary: 'Get a full event',
-      description: 'Server-side only: `Authorization: Bearer svc_secret_...`. Events of other accounts are 404.',
+      description: 'Server-side only: a secret key (`Authorization: Bearer svc_secret_...`, or `X-API-Key`). Events of other accounts are 404.',
       pathParams: z.object({ requestId: z.string().describe('req_<ulid> as returned by identify') }),
       responses: {
-        200: FullEventSchema,
+        200: described(FullEventSchema, 'The full event'),
         ...commonErrorResponses,
         401: errorResponse(401, 'Invalid or missing secret key', 'Missing or invalid secret key'),
         404: errorResponse(404, 'Event not found', "'Event not found': unknown id or another account's event"),
       },
-      metadata: meta({ auth: 'secretBearer' }),
+      metadata: meta({ auth: 'secretKey' }),
     },
     updateEvent: {
       method: 'PATCH',
@@ -102,23 +133,27 @@ export const eventsContract = c.router(
       summary: 'Flag an event as suspect, or correct its linkedId and tag',
       description:
         'Server-side only. `suspect` sets or clears the manual flag; `linkedId` and `tag` replace the stored values (`null` removes them). Returns the updated event.',
-      pathParams: z.object({ requestId: z.string() }),
+      pathParams: z.object({ requestId: z.string().describe('req_<ulid> as returned by identify') }),
       body: z
         .object({
-          suspect: z.boolean().optional(),
-          linkedId: LinkedIdSchema.nullable().optional(),
-          tag: TagSchema.nullable().optional(),
+          suspect: z.boolean().optional().describe('Sets (true) or clears (false) the manual suspect flag'),
+          linkedId: LinkedIdSchema.nullable().optional().describe('Replaces the linkedId; null removes it'),
+          tag: TagSchema.nullable().optional().describe('Replaces the tag; null removes it'),
         })
         .strict()
         .refine((b) => Object.keys(b).length > 0, { message: 'give at least one of suspect, linkedId, tag' })
-        .openapi({ title: 'UpdateEventRequest' }),
+        .openapi({
+          title: 'UpdateEventRequest',
+          description: 'What to change on the event: at least one of `suspect`, `linkedId`, `tag`.',
+          example: { suspect: true },
+        }),
       responses: {
-        200: FullEventSchema,
+        200: described(FullEventSchema, 'The updated event'),
         ...commonErrorResponses,
         401: errorResponse(401, 'Invalid or missing secret key', 'Missing or invalid secret key'),
         404: errorResponse(404, 'Event not found', "'Event not found': unknown id or another account's event"),
       },
-      metadata: meta({ auth: 'secretBearer' }),
+      metadata: meta({ auth: 'secretKey' }),
     },
     searchEvents: {
       method: 'GET',
@@ -127,16 +162,19 @@ export const eventsContract = c.router(
       description: `Server-side only. Events of the account matching every filter given, newest first (\`reverse=true\`: oldest first), at most \`limit\` (default 10, at most ${SEARCH_MAX}) per page. When \`paginationKey\` is in the answer there may be more: pass it back, with the same filters, for the next page. A page may hold fewer than \`limit\` events (even none) and still carry a key: each request examines at most ${SEARCH_SCAN_MAX} index entries. Each filter's cost is in the README (Event search).`,
       query: EventSearchQuerySchema,
       responses: {
-        200: z
-          .object({
-            events: z.array(FullEventSchema),
-            paginationKey: z.string().optional().describe('Present when there may be more events: the `paginationKey` of the next page'),
-          })
-          .openapi({ title: 'EventSearchResult' }),
+        200: described(
+          z
+            .object({
+              events: z.array(FullEventSchema).describe('The matching events of this page, newest first (`reverse=true`: oldest first)'),
+              paginationKey: z.string().optional().describe('Present when there may be more events: pass it as `paginationKey` for the next page'),
+            })
+            .openapi({ title: 'EventSearchResult', description: 'One page of an event search.' }),
+          'One page of matching events',
+        ),
         ...commonErrorResponses,
         401: errorResponse(401, 'Invalid or missing secret key', 'Missing or invalid secret key'),
       },
-      metadata: meta({ auth: 'secretBearer' }),
+      metadata: meta({ auth: 'secretKey' }),
     },
   },
   { strictStatusCodes: true },

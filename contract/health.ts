@@ -1,6 +1,6 @@
 // Liveness and readiness probes.
 import { z } from 'zod';
-import { initContract, meta } from './common.js';
+import { described, ErrorSchema, initContract, meta } from './common.js';
 
 const c = initContract();
 
@@ -9,17 +9,35 @@ export const DatabaseStateSchema = z
     reachable: z.boolean().describe('The database answered a ping within 1 s'),
     launcher: z
       .object({
-        state: z.enum(['running', 'restarting', 'stopped']),
+        state: z.enum(['running', 'restarting', 'stopped']).describe('What the launcher is doing'),
         restarts: z.number().int().nonnegative().describe('Restarts after unexpected exits since the server started'),
         lastExit: z
-          .object({ at: z.string().datetime(), code: z.number().int().nullable(), signal: z.string().nullable() })
+          .object({
+            at: z.string().datetime().describe('When it exited (ISO 8601)'),
+            code: z.number().int().nullable().describe('Exit code; null when a signal ended it'),
+            signal: z.string().nullable().describe('The signal that ended it; null when it exited by itself'),
+          })
           .nullable()
-          .describe('The last unexpected exit, if any'),
+          .openapi({ title: 'DatabaseExit', description: 'The last unexpected exit of the embedded dev database, if any.' }),
       })
       .optional()
-      .describe('Only when the server runs and supervises the embedded dev database (FerretDB launcher)'),
+      .openapi({
+        title: 'DatabaseLauncher',
+        description: 'Only when the server runs and supervises the embedded dev database (FerretDB launcher).',
+      }),
   })
-  .openapi({ title: 'DatabaseState' });
+  .openapi({ title: 'DatabaseState', description: 'Whether the database answers, and the embedded dev database launcher when there is one.' });
+
+export const HealthSchema = z.object({ status: z.literal('ok').describe('Always `ok`') }).openapi({ title: 'Health', description: 'The process is up.' });
+
+export const ReadinessSchema = z
+  .object({ status: z.literal('ready').describe('Always `ready`'), database: DatabaseStateSchema })
+  .openapi({ title: 'Readiness', description: 'The database answers.' });
+
+export const NotReadySchema = ErrorSchema.extend({ database: DatabaseStateSchema }).openapi({
+  title: 'NotReady',
+  description: "An Error (`code` service_unavailable, 'Database not reachable') with the database's state.",
+});
 
 export const healthContract = c.router(
   {
@@ -27,7 +45,7 @@ export const healthContract = c.router(
       method: 'GET',
       path: '/healthz',
       summary: 'Liveness: the process is up (it does not look at the database)',
-      responses: { 200: z.object({ status: z.literal('ok') }) },
+      responses: { 200: described(HealthSchema, 'The process is up') },
       metadata: meta({ auth: 'public' }),
     },
     readyz: {
@@ -35,10 +53,8 @@ export const healthContract = c.router(
       path: '/readyz',
       summary: 'Readiness: the database answers',
       responses: {
-        200: z.object({ status: z.literal('ready'), database: DatabaseStateSchema }),
-        503: z
-          .object({ error: z.string(), code: z.literal('service_unavailable'), database: DatabaseStateSchema })
-          .describe("'Database not reachable', with the database's state"),
+        200: described(ReadinessSchema, 'The database answers'),
+        503: described(NotReadySchema, "'Database not reachable', with the database's state"),
       },
       metadata: meta({ auth: 'public' }),
     },

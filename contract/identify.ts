@@ -1,6 +1,6 @@
 // POST /v1/identify (spec 4.3): browser signals in, compact result out.
 import { z } from 'zod';
-import { initContract, commonErrorResponses, errorResponse, meta, RateLimitErrorSchema, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
+import { initContract, commonErrorResponses, errorResponse, meta, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
 import { IpLocationSchema } from './edge.js';
 import { RiskFactorSchema, VerdictsSchema } from './risk.js';
 import { SignalsRequestSchema } from './signals.js';
@@ -49,6 +49,8 @@ export const TagSchema = JsonObjectSchema.superRefine((t, ctx) => {
   }
 }).openapi({
   type: 'object',
+  // Any JSON object: Go clients keep it as raw JSON rather than a map of interface{}.
+  'x-go-type': 'json.RawMessage',
   description: `Arbitrary JSON object (any keys, including "__proto__" and ones with "." or "$"), at most 16 KB serialized and ${LIMITS.tagDepth} levels deep; returned unchanged on the full event.`,
 });
 
@@ -62,37 +64,63 @@ export const IdentifyRequestSchema = z
     signals: SignalsRequestSchema,
     timestamp: TimestampMs.describe('Unix ms when signal collection began on the client'),
     url: z.string().max(LIMITS.urlChars).optional().describe('Page URL; checked against the project domain allowlist'),
-    referrer: z.string().max(LIMITS.urlChars).optional(),
+    referrer: z.string().max(LIMITS.urlChars).optional().describe('Referring page URL'),
     tag: TagSchema.optional(),
     linkedId: LinkedIdSchema.optional(),
   })
-  .openapi({ title: 'IdentifyRequest' });
+  .openapi({
+    title: 'IdentifyRequest',
+    description: 'What the browser agent (or a custom client) collected: the signals, when collection began, and optional page and customer context.',
+  });
 
-export const IdentifyResultSchema = z
-  .object({
-    requestId: RequestIdSchema,
-    visitorId: VisitorIdSchema.describe(
-      'The device. A visitor later found to be a continuation of an older one (the device lost its storage) is merged into it: from then on identify returns the older id, and the merged id stays a working alias in every read.',
+/** The compact result as identification computes it (and as a sealed result holds it, with `kind`). */
+export const IdentifyResultSchema = z.object({
+  requestId: RequestIdSchema.describe('Identifier of this event: read the full event with it'),
+  visitorId: VisitorIdSchema.describe(
+    'The device. A visitor later found to be a continuation of an older one (the device lost its storage) is merged into it: from then on identify returns the older id, and the merged id stays a working alias in every read.',
+  ),
+  confidence: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe(
+      "P(visitorId is this device's own), calibrated: of identifications returned with confidence c, about c are right. Low when few signals were collected or the device looks like others; below 0.7 warrants extra scrutiny.",
     ),
-    confidence: z
-      .number()
-      .min(0)
-      .max(1)
-      .describe(
-        "P(visitorId is this device's own), calibrated: of identifications returned with confidence c, about c are right. Low when few signals were collected or the device looks like others; below 0.7 warrants extra scrutiny.",
-      ),
-    botProbability: z.number().min(0).max(1),
-    suspectScore: z.number().int().min(0).max(100),
-    visitCount: z.number().int().min(1).describe('Times this device has been identified, this one included'),
-    firstSeenAt: TimestampMs,
-    lastSeenAt: TimestampMs.describe('Previous identification before this one; equals timestamp on a first visit'),
-    riskFactors: z.array(RiskFactorSchema),
-    verdicts: VerdictsSchema,
-    ip: z.string(),
-    ipLocation: IpLocationSchema,
-    timestamp: TimestampMs.describe('When this identification event occurred (server time)'),
-  })
-  .openapi({ title: 'IdentifyResult' });
+  botProbability: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe('0–1: how likely the event is automated (datacenter ASN, headless markers, software renderer, API tampering, UA/TLS mismatch)'),
+  suspectScore: z.number().int().min(0).max(100).describe('0–100 composite risk: bot probability, VPN/proxy, incognito, tampering, high activity'),
+  visitCount: z.number().int().min(1).describe('Times this device has been identified, this one included'),
+  firstSeenAt: TimestampMs,
+  lastSeenAt: TimestampMs.describe('Previous identification before this one; equals timestamp on a first visit'),
+  riskFactors: z.array(RiskFactorSchema).describe('Active risk indicators'),
+  verdicts: VerdictsSchema,
+  ip: z.string().describe('Client IP as seen by the edge'),
+  ipLocation: IpLocationSchema,
+  timestamp: TimestampMs.describe('When this identification event occurred (server time)'),
+});
+
+/** Identify's 200 when the project does not seal its results; `kind` tells it from the sealed answer. */
+export const IdentifyResultAnswerSchema = IdentifyResultSchema.extend({
+  kind: z.literal('result').describe('`result`: the compact result itself (`sealed`: SealedIdentifyResult)'),
+}).openapi({ title: 'IdentifyResult', description: 'The compact identification result (spec 2.2). It contains no raw signals.' });
+
+/** Identify's 200 for a project with sealed results on. */
+export const SealedIdentifyResultAnswerSchema = SealedIdentifyResultSchema.extend({
+  kind: z.literal('sealed').describe('`sealed`: the result is in `sealedResult`, for your backend to open'),
+}).openapi({
+  title: 'SealedIdentifyResult',
+  description: 'The answer of a project with sealed results on: the IdentifyResult, encrypted for your backend.',
+});
+
+const schemaRef = (name: string) => `#/components/schemas/${name}`;
+
+/** Identify's 200: the compact result or, for a project with sealing on, the sealed one; `kind` says which. */
+export const IdentifyResponseSchema = z.discriminatedUnion('kind', [IdentifyResultAnswerSchema, SealedIdentifyResultAnswerSchema]).openapi({
+  discriminator: { propertyName: 'kind', mapping: { result: schemaRef('IdentifyResult'), sealed: schemaRef('SealedIdentifyResult') } },
+});
 
 export const identifyContract = c.router(
   {
@@ -104,13 +132,18 @@ export const identifyContract = c.router(
         'Called by the browser agent with a live or test key in `X-API-Key`. Returns the compact identification result; raw signals are never returned here.',
       body: IdentifyRequestSchema,
       responses: {
-        200: z
-          .union([IdentifyResultSchema, SealedIdentifyResultSchema])
-          .describe('The compact result; for a project with sealing on, `{sealedResult}` in its place'),
+        200: IdentifyResponseSchema.describe(
+          'The compact result (`kind: "result"`); for a project with sealing on, `{kind: "sealed", sealedResult}` in its place',
+        ),
         ...commonErrorResponses,
         401: errorResponse(401, 'Invalid or missing API key', "Missing, unknown, revoked or secret key: 'Invalid or missing API key'"),
         403: errorResponse(403, 'Domain not allowed', "The page or Origin host is not in the project's allowed domains: 'Domain not allowed'"),
-        429: RateLimitErrorSchema,
+        429: errorResponse(
+          429,
+          'Monthly API call limit exceeded',
+          "A plan limit was hit. `error` is 'Rate limit exceeded' (`code` rate_limit_exceeded) for the per-second limit and 'Monthly API call limit exceeded' (`code` monthly_quota_exceeded) for the monthly quota; `usage` and `limit` give the count reached and the plan's limit. Retry after `Retry-After` seconds, backing off exponentially.",
+          { usage: 10000, limit: 10000 },
+        ),
       },
       metadata: meta({ auth: 'browserKey' }),
     },

@@ -74,8 +74,9 @@ export * from './webhooks.js';
 
 // Plain types of the main payloads, for code that does not want zod in its signatures.
 import type { z } from 'zod';
-import type { IdentifyRequestSchema, IdentifyResultSchema } from './identify.js';
-import type { SealedIdentifyResultSchema } from './sealing.js';
+import type { IdentifyRequestSchema, IdentifyResultAnswerSchema, SealedIdentifyResultAnswerSchema } from './identify.js';
 export type IdentifyRequestBody = z.infer<typeof IdentifyRequestSchema>;
-export type IdentifyResultBody = z.infer<typeof IdentifyResultSchema>;
-export type SealedIdentifyResultBody = z.infer<typeof SealedIdentifyResultSchema>;
+/** Identify's answer (`kind: 'result'`), also what an unsealed result holds. */
+export type IdentifyResultBody = z.infer<typeof IdentifyResultAnswerSchema>;
+/** Identify's answer for a project with sealed results on (`kind: 'sealed'`). */
+export type SealedIdentifyResultBody = z.infer<typeof SealedIdentifyResultAnswerSchema>;

@@ -3,7 +3,7 @@
 // issued (source `cli`) may revoke themselves, since live and test keys are
 // also published in web pages, where anyone could otherwise revoke them.
 import { z } from 'zod';
-import { commonErrorResponses, errorResponse, initContract, meta } from './common.js';
+import { commonErrorResponses, described, errorResponse, initContract, meta } from './common.js';
 import { ApiKeySchema } from './account.js';
 
 const c = initContract();
@@ -17,9 +17,9 @@ export const keysContract = c.router(
       path: '/v1/keys/self',
       summary: 'Describe the presented key',
       description:
-        'Any active key in `X-API-Key` (live, test or secret): its id, name, type, project, hint and dates. A 401 means the key no longer works. Not metered.',
+        'Any active key (live, test or secret) in `X-API-Key`, or a secret key in `Authorization: Bearer`: its id, name, type, project, hint and dates. A 401 means the key no longer works. Not metered.',
       responses: {
-        200: z.object({ apiKey: ApiKeySchema }).openapi({ title: 'KeySelf' }),
+        200: described(z.object({ apiKey: ApiKeySchema }).openapi({ title: 'KeySelf', description: 'The presented key.' }), 'The presented key'),
         ...commonErrorResponses,
         401: invalidKey,
       },
@@ -32,7 +32,10 @@ export const keysContract = c.router(
       description:
         'Revokes the key in `X-API-Key` if the device code flow issued it (`source: cli`), as `deviceid logout` does. Keys created in the dashboard are revoked there: 403.',
       responses: {
-        200: z.object({ apiKey: ApiKeySchema }).openapi({ title: 'KeyRevoked' }),
+        200: described(
+          z.object({ apiKey: ApiKeySchema }).openapi({ title: 'KeyRevoked', description: 'The key, now revoked.' }),
+          'The key is revoked; it answers 401 from now on',
+        ),
         ...commonErrorResponses,
         401: invalidKey,
         403: errorResponse(403, 'Only keys issued to a command-line tool can revoke themselves', 'The key was created in the dashboard'),

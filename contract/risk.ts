@@ -2,31 +2,75 @@
 import { z } from 'zod';
 import './common.js';
 
-const flag = z.object({ result: z.boolean() });
-const window = z.object({ '5m': z.number().int().nonnegative(), '1h': z.number().int().nonnegative(), '24h': z.number().int().nonnegative() });
+/** A yes/no verdict, a component of its own so that each verdict's meaning is documented on its `result`. */
+const flag = (title: string, meaning: string) => z.object({ result: z.boolean().describe(meaning) }).openapi({ title, description: `${meaning}.` });
+
+const probability = (what: string) => z.number().min(0).max(1).describe(what);
 
 export const VerdictsSchema = z
   .object({
-    bot: z.object({ result: z.boolean(), probability: z.number().min(0).max(1) }),
-    vpn: z.object({ result: z.boolean(), confidence: z.number().min(0).max(1) }),
-    tor: flag.describe('Traffic comes from a known Tor exit node'),
-    proxy: flag.describe('A residential or public proxy is detected'),
-    incognito: flag.describe('Private/incognito mode'),
-    tampering: z.object({ result: z.boolean(), anomalyScore: z.number().min(0).max(100) }),
-    headless: flag.describe('Headless browser or automation markers'),
-    virtualMachine: flag.describe('Device appears to run in a virtual machine'),
-    devtools: flag.describe('DevTools open during collection'),
-    privacyBrowser: z.object({ result: z.boolean(), name: z.string().nullable() }),
-    highActivity: flag.describe('Device seen an unusually high number of times in a short window'),
-    ipBlocklist: flag.describe('IP is on a known blocklist'),
+    bot: z
+      .object({
+        result: z.boolean().describe('The event looks automated (a bot, headless browser or script)'),
+        probability: probability('0–1: how likely the event is automated (the same as `botProbability`)'),
+      })
+      .openapi({
+        title: 'BotVerdict',
+        description: 'Combines datacenter ASN, headless markers, software renderer, API tampering and UA/TLS mismatch.',
+      }),
+    vpn: z
+      .object({
+        result: z.boolean().describe('A VPN is likely in use'),
+        confidence: probability('0–1: confidence of the VPN detection'),
+      })
+      .openapi({ title: 'VpnVerdict', description: 'VPN use, from IP ranges, time zone and locale coherence and round-trip times.' }),
+    tor: flag('TorVerdict', 'Traffic comes from a known Tor exit node'),
+    proxy: flag('ProxyVerdict', 'A residential or public proxy is detected'),
+    incognito: flag('IncognitoVerdict', 'The browser is in private/incognito mode'),
+    tampering: z
+      .object({
+        result: z.boolean().describe('Browser APIs or signals were tampered with (anti-detect browsers, spoofing extensions)'),
+        anomalyScore: z.number().min(0).max(100).describe('0–100: how much the APIs and signals deviate from a genuine browser'),
+      })
+      .openapi({ title: 'TamperingVerdict', description: 'API or signal tampering.' }),
+    headless: flag('HeadlessVerdict', 'Headless browser or automation markers'),
+    virtualMachine: flag('VirtualMachineVerdict', 'The device appears to run in a virtual machine'),
+    devtools: flag('DevtoolsVerdict', 'DevTools were open during collection'),
+    privacyBrowser: z
+      .object({
+        result: z.boolean().describe('A known privacy-hardened browser'),
+        name: z.string().nullable().describe('Its name (Brave, Tor Browser, ...); null when none'),
+      })
+      .openapi({ title: 'PrivacyBrowserVerdict', description: 'A privacy-hardened browser, which randomises or flattens signals.' }),
+    highActivity: flag('HighActivityVerdict', 'The device was seen an unusually high number of times in a short window'),
+    ipBlocklist: flag('IpBlocklistVerdict', 'The IP address is on a known blocklist'),
   })
-  .openapi({ title: 'Verdicts' });
+  .openapi({ title: 'Verdicts', description: 'Boolean verdicts about the event (spec 2.4), each with its evidence.' });
+
+const VelocityWindowSchema = z
+  .object({
+    '5m': z.number().int().nonnegative().describe('The count over the last 5 minutes'),
+    '1h': z.number().int().nonnegative().describe('The count over the last hour'),
+    '24h': z.number().int().nonnegative().describe('The count over the last 24 hours'),
+  })
+  .openapi({ title: 'VelocityWindow', description: 'One count over three rolling windows, up to this event.' });
 
 export const VelocitySchema = z
-  .object({ distinctIp: window, distinctCountry: window, events: window })
-  .openapi({ title: 'Velocity', description: 'Rolling-window counts for the visitor over 5 minutes, 1 hour and 24 hours.' });
+  .object({
+    distinctIp: VelocityWindowSchema,
+    distinctCountry: VelocityWindowSchema,
+    events: VelocityWindowSchema,
+  })
+  .openapi({
+    title: 'Velocity',
+    description:
+      'Rolling-window counts for the visitor over 5 minutes, 1 hour and 24 hours: `distinctIp` its distinct IP addresses, `distinctCountry` its distinct countries, `events` its events.',
+  });
 
-export const FullVerdictsSchema = VerdictsSchema.extend({ velocity: VelocitySchema }).openapi({ title: 'FullVerdicts' });
+export const FullVerdictsSchema = VerdictsSchema.extend({ velocity: VelocitySchema }).openapi({
+  title: 'FullVerdicts',
+  description: 'The verdicts of the full event: those of identify, plus `velocity`.',
+});
 
 export const RISK_FACTORS = [
   'HEADLESS_BROWSER',
@@ -46,4 +90,6 @@ export const RISK_FACTORS = [
   'DEVTOOLS',
 ] as const;
 
-export const RiskFactorSchema = z.enum(RISK_FACTORS).describe('Active risk indicator');
+export const RiskFactorSchema = z
+  .enum(RISK_FACTORS)
+  .openapi({ title: 'RiskFactor', description: 'An active risk indicator (spec 2.6; more values may be added).' });

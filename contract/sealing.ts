@@ -22,8 +22,7 @@ export const SealedIdentifyResultSchema = z
         'The identification result (IdentifyResult as JSON), sealed with AES-256-GCM under the project sealing key, base64: "dsr\\x01" | 12-byte IV | ciphertext | 16-byte tag. Open it on your backend with `unseal(sealedResult, key)` of deviceid/client.',
       ),
   })
-  .strict()
-  .openapi({ title: 'SealedIdentifyResult' });
+  .strict();
 
 const notFound = { 404: errorResponse(404, 'Project not found', "Unknown project, or another account's") };
 

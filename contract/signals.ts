@@ -14,7 +14,14 @@ const px = z.number().int().min(-100_000).max(100_000);
 const size = z.number().int().min(0).max(100_000);
 const width = z.number().min(0).max(100_000);
 
-export const signalValueSchemas = {
+const pascal = (name: string) => name[0]!.toUpperCase() + name.slice(1);
+
+/** Each signal value a component of its own (`CanvasSignal`, ...), so that generated clients get a named type for each. */
+function titled<T extends Record<string, z.ZodTypeAny>>(values: T): T {
+  return Object.fromEntries(Object.entries(values).map(([name, schema]) => [name, schema.openapi({ title: `${pascal(name)}Signal` })])) as T;
+}
+
+export const signalValueSchemas = titled({
   canvas: z
     .object({
       hash: hash.describe('Hash of the rendered text+geometry canvas image'),
@@ -52,13 +59,13 @@ export const signalValueSchemas = {
     .describe('Installed fonts among a fixed probe list. Stable per OS install; changes when software adds fonts.'),
   fontPreferences: z
     .object({
-      default: width,
-      serif: width,
-      sans: width,
-      mono: width,
-      system: width,
-      apple: width,
-      min: width,
+      default: width.describe('The browser default font'),
+      serif: width.describe('The generic serif family'),
+      sans: width.describe('The generic sans-serif family'),
+      mono: width.describe('The generic monospace family'),
+      system: width.describe('The system UI font (system-ui)'),
+      apple: width.describe('-apple-system (Apple platforms)'),
+      min: width.describe('Text at font-size 1px: reveals the minimum font size setting'),
     })
     .describe(
       'Width in px of one text rendered with each generic family and at 1px (reveals the minimum font size). Stable per OS font config and browser settings; page zoom does not affect it.',
@@ -76,7 +83,12 @@ export const signalValueSchemas = {
     })
     .describe('Screen size, orientation-independent. Stable per monitor; changes with display scaling or a new monitor.'),
   screenFrame: z
-    .object({ top: px, right: px, bottom: px, left: px })
+    .object({
+      top: px.describe('Reserved at the top'),
+      right: px.describe('Reserved at the right'),
+      bottom: px.describe('Reserved at the bottom'),
+      left: px.describe('Reserved at the left'),
+    })
     .describe(
       'Space the OS reserves around the usable screen (taskbar, dock, menu bar) in CSS px, rounded to 10. Fairly stable; changes when the taskbar moves or auto-hides.',
     ),
@@ -115,7 +127,7 @@ export const signalValueSchemas = {
     .describe('Time zone. Stable unless the user travels or uses a VPN with a spoofed zone; a mismatch with IP geolocation hints at a VPN.'),
   plugins: z
     .object({
-      count: z.number().int().min(0).max(1000),
+      count: z.number().int().min(0).max(1000).describe('navigator.plugins.length'),
       names: list(64, 128).describe('Plugin names in navigator order'),
       hash: hash.describe('Hash of names, descriptions and MIME types'),
     })
@@ -124,7 +136,7 @@ export const signalValueSchemas = {
     ),
   touchSupport: z
     .object({
-      maxTouchPoints: z.number().int().min(0).max(256),
+      maxTouchPoints: z.number().int().min(0).max(256).describe('navigator.maxTouchPoints'),
       touchEvent: z.boolean().describe('document.createEvent("TouchEvent") succeeds'),
       touchStart: z.boolean().describe('ontouchstart exists on window'),
     })
@@ -134,9 +146,9 @@ export const signalValueSchemas = {
     .describe('Floating-point library fingerprint. Stable per JS engine build and CPU; changes only with browser updates.'),
   storage: z
     .object({
-      localStorage: z.boolean(),
-      sessionStorage: z.boolean(),
-      indexedDB: z.boolean(),
+      localStorage: z.boolean().describe('localStorage can be written'),
+      sessionStorage: z.boolean().describe('sessionStorage can be written'),
+      indexedDB: z.boolean().describe('indexedDB is present'),
       openDatabase: z.boolean().describe('Legacy WebSQL present'),
     })
     .describe('Which storage APIs are usable. Stable; privacy modes and disabled cookies turn some off.'),
@@ -167,7 +179,7 @@ export const signalValueSchemas = {
       shadingLanguageVersion: str(128).describe('SHADING_LANGUAGE_VERSION'),
       vendor: str(128).describe('Masked VENDOR (e.g. "WebKit")'),
       renderer: str(128).describe('Masked RENDERER (e.g. "WebKit WebGL")'),
-      extensionCount: z.number().int().min(0).max(1000),
+      extensionCount: z.number().int().min(0).max(1000).describe('Number of supported extensions'),
       extensionsHash: hash.describe('Hash of the sorted supported extension names'),
       parametersHash: hash.describe('Hash of numeric limits, context attributes and shader precisions'),
     })
@@ -183,17 +195,21 @@ export const signalValueSchemas = {
     .describe('OS and CPU string Firefox exposes. Stable per OS install.'),
   userAgent: z
     .object({
-      userAgent: str(1024),
+      userAgent: str(1024).describe('navigator.userAgent'),
       brands: z
-        .array(z.object({ brand: str(64), version: str(32) }))
+        .array(
+          z
+            .object({ brand: str(64).describe('Brand name, e.g. "Google Chrome"'), version: str(32).describe('Its full version') })
+            .openapi({ title: 'UserAgentBrand', description: 'One User-Agent Client Hints brand.' }),
+        )
         .max(16)
         .describe('UA-CH full-version brands, GREASE removed; empty without UA-CH'),
-      mobile: z.boolean().nullable(),
-      platform: str(64).nullable(),
-      platformVersion: str(64).nullable(),
-      architecture: str(32).nullable(),
-      bitness: str(8).nullable(),
-      model: str(128).nullable(),
+      mobile: z.boolean().nullable().describe('UA-CH mobile; null without UA-CH'),
+      platform: str(64).nullable().describe('UA-CH platform, e.g. "Windows"; null without UA-CH'),
+      platformVersion: str(64).nullable().describe('UA-CH platformVersion; null without UA-CH'),
+      architecture: str(32).nullable().describe('UA-CH architecture, e.g. "x86"; null without UA-CH'),
+      bitness: str(8).nullable().describe('UA-CH bitness, e.g. "64"; null without UA-CH'),
+      model: str(128).nullable().describe('UA-CH model (mobile devices); null without UA-CH'),
     })
     .describe(
       'User-Agent string and Client Hints (null without UA-CH). Volatile: versions change with every browser update; compared with TLS for UA/TLS mismatch.',
@@ -267,25 +283,30 @@ export const signalValueSchemas = {
       createdAt: z.number().int().nonnegative().nullable().describe('Unix ms when the token was created'),
     })
     .describe('Deterministic first-party device token. Stable until the user clears site data; strongest match evidence when present.'),
-} as const;
+} as const);
 
 export type SignalName = keyof typeof signalValueSchemas;
 export const SIGNAL_NAMES = Object.keys(signalValueSchemas) as SignalName[];
 /** Value type of each signal, for clients that must not import zod at runtime. */
 export type SignalValues = { [K in SignalName]: z.infer<(typeof signalValueSchemas)[K]> };
 
-const signalResult = <T extends z.ZodTypeAny>(value: T) =>
-  z.object({
-    value,
-    duration: z.number().nonnegative().max(600_000).describe('Collection time in milliseconds'),
-  });
+const signalResult = <T extends z.ZodTypeAny>(name: string, value: T) =>
+  z
+    .object({
+      value,
+      duration: z.number().nonnegative().max(600_000).describe('Collection time in milliseconds'),
+    })
+    .openapi({
+      title: `${pascal(name)}SignalResult`,
+      description: `The ${name} signal as collected (SignalResult, spec 2.1): its value and how long it took.`,
+    });
 
 type Values = typeof signalValueSchemas;
 type SignalResultSchema<T> = z.ZodObject<{ value: T extends z.ZodTypeAny ? T : never; duration: z.ZodNumber }>;
 type SignalsShape = { [K in SignalName]: z.ZodOptional<SignalResultSchema<Values[K]>> };
 type ClientShape = { [K in SignalName]: z.ZodOptional<Values[K]> };
 
-const requestShape = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, signalResult(signalValueSchemas[n]).optional()])) as unknown as SignalsShape;
+const requestShape = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, signalResult(n, signalValueSchemas[n]).optional()])) as unknown as SignalsShape;
 const clientShape = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, signalValueSchemas[n].optional()])) as unknown as ClientShape;
 
 /**

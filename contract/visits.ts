@@ -1,9 +1,9 @@
 // GET /v1/demo/visits/:visitorId (spec 4.5): a visitor's recent visits, secret key only.
 import { z } from 'zod';
-import { initContract, commonErrorResponses, meta, TimestampMs, errorResponse, VisitorIdSchema } from './common.js';
-import { ASN_CATEGORIES, ServerSignalsSchema } from './edge.js';
+import { initContract, commonErrorResponses, described, meta, TimestampMs, errorResponse, VisitorIdSchema } from './common.js';
+import { AsnCategorySchema } from './edge.js';
+import { EventSignalsSchema } from './events.js';
 import { RiskFactorSchema } from './risk.js';
-import { ClientSignalsSchema } from './signals.js';
 
 const c = initContract();
 
@@ -11,23 +11,23 @@ export const VISITS_PAGE_SIZE = 20;
 
 export const VisitSchema = z
   .object({
-    id: z.string().uuid(),
-    timestamp: TimestampMs,
-    country: z.string(),
-    city: z.string(),
-    region: z.string(),
-    asn: z.number().int().nullable(),
-    asnOrg: z.string(),
-    asnCategory: z.enum(ASN_CATEGORIES),
-    botProbability: z.number().min(0).max(1),
-    confidence: z.number().min(0).max(1),
-    riskFactors: z.array(RiskFactorSchema),
-    signals: z.object({ client: ClientSignalsSchema, server: ServerSignalsSchema }),
+    id: z.string().uuid().describe('Unique visit record identifier; also a `before` cursor'),
+    timestamp: TimestampMs.describe('When the visit occurred'),
+    country: z.string().describe('ISO 3166-1 alpha-2 country from IP geolocation; empty when unknown'),
+    city: z.string().describe('City from IP geolocation; empty when unknown'),
+    region: z.string().describe('Region or state name; empty when unknown'),
+    asn: z.number().int().min(0).max(4294967295).nullable().describe('Autonomous System Number of the visitor IP; null when unknown'),
+    asnOrg: z.string().describe('Organisation of the ASN; empty when unknown'),
+    asnCategory: AsnCategorySchema,
+    botProbability: z.number().min(0).max(1).describe('0–1: how likely the visit was automated'),
+    confidence: z.number().min(0).max(1).describe('0–1 confidence of the identification'),
+    riskFactors: z.array(RiskFactorSchema).describe('Risk indicators active during the visit'),
+    signals: EventSignalsSchema,
     originalVisitorId: VisitorIdSchema.optional().describe(
       'Present only for a visit identified as a visitor since merged into this one: the id identify returned then',
     ),
   })
-  .openapi({ title: 'Visit' });
+  .openapi({ title: 'Visit', description: 'One visit of the visitor (spec 2.8), with the full signal snapshot.' });
 
 export const VisitHistorySchema = z
   .object({
@@ -35,9 +35,13 @@ export const VisitHistorySchema = z
     mergedFrom: z.array(VisitorIdSchema).describe('Visitors merged into this one (earlier ids of the same device); their visits are part of this history'),
     visits: z.array(VisitSchema).max(VISITS_PAGE_SIZE).describe('At most 20 visits, newest first'),
     totalVisits: z.number().int().nonnegative().describe('All visits ever recorded for the visitor, those of merged visitors included'),
-    firstSeenAt: TimestampMs,
+    firstSeenAt: TimestampMs.describe('First visit from this device'),
+    paginationKey: z
+      .string()
+      .optional()
+      .describe('Present when the page is full (there may be older visits): pass it as `paginationKey` for the next, older page'),
   })
-  .openapi({ title: 'VisitHistory' });
+  .openapi({ title: 'VisitHistory', description: "A page of the visitor's visits, newest first, with its totals." });
 
 export const visitsContract = c.router(
   {
@@ -46,13 +50,18 @@ export const visitsContract = c.router(
       path: '/v1/demo/visits/:visitorId',
       summary: "Get a visitor's recent visits",
       description:
-        "Server-side only: a secret key in `X-API-Key`. Visitors of other accounts are 404. A visitor merged into another (the same device seen again after losing its storage) answers with the survivor's history, which includes the merged visitors' visits.",
+        "Server-side only: a secret key (`Authorization: Bearer`, or `X-API-Key`). Pages like event search: while the answer carries `paginationKey`, pass it back for the next, older page. Visitors of other accounts are 404. A visitor merged into another (the same device seen again after losing its storage) answers with the survivor's history, which includes the merged visitors' visits.",
       pathParams: z.object({ visitorId: z.string().describe('iq_<ulid> as returned by identify') }),
       query: z.object({
-        before: z.string().max(64).optional().describe('Cursor for older pages: a visit `id` (returns the visits before it) or a Unix ms timestamp'),
+        paginationKey: z.string().max(64).optional().describe('The `paginationKey` of the previous page, for the next, older one (as for event search)'),
+        before: z
+          .string()
+          .max(64)
+          .optional()
+          .describe('Only visits before this one: a visit `id` or a Unix ms timestamp (`paginationKey` is a visit id; give one or the other)'),
       }),
       responses: {
-        200: VisitHistorySchema,
+        200: described(VisitHistorySchema, 'The newest visits (or those before the cursor)'),
         ...commonErrorResponses,
         400: errorResponse(400, 'before: must be a visit id of this visitor or a Unix ms timestamp', 'Malformed cursor'),
         401: errorResponse(401, 'Invalid or missing secret key', 'Missing or invalid secret key'),

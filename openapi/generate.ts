@@ -16,7 +16,7 @@ import { initContract, type AppRouter } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { contract, type RouteMeta } from '../contract/index.js';
+import { contract, responseDoc, type RouteMeta } from '../contract/index.js';
 import { errorCode } from '../contract/errors.js';
 import { repoFile } from '../server/paths.js';
 
@@ -49,24 +49,28 @@ export const ROUTERS: Record<Audience, AppRouter> = {
 
 const SECURITY: Record<RouteMeta['auth'], Array<Record<string, string[]>>> = {
   public: [],
-  browserKey: [{ PublicKey: [] }],
-  secretKey: [{ SecretKeyHeader: [] }],
-  secretBearer: [{ SecretKeyBearer: [] }],
-  anyKey: [{ AnyKey: [] }],
+  browserKey: [{ BrowserKey: [] }],
+  secretKey: [{ SecretKey: [] }],
+  anyKey: [{ BrowserKey: [] }, { SecretKey: [] }],
   session: [{ Session: [] }],
   admin: [{ Session: [] }],
 };
 
+/** One scheme per kind of credential. */
 const SECURITY_SCHEMES = {
-  PublicKey: {
+  BrowserKey: {
     type: 'apiKey',
     in: 'header',
     name: 'X-API-Key',
-    description: 'A live (svc_live_) or test (svc_test_) key; safe to ship to browsers, restricted by the domain allowlist.',
+    description:
+      'A live (svc_live_) or test (svc_test_) key: identify, and a key describing itself. Safe to ship to browsers, restricted by the domain allowlist.',
   },
-  SecretKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A secret key (svc_secret_); server-side only.' },
-  SecretKeyBearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer svc_secret_...; server-side only.' },
-  AnyKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Any active key: live, test or secret.' },
+  SecretKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      '`Authorization: Bearer svc_secret_...`: every server-side route. Server-side only. The same secret key is also accepted in `X-API-Key` on every one of these routes (the visit history has always taken it there); when both headers are sent, `Authorization` is used.',
+  },
   Session: { type: 'apiKey', in: 'cookie', name: 'deviceid_session', description: 'Dashboard session cookie (set by POST /api/auth/login).' },
 } as const;
 
@@ -112,11 +116,14 @@ const REQUEST_ID = header('Identifies this request in the server logs (and is th
   type: 'string',
   example: 'rid_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z',
 });
-const RETRY_AFTER = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0, example: 1 });
+const RETRY_AFTER = header('Seconds to wait before retrying.', { type: 'integer', format: 'int32', minimum: 0, example: 1 });
 const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': header("The plan's limit that was hit: requests per second, or per calendar month (UTC).", { type: 'integer', example: 10 }),
-  'X-RateLimit-Remaining': header('Requests left in the window: 0 on a 429.', { type: 'integer', example: 0 }),
-  'X-RateLimit-Reset': header('Seconds until the window ends.', { type: 'integer', example: 1 }),
+  'X-RateLimit-Limit': header(
+    "The plan's limit this answer is counted against: a live key's monthly quota (per calendar month, UTC), a test key's requests per second; on a 429, the limit that was hit.",
+    { type: 'integer', format: 'int64', example: 10000 },
+  ),
+  'X-RateLimit-Remaining': header('Requests left in that window (0 on a 429).', { type: 'integer', format: 'int64', example: 9958 }),
+  'X-RateLimit-Reset': header('Seconds until that window ends.', { type: 'integer', format: 'int64', example: 1296000 }),
 };
 
 const unavailable = { error: 'Service temporarily unavailable; retry later', code: errorCode(503, 'Service temporarily unavailable; retry later') };
@@ -129,7 +136,12 @@ function badRequestExample(op: Json): Json {
   return { error: message, code: errorCode(400, message) };
 }
 
-/** `nullable` needs a `type` in OpenAPI 3.0 (and in Ajv): give it the one its other keywords imply. */
+/**
+ * `nullable` needs a `type` in OpenAPI 3.0 (and in Ajv): give it the one its
+ * other keywords imply. A nullable component reference (ts-rest writes
+ * `{nullable, allOf: [$ref]}`) becomes `{type: object, nullable, allOf:
+ * [$ref]}`, which generators read as an optional pointer to that type.
+ */
 function fixNullable(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(fixNullable);
   if (!node || typeof node !== 'object') return;
@@ -137,6 +149,7 @@ function fixNullable(node: unknown): void {
   if (o.nullable === true && o.type === undefined) {
     if (o.properties || o.additionalProperties) o.type = 'object';
     else if (o.items) o.type = 'array';
+    else if (Array.isArray(o.allOf) && o.allOf.length === 1 && (o.allOf[0] as Json).$ref) o.type = 'object';
     else if (o.allOf || o.oneOf || o.anyOf) {
       const { nullable: _n, ...rest } = o;
       for (const k of Object.keys(o)) delete o[k];
@@ -146,74 +159,74 @@ function fixNullable(node: unknown): void {
   for (const v of Object.values(o)) fixNullable(v);
 }
 
-function finish(doc: Json): Json {
-  const components = (doc.components ?? {}) as Json;
-  components.schemas = { ...(components.schemas as Json | undefined), Error: errorSchema(doc) };
+const INT32 = 2 ** 31;
+
+/**
+ * Every number gets a `format`, from the bounds the contract gives it:
+ * integers within ±2^31 are `int32`, other integers (Unix ms times, counts)
+ * `int64`, the rest `double`; an enum of whole numbers is an integer. So
+ * generators pick int32/int64/float64, never float32 or a plain int.
+ */
+function addNumberFormats(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(addNumberFormats);
+  if (!node || typeof node !== 'object') return;
+  const o = node as Json;
+  if (o.type === 'number' && Array.isArray(o.enum) && o.enum.every((v) => Number.isInteger(v))) o.type = 'integer';
+  if (o.type === 'integer' && o.format === undefined) {
+    const lo = typeof o.minimum === 'number' ? o.minimum : -Infinity;
+    const hi = typeof o.maximum === 'number' ? o.maximum : Infinity;
+    o.format = lo >= -INT32 && hi < INT32 ? 'int32' : 'int64';
+  } else if (o.type === 'number' && o.format === undefined) {
+    o.format = 'double';
+  }
+  for (const v of Object.values(o)) addNumberFormats(v);
+}
+
+function finish(doc: Json, audience: Audience): Json {
   const paths = doc.paths as Record<string, Record<string, Json>>;
   for (const [path, ops] of Object.entries(paths)) {
     for (const op of Object.values(ops)) {
       const id = String(op.operationId);
-      if (op.requestBody) (op.requestBody as Json).required = true;
+      if (op.requestBody) Object.assign(op.requestBody as Json, { required: true, description: requestBodyDescription(op) });
       const responses = op.responses as Record<string, Json>;
       // The database gate answers 503 to everything but the probes.
       if (!responses['503'] && path !== '/healthz') {
         responses['503'] = {
           description: 'The database cannot be reached right now; retry after `Retry-After` seconds.',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: unavailable } },
         };
       }
       for (const [status, response] of Object.entries(responses)) {
         const code = Number(status);
         const headers: Json = { 'X-Request-Id': REQUEST_ID };
         if (code === 429 || code === 503) headers['Retry-After'] = RETRY_AFTER;
-        if (code === 429 && id === 'identify') Object.assign(headers, RATE_LIMIT_HEADERS);
+        // Metering decides these: every identify answer that got that far carries them.
+        if ((code === 200 || code === 429) && id === 'identify') Object.assign(headers, RATE_LIMIT_HEADERS);
         response.headers = headers;
         const media = (response.content as Record<string, Json> | undefined)?.['application/json'];
         if (!media) continue;
-        const ref = (media.schema as Json | undefined)?.$ref as string | undefined;
-        // A titled schema ts-rest put in components: its example is the response's.
-        const schema = ref ? { example: componentSchema(doc, ref).example } : (media.schema as Json | undefined);
         if (code < 400) {
           // Missing only while openapi/capture-examples.ts has not run; a test requires one everywhere.
           if (examples.success[id] !== undefined) media.example = examples.success[id];
-        } else if (code === 503 && id !== 'readyz') {
-          media.example = unavailable;
-        } else if (code === 400) {
-          // A route's own 400 text (a cursor, a password), else the real text of the generic one.
-          const own = schema?.example as Json | undefined;
-          media.example = own && own.error !== 'Invalid JSON body' ? own : badRequestExample(op);
-        } else if (schema?.example) {
-          media.example = schema.example;
-        } else if (id === 'readyz') {
+        } else if (code === 400 && (media.example as Json | undefined)?.error === 'Invalid JSON body') {
+          // A route's own 400 text (a cursor, a password) stays; the generic one becomes the real text of this route.
+          media.example = badRequestExample(op);
+        } else if (id === 'readyz' && code === 503) {
           media.example = { error: 'Database not reachable', code: 'service_unavailable', database: { reachable: false } };
         }
-        if (schema && !ref) delete schema.example;
       }
     }
   }
+  const schemas = (doc.components as Json).schemas as Record<string, Json>;
+  if (!schemas.Error) throw new Error(`the ${audience} document has no Error component`);
+  addNumberFormats(doc);
   fixNullable(doc);
   return doc;
 }
 
-function componentSchema(doc: Json, ref: string): Json {
-  const name = ref.replace('#/components/schemas/', '');
-  const found = ((doc.components as Json | undefined)?.schemas as Record<string, Json> | undefined)?.[name];
-  if (!found) throw new Error(`no component ${ref}`);
-  return found;
-}
-
-/** The Error schema, as one of the documents' own error responses has it (for the $refs added above). */
-function errorSchema(doc: Json): Json {
-  for (const ops of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
-    for (const op of Object.values(ops)) {
-      const s = ((op.responses as Record<string, Json>)['401']?.content as Record<string, Json> | undefined)?.['application/json']?.schema as Json | undefined;
-      if (s?.properties && (s.properties as Json).code) {
-        const { description: _d, example: _e, ...rest } = s;
-        return { ...rest, title: 'Error', description: 'Every error body carries a human-readable `error` and a machine-readable `code`.' };
-      }
-    }
-  }
-  throw new Error('no error response to take the Error schema from');
+/** A request body's description: what its component says, else its operation's summary. */
+function requestBodyDescription(op: Json): string {
+  return `The ${String(op.summary ?? op.operationId).replace(/^./, (ch) => ch.toLowerCase())} request.`;
 }
 
 export interface OpenApiOptions {
@@ -239,13 +252,21 @@ export function buildOpenApi({ serverUrl = 'http://localhost:8080', audience = '
     },
     {
       setOperationId: true,
-      operationMapper: (operation, route) => ({
-        ...operation,
-        security: SECURITY[(route.metadata as RouteMeta | undefined)?.auth ?? 'public'],
-      }),
+      operationMapper: (operation, route) => {
+        // Each response's description, and an error's example: the real text and code the route answers (contract/common.ts).
+        for (const [status, schema] of Object.entries(route.responses)) {
+          const documented = responseDoc(schema);
+          const response = (operation.responses as Record<string, Json>)[status];
+          if (!documented || !response) continue;
+          response.description = documented.description;
+          const media = (response.content as Record<string, Json> | undefined)?.['application/json'];
+          if (documented.example !== undefined && media) media.example = documented.example;
+        }
+        return { ...operation, security: SECURITY[(route.metadata as RouteMeta | undefined)?.auth ?? 'public'] };
+      },
     },
   ) as unknown as Json;
-  return finish(doc);
+  return finish(doc, audience);
 }
 
 export const OPENAPI_FILES: Record<Audience, string> = { public: 'openapi.json', dashboard: 'dashboard.json' };

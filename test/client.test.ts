@@ -17,7 +17,7 @@ import {
   type VisitHistory,
 } from '../clients/node/index.js';
 import type { FullEventSchema } from '../contract/events.js';
-import type { IdentifyResultSchema } from '../contract/identify.js';
+import type { IdentifyResultAnswerSchema } from '../contract/identify.js';
 import type { VisitHistorySchema } from '../contract/visits.js';
 import { signUp, type Customer } from './support/dashboard.js';
 import { createHarness, type Harness } from './support/harness.js';
@@ -52,7 +52,7 @@ const identifyClient = () => createIdentifyClient({ baseUrl: srv.url, apiKey: li
 describe('types come from the contract', () => {
   it('infers the result types of the contract schemas', () => {
     expectTypeOf<FullEvent>().toEqualTypeOf<z.infer<typeof FullEventSchema>>();
-    expectTypeOf<IdentifyResult>().toEqualTypeOf<z.infer<typeof IdentifyResultSchema>>();
+    expectTypeOf<IdentifyResult>().toEqualTypeOf<z.infer<typeof IdentifyResultAnswerSchema>>();
     expectTypeOf<VisitHistory>().toEqualTypeOf<z.infer<typeof VisitHistorySchema>>();
     expectTypeOf(server.getEvent).returns.resolves.toEqualTypeOf<FullEvent>();
     expectTypeOf(server.visits).returns.toEqualTypeOf<AsyncIterableIterator<Visit>>();

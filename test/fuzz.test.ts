@@ -112,8 +112,7 @@ const credentialsFor = (auth: AuthKind): Record<string, string> =>
     public: { origin: c.origin },
     browserKey: { 'x-api-key': Math.random() < 0.5 ? creds.live : creds.test },
     anyKey: { 'x-api-key': creds.test },
-    secretKey: { 'x-api-key': creds.secret },
-    secretBearer: { authorization: `Bearer ${creds.secret}` },
+    secretKey: Math.random() < 0.5 ? { 'x-api-key': creds.secret } : { authorization: `Bearer ${creds.secret}` },
     session: { cookie: `deviceid_session=${creds.session}`, origin: c.origin },
     admin: { cookie: `deviceid_session=${creds.session}`, origin: c.origin },
   })[auth];

@@ -1,13 +1,13 @@
 // Browser agent entry. Bundled as an IIFE exposing the global `DeviceId`:
 //   const agent = await DeviceId.load({ apiKey, endpoint });
 //   const result = await agent.get({ linkedId, tag });
-import type { IdentifyRequestBody, IdentifyResultBody, LIMITS } from '@deviceid/contract';
+import type { IdentifyRequestBody, IdentifyResultBody, LIMITS, SealedIdentifyResultBody } from '@deviceid/contract';
 import { collectSignals } from './collect.js';
 
 export { collectSignals };
 
-/** The compact result, or `{sealedResult}` for a project with sealed results on (forward it to your backend). */
-export type IdentifyResult = IdentifyResultBody | { sealedResult: string };
+/** The compact result (`kind: 'result'`), or `{kind: 'sealed', sealedResult}` for a project with sealed results on (forward it to your backend). */
+export type IdentifyResult = IdentifyResultBody | SealedIdentifyResultBody;
 type IdentifyRequest = IdentifyRequestBody;
 
 /** The contract's URL limit; typed from LIMITS so a change there fails to compile here. */

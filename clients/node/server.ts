@@ -122,9 +122,7 @@ export function createServerClient(options: ServerClientOptions): ServerClient {
     throw new TypeError(`secretKey must be a server secret key (${SECRET_PREFIX}…)`);
   }
   const credentials: Credentials = (auth): Record<string, string> => {
-    if (auth === 'secretBearer') return { authorization: `Bearer ${secretKey}` };
-    if (auth === 'secretKey') return { 'x-api-key': secretKey };
-    return {};
+    return auth === 'secretKey' ? { authorization: `Bearer ${secretKey}` } : {};
   };
   const raw = createRawClient({ events: eventsContract, visits: visitsContract, visitors: visitorsContract }, options, credentials);
 

@@ -25,6 +25,11 @@ function header(req: Request, name: string): string | undefined {
   return typeof v === 'string' ? v.trim() : undefined;
 }
 
+/** The key of a server-side route: `Authorization: Bearer <key>`, else `X-API-Key` (either works on every such route). */
+function serverKey(req: Request): string | undefined {
+  return bearer(req) ?? header(req, 'x-api-key');
+}
+
 /**
  * CSRF for cookie-authenticated state changes: the request must be JSON (a
  * cross-site form cannot send that without a CORS preflight we never grant)
@@ -66,13 +71,10 @@ export function authMiddleware({ store, clock, accounts, ownOrigin }: AuthDeps) 
           req.auth.apiKey = await mustKey(header(req, 'x-api-key'), ['live', 'test'], INVALID_KEY);
           break;
         case 'secretKey':
-          req.auth.apiKey = await mustKey(header(req, 'x-api-key'), ['secret'], INVALID_SECRET);
+          req.auth.apiKey = await mustKey(serverKey(req), ['secret'], INVALID_SECRET);
           break;
         case 'anyKey':
-          req.auth.apiKey = await mustKey(header(req, 'x-api-key'), ['live', 'test', 'secret'], INVALID_KEY);
-          break;
-        case 'secretBearer':
-          req.auth.apiKey = await mustKey(bearer(req), ['secret'], INVALID_SECRET);
+          req.auth.apiKey = await mustKey(serverKey(req), ['live', 'test', 'secret'], INVALID_KEY);
           break;
         case 'session':
           req.auth.session = await mustSession(req);

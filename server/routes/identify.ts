@@ -10,6 +10,7 @@ export const identifyRoutes = ({ services }: RouteDeps) =>
     identify: async ({ req, body }) => {
       const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
       const result = await services.identification.identify(apiKeyOf(req), body, await services.edge(req), origin);
-      return { status: 200, body: result };
+      // `kind` tells the two answers apart (the OpenAPI discriminator).
+      return { status: 200, body: 'sealedResult' in result ? { kind: 'sealed' as const, ...result } : { kind: 'result' as const, ...result } };
     },
   });

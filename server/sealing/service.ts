@@ -52,6 +52,7 @@ export class SealingService {
   /** Identify's answer: the compact result, or sealed when the project says so. */
   respond(project: ProjectDoc | null, result: IdentifyResult): IdentifyResult | SealedIdentifyResult {
     if (!project?.sealing) return result;
-    return { sealedResult: sealResult(result, this.box.open(project.sealing.key)) };
+    // Sealed as identify would have answered it unsealed: with `kind: 'result'`.
+    return { sealedResult: sealResult({ kind: 'result', ...result }, this.box.open(project.sealing.key)) };
   }
 }
