@@ -169,15 +169,15 @@ export const deviceFlowContract = c.router(
         '200 `pending` until the user decides; 200 `authorized` with the key exactly once (concurrent polls: exactly one receives it, the others get 410 `consumed`); 410 `expired`, `consumed` or `denied` end the grant. Responses carry `Cache-Control: no-store`.',
       body: TokenRequestSchema,
       responses: {
-        200: z
-          .discriminatedUnion('status', [TokenPendingSchema, TokenAuthorizedSchema])
-          .describe('`pending`: poll again after `interval` seconds; `authorized`: the key, exactly once')
-          .openapi({
+        200: described(
+          z.discriminatedUnion('status', [TokenPendingSchema, TokenAuthorizedSchema]).openapi({
             discriminator: {
               propertyName: 'status',
               mapping: { pending: '#/components/schemas/TokenPending', authorized: '#/components/schemas/TokenAuthorized' },
             },
           }),
+          '`pending`: poll again after `interval` seconds; `authorized`: the key, exactly once',
+        ),
         ...commonErrorResponses,
         400: errorResponse(400, 'Unknown or malformed device_code', 'Unknown or malformed device_code'),
         410: described(TokenEndedSchema, 'The grant ended (`expired`, `consumed` or `denied`): start a new one'),

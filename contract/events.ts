@@ -79,12 +79,10 @@ export const EventSearchQuerySchema = z
   .strict();
 
 /** A full event's (and a visit's) signals: what the browser collected and what the edge derived. */
-export const EventSignalsSchema = z
-  .object({ client: ClientSignalsSchema, server: ServerSignalsSchema })
-  .openapi({
-    title: 'EventSignals',
-    description: 'All signals of the event: `client` from the browser, `server` from the edge. Never returned to the browser.',
-  });
+export const EventSignalsSchema = z.object({ client: ClientSignalsSchema, server: ServerSignalsSchema }).openapi({
+  title: 'EventSignals',
+  description: 'All signals of the event: `client` from the browser, `server` from the edge. Never returned to the browser.',
+});
 
 export const FullEventSchema = z
   .object({

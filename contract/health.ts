@@ -1,6 +1,6 @@
 // Liveness and readiness probes.
 import { z } from 'zod';
-import { described, ErrorSchema, initContract, meta } from './common.js';
+import { described, errorResponse, ErrorSchema, initContract, meta } from './common.js';
 
 const c = initContract();
 
@@ -39,13 +39,19 @@ export const NotReadySchema = ErrorSchema.extend({ database: DatabaseStateSchema
   description: "An Error (`code` service_unavailable, 'Database not reachable') with the database's state.",
 });
 
+/** The probes take no body; one sent anyway is parsed like any other request's. */
+const probeErrors = {
+  400: errorResponse(400, 'Invalid JSON body', 'A body was sent with Content-Type application/json and is not JSON (probes take no body)'),
+  413: errorResponse(413, 'Request body too large (limit 262144 bytes)', 'A body larger than the limit was sent (probes take no body)'),
+};
+
 export const healthContract = c.router(
   {
     healthz: {
       method: 'GET',
       path: '/healthz',
       summary: 'Liveness: the process is up (it does not look at the database)',
-      responses: { 200: described(HealthSchema, 'The process is up') },
+      responses: { 200: described(HealthSchema, 'The process is up'), ...probeErrors },
       metadata: meta({ auth: 'public' }),
     },
     readyz: {
@@ -54,6 +60,7 @@ export const healthContract = c.router(
       summary: 'Readiness: the database answers',
       responses: {
         200: described(ReadinessSchema, 'The database answers'),
+        ...probeErrors,
         503: described(NotReadySchema, "'Database not reachable', with the database's state"),
       },
       metadata: meta({ auth: 'public' }),

@@ -1,6 +1,6 @@
 // POST /v1/identify (spec 4.3): browser signals in, compact result out.
 import { z } from 'zod';
-import { initContract, commonErrorResponses, errorResponse, meta, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
+import { initContract, commonErrorResponses, described, errorResponse, meta, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
 import { IpLocationSchema } from './edge.js';
 import { RiskFactorSchema, VerdictsSchema } from './risk.js';
 import { SignalsRequestSchema } from './signals.js';
@@ -132,7 +132,8 @@ export const identifyContract = c.router(
         'Called by the browser agent with a live or test key in `X-API-Key`. Returns the compact identification result; raw signals are never returned here.',
       body: IdentifyRequestSchema,
       responses: {
-        200: IdentifyResponseSchema.describe(
+        200: described(
+          IdentifyResponseSchema,
           'The compact result (`kind: "result"`); for a project with sealing on, `{kind: "sealed", sealedResult}` in its place',
         ),
         ...commonErrorResponses,

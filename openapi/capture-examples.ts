@@ -1,4 +1,4 @@
-// Captures one real success answer per operation into openapi/examples.json
+// Captures one real request body and success answer per operation into openapi/examples.json
 // (`npm run openapi:examples`, then `npm run openapi`): a throwaway instance
 // on the dev database (or MONGODB_URI), driven through its HTTP API as a
 // customer, a command-line tool and the administrator would. Keys in the
@@ -53,9 +53,13 @@ const BROWSER_HEADERS = {
 };
 
 const success: Record<string, unknown> = {};
+const requests: Record<string, unknown> = {};
 async function take(id: string, res: request.Response, status = 200): Promise<any> {
   if (res.status !== status) throw new Error(`${id}: ${res.status} ${JSON.stringify(res.body)}`);
   success[id] = res.body;
+  // The JSON body the request sent (superagent keeps it as `_data`).
+  const sent = (res as unknown as { request?: { _data?: unknown } }).request?._data;
+  if (sent !== undefined && typeof sent === 'object') requests[id] = sent;
   clock.advance(1500);
   return res.body;
 }
@@ -154,7 +158,7 @@ try {
 
   // No real key or secret in a committed file (and no 204 body).
   delete success.logout;
-  const text = JSON.stringify({ success }, null, 2)
+  const text = JSON.stringify({ requests, success }, null, 2)
     .replace(/svc_(live|test|secret)_[0-9A-Za-z]{38}/g, (_m, type: string) => `svc_${type}_${'EXAMPLE0'.repeat(5).slice(0, 38)}`)
     .replace(/whsec_[0-9A-Za-z_-]{43}/g, `whsec_${'EXAMPLE0'.repeat(6).slice(0, 43)}`)
     .replace(/"key": "[0-9A-Za-z+/]{43}="/g, `"key": "${'EXAMPLE0'.repeat(6).slice(0, 43)}="`);

@@ -104,6 +104,8 @@ const DESCRIPTION: Record<Audience, string> = {
 
 type Json = Record<string, unknown>;
 interface Examples {
+  /** A real request body per operation that takes one. */
+  requests?: Record<string, unknown>;
   success: Record<string, unknown>;
 }
 
@@ -125,6 +127,9 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Remaining': header('Requests left in that window (0 on a 429).', { type: 'integer', format: 'int64', example: 9958 }),
   'X-RateLimit-Reset': header('Seconds until that window ends.', { type: 'integer', format: 'int64', example: 1296000 }),
 };
+
+/** The probes take no body, but a GET with a JSON body is parsed like any other: their 400 is the body's. */
+const PROBES = new Set(['/healthz', '/readyz']);
 
 const unavailable = { error: 'Service temporarily unavailable; retry later', code: errorCode(503, 'Service temporarily unavailable; retry later') };
 
@@ -187,7 +192,17 @@ function finish(doc: Json, audience: Audience): Json {
   for (const [path, ops] of Object.entries(paths)) {
     for (const op of Object.values(ops)) {
       const id = String(op.operationId);
-      if (op.requestBody) Object.assign(op.requestBody as Json, { required: true, description: requestBodyDescription(op) });
+      if (op.requestBody) {
+        const body = op.requestBody as Json;
+        const media = (body.content as Record<string, Json>)['application/json']!;
+        const ref = (media.schema as Json | undefined)?.$ref;
+        const component = typeof ref === 'string' ? ((doc.components as Json).schemas as Record<string, Json>)[ref.split('/').pop()!] : undefined;
+        body.required = true;
+        body.description = String(component?.description ?? op.summary);
+        // A captured real request, else the component's own example.
+        const example = examples.requests?.[id] ?? component?.example;
+        if (example !== undefined) media.example = example;
+      }
       const responses = op.responses as Record<string, Json>;
       // The database gate answers 503 to everything but the probes.
       if (!responses['503'] && path !== '/healthz') {
@@ -208,11 +223,15 @@ function finish(doc: Json, audience: Audience): Json {
         if (code < 400) {
           // Missing only while openapi/capture-examples.ts has not run; a test requires one everywhere.
           if (examples.success[id] !== undefined) media.example = examples.success[id];
-        } else if (code === 400 && (media.example as Json | undefined)?.error === 'Invalid JSON body') {
+        } else if (code === 400 && !PROBES.has(path) && (media.example as Json | undefined)?.error === 'Invalid JSON body') {
           // A route's own 400 text (a cursor, a password) stays; the generic one becomes the real text of this route.
           media.example = badRequestExample(op);
         } else if (id === 'readyz' && code === 503) {
           media.example = { error: 'Database not reachable', code: 'service_unavailable', database: { reachable: false } };
+        } else if (media.example === undefined) {
+          // A component with an example of its own (the token poll's 410).
+          const ref = (media.schema as Json | undefined)?.$ref;
+          if (typeof ref === 'string') media.example = ((doc.components as Json).schemas as Record<string, Json>)[ref.split('/').pop()!]?.example;
         }
       }
     }
@@ -224,18 +243,13 @@ function finish(doc: Json, audience: Audience): Json {
   return doc;
 }
 
-/** A request body's description: what its component says, else its operation's summary. */
-function requestBodyDescription(op: Json): string {
-  return `The ${String(op.summary ?? op.operationId).replace(/^./, (ch) => ch.toLowerCase())} request.`;
-}
-
 export interface OpenApiOptions {
-  /** The service's public URL (BASE_URL); the committed files use the default. */
+  /** The service's public URL (BASE_URL); the committed files use the default, `/` (the host serving the document). */
   serverUrl?: string;
   audience?: Audience;
 }
 
-export function buildOpenApi({ serverUrl = 'http://localhost:8080', audience = 'public' }: OpenApiOptions = {}): Json {
+export function buildOpenApi({ serverUrl = '/', audience = 'public' }: OpenApiOptions = {}): Json {
   const doc = generateOpenApi(
     ROUTERS[audience],
     {
@@ -246,9 +260,13 @@ export function buildOpenApi({ serverUrl = 'http://localhost:8080', audience = '
         description: DESCRIPTION[audience],
         license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
+      // The committed files name no host: the instance serving a document puts its BASE_URL here.
       servers: [{ url: serverUrl, description: 'This deviceid instance (BASE_URL)' }],
       tags: TAGS[audience],
-      components: { securitySchemes: SECURITY_SCHEMES },
+      components: {
+        securitySchemes:
+          audience === 'public' ? { BrowserKey: SECURITY_SCHEMES.BrowserKey, SecretKey: SECURITY_SCHEMES.SecretKey } : { Session: SECURITY_SCHEMES.Session },
+      },
     },
     {
       setOperationId: true,

@@ -29,6 +29,16 @@ export interface EventSearch {
   suspect?: boolean;
   vpn?: boolean;
   tor?: boolean;
+  proxy?: boolean;
+  incognito?: boolean;
+  tampering?: boolean;
+  virtualMachine?: boolean;
+  devtools?: boolean;
+  ipBlocklist?: boolean;
+  /** Only events whose suspectScore is at least this (0–100). */
+  minSuspectScore?: number;
+  /** ISO 3166-1 alpha-2 country of the IP location (any case). */
+  country?: string;
   /** Unix ms (or a Date): only events at or after it. */
   start?: number | Date;
   /** Unix ms (or a Date): only events at or before it. */
@@ -49,6 +59,8 @@ export interface EventSearchPagesQuery extends EventSearch {
 export interface VisitQuery {
   /** Only visits before this one: a visit `id`, or a Unix ms timestamp. */
   before?: string | number;
+  /** The `paginationKey` of the previous page (instead of `before`). */
+  paginationKey?: string;
 }
 
 export interface VisitPagesQuery extends VisitQuery {
@@ -69,7 +81,7 @@ export interface ServerClient {
   searchAllEvents(search?: EventSearchPagesQuery, options?: CallOptions): AsyncIterableIterator<FullEvent>;
   /** `GET /v1/demo/visits/:visitorId`: one page (at most 20 visits, newest first). */
   getVisits(visitorId: string, query?: VisitQuery, options?: CallOptions): Promise<VisitHistory>;
-  /** Every page of the visit history, newest first, following the `before` cursor until a page is empty. */
+  /** Every page of the visit history, newest first, following `paginationKey` while a page carries one. */
   visitPages(visitorId: string, query?: VisitPagesQuery, options?: CallOptions): AsyncIterableIterator<VisitHistory>;
   /**
    * `DELETE /v1/visitors/:visitorId`: deletes the device's data (privacy
@@ -90,23 +102,26 @@ export function segment(name: string, value: unknown): string {
   return encodeURIComponent(value);
 }
 
-/** The query string of a search: booleans as `true`/`false`, Dates as Unix ms; unset filters left out. */
-function searchQuery(search: EventSearch): Record<string, string | number> {
+const STRING_FILTERS = new Set(['linkedId', 'visitorId', 'ip', 'paginationKey', 'country']);
+const BOOLEAN_FILTERS = new Set(['suspect', 'vpn', 'tor', 'proxy', 'incognito', 'tampering', 'virtualMachine', 'devtools', 'ipBlocklist', 'reverse']);
+
+/** The query of a search: Dates as Unix ms; unset filters left out (ts-rest writes booleans as `true`/`false`). */
+function searchQuery(search: EventSearch): Record<string, string | number | boolean> {
   if (typeof search !== 'object' || search === null) throw new TypeError('search must be an object of filters');
-  const out: Record<string, string | number> = {};
+  const out: Record<string, string | number | boolean> = {};
   for (const [name, value] of Object.entries(search)) {
     if (value === undefined) continue;
-    if (name === 'linkedId' || name === 'visitorId' || name === 'ip' || name === 'paginationKey') {
+    if (STRING_FILTERS.has(name)) {
       if (typeof value !== 'string' || value === '') throw new TypeError(`${name} must be a non-empty string`);
       out[name] = value;
-    } else if (name === 'suspect' || name === 'vpn' || name === 'tor' || name === 'reverse') {
+    } else if (BOOLEAN_FILTERS.has(name)) {
       if (typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean`);
-      out[name] = String(value);
+      out[name] = value;
     } else if (name === 'start' || name === 'end') {
       const ms = value instanceof Date ? value.getTime() : value;
       if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new TypeError(`${name} must be a Unix ms time or a Date`);
       out[name] = ms;
-    } else if (name === 'limit' || name === 'bot') {
+    } else if (name === 'limit' || name === 'bot' || name === 'minSuspectScore') {
       out[name] = value as string | number;
     } else if (name !== 'maxPages') {
       throw new TypeError(`unknown search filter ${name}`);
@@ -127,24 +142,23 @@ export function createServerClient(options: ServerClientOptions): ServerClient {
   const raw = createRawClient({ events: eventsContract, visits: visitsContract, visitors: visitorsContract }, options, credentials);
 
   const getVisits = (visitorId: string, query: VisitQuery = {}, call: CallOptions = {}) => {
-    const before = query.before === undefined ? undefined : String(query.before);
-    return unwrap<VisitHistory>(() =>
-      raw.visits.getVisits({ params: { visitorId: segment('visitorId', visitorId) }, query: before === undefined ? {} : { before }, call }),
-    );
+    const q: { before?: string; paginationKey?: string } = {};
+    if (query.before !== undefined) q.before = String(query.before);
+    if (query.paginationKey !== undefined) q.paginationKey = query.paginationKey;
+    return unwrap<VisitHistory>(() => raw.visits.getVisits({ params: { visitorId: segment('visitorId', visitorId) }, query: q, call }));
   };
 
   async function* visitPages(visitorId: string, query: VisitPagesQuery = {}, call: CallOptions = {}): AsyncIterableIterator<VisitHistory> {
-    const { maxPages = Infinity } = query;
-    let before: string | number | undefined = query.before;
+    const { maxPages = Infinity, ...first } = query;
+    let cursor: VisitQuery = first;
     for (let n = 0; n < maxPages; n++) {
       if (call.signal?.aborted) throw new AbortedError('aborted', 'Visit paging was aborted', { cause: call.signal.reason });
-      const page = await getVisits(visitorId, before === undefined ? {} : { before }, call);
+      const page = await getVisits(visitorId, cursor, call);
       if (page.visits.length === 0) return;
       yield page;
-      const next = page.visits[page.visits.length - 1]!.id;
-      // A cursor that does not move would loop for ever: stop instead.
-      if (next === before) return;
-      before = next;
+      // A key that does not move would loop for ever: stop instead.
+      if (page.paginationKey === undefined || page.paginationKey === cursor.paginationKey) return;
+      cursor = { paginationKey: page.paginationKey };
     }
   }
 

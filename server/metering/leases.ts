@@ -29,7 +29,12 @@ interface Period {
   lastBlock: number;
 }
 
-export type Take = { ok: true; release(): void } | { ok: false; count: number };
+/**
+ * `used`: the period's units handed out as far as this process knows, less
+ * its own unspent ones (other processes' unspent blocks count as used, so
+ * `limit - used` never overstates what is left).
+ */
+export type Take = { ok: true; used: number; release(): void } | { ok: false; count: number };
 
 export class Leases {
   /** Each account's current period (an older one is dropped: its units cannot be spent any more). */
@@ -54,6 +59,7 @@ export class Leases {
     p.spentSinceLease++;
     return {
       ok: true,
+      used: (p.link?.total ?? 0) - p.available,
       release: () => {
         p.available++;
         p.spentSinceLease--;

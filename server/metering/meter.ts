@@ -4,6 +4,7 @@
 // successful live calls count and concurrent calls never overshoot; units
 // come from blocks this process leases (leases.ts) and are counted per day
 // in memory, written at most once a second (usageCounter.ts).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../clock.js';
 import type { PlanTable } from '../config.js';
 import { ApiError } from '../errors.js';
@@ -23,6 +24,17 @@ export interface Reservation {
 /** The headers of a 429 from a plan limit: when to retry, and the limit that was hit (none of it is left). */
 function rateLimitHeaders(limit: number, retryAfterS: number): Record<string, string> {
   return { 'Retry-After': String(retryAfterS), 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(retryAfterS) };
+}
+
+/**
+ * Where admit() leaves the X-RateLimit-* headers of an admitted call: the
+ * identify route runs the call inside `admission.run(slot, …)` and sends
+ * what the slot holds (the 429s carry theirs on the error).
+ */
+export const admission = new AsyncLocalStorage<{ headers?: Record<string, string> }>();
+
+function admittedHeaders(limit: number, used: number, resetS: number): Record<string, string> {
+  return { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': String(Math.max(0, limit - used)), 'X-RateLimit-Reset': String(resetS) };
 }
 
 export class Meter {
@@ -53,8 +65,10 @@ export class Meter {
     if (!second.ok) {
       throw new ApiError(429, 'Rate limit exceeded', { usage: second.count, limit: limits.rps }, rateLimitHeaders(limits.rps, 1));
     }
+    const slot = admission.getStore();
     if (key.type === 'test') {
-      // Shown apart in the dashboard's chart; never against the quota.
+      // Shown apart in the dashboard's chart; never against the quota. Its headers tell the per-second limit.
+      if (slot) slot.headers = admittedHeaders(limits.rps, 'count' in second ? second.count : second.used, 1);
       const uncount = this.usage.count(key.accountId, true);
       return { release: async () => uncount() };
     }
@@ -67,6 +81,8 @@ export class Meter {
         rateLimitHeaders(limits.monthly, secondsUntilNextPeriod(now)),
       );
     }
+    // A live key's headers tell the monthly quota (what runs out).
+    if (slot) slot.headers = admittedHeaders(limits.monthly, month.used, secondsUntilNextPeriod(now));
     const uncount = this.usage.count(key.accountId, false);
     return {
       release: async () => {

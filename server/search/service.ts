@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { parseIpFilter, SEARCH_SCAN_MAX, type EventSearchQuerySchema, type FullEventSchema } from '../../contract/events.js';
 import { ApiError } from '../errors.js';
 import type { EventsService } from '../events/service.js';
-import { IP_LEVELS, ipBytes, ipPrefixes, linkedKey, networkHex, ulidOf, type IndexEntry } from '../store/eventIndex.js';
+import { factsOf, IP_LEVELS, ipBytes, ipPrefixes, linkedKey, networkHex, ulidOf, type EntryFacts, type IndexEntry } from '../store/eventIndex.js';
 import type { EventDoc } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { VisitorAliases } from '../visitors/aliases.js';
@@ -39,6 +39,38 @@ interface Plan {
   prefixes: string[];
   /** Checks of the filters the ranges do not decide. */
   keep: (e: IndexEntry) => boolean;
+}
+
+/**
+ * The filters checked on facts that entries carry since they were added
+ * (verdicts, suspectScore, country): true or false when the facts decide,
+ * undefined when an older entry lacks them (its event is checked once read).
+ */
+export function factFilter(q: Query): ((f: EntryFacts) => boolean | undefined) | null {
+  const checks: ((f: EntryFacts) => boolean | undefined)[] = [];
+  const flag = (want: boolean | undefined, get: (f: EntryFacts) => boolean | undefined) => {
+    if (want !== undefined) checks.push((f) => (get(f) === undefined ? undefined : get(f) === want));
+  };
+  flag(q.proxy, (f) => f.px);
+  flag(q.incognito, (f) => f.ic);
+  flag(q.tampering, (f) => f.tm);
+  flag(q.virtualMachine, (f) => f.vm);
+  flag(q.devtools, (f) => f.dt);
+  flag(q.ipBlocklist, (f) => f.bl);
+  const min = q.minSuspectScore;
+  if (min !== undefined) checks.push((f) => (f.ss === undefined ? undefined : f.ss >= min));
+  const country = q.country?.toUpperCase();
+  if (country !== undefined) checks.push((f) => (f.c === undefined ? undefined : f.c === country));
+  if (checks.length === 0) return null;
+  return (f) => {
+    let unknown = false;
+    for (const check of checks) {
+      const r = check(f);
+      if (r === false) return false;
+      if (r === undefined) unknown = true;
+    }
+    return unknown ? undefined : true;
+  };
 }
 
 /** The ranges an IP or CIDR filter reads, and the check of the entries when a coarser level is read. */
@@ -134,9 +166,14 @@ export class EventSearchService {
     }
 
     const docs = await Promise.all(matches.map((id) => this.store.events.get(id)));
+    // Entries older than the verdict facts pass the entry check; their events are checked here.
+    const facts = factFilter(q);
     const events = await this.events.full(
       accountId,
-      docs.filter((d): d is EventDoc => d !== null && d.accountId === accountId && (projectId === undefined || d.projectId === projectId)),
+      docs.filter(
+        (d): d is EventDoc =>
+          d !== null && d.accountId === accountId && (projectId === undefined || d.projectId === projectId) && (facts === null || facts(factsOf(d)) === true),
+      ),
     );
     return { events, ...(next !== null ? { paginationKey: encodePaginationKey(next) } : {}) };
   }
@@ -192,6 +229,8 @@ export class EventSearchService {
     if (q.tor === false) checks.push((e) => !e.f.t);
     if (q.vpn === false) checks.push((e) => !e.f.n);
     if (q.bot === 'none') checks.push((e) => e.f.b === 'none');
+    const facts = factFilter(q);
+    if (facts) checks.push((e) => facts(e.f) !== false);
     return { prefixes: prefixes ?? ['a'], keep: (e) => checks.every((c) => c(e)) };
   }
 }

@@ -42,6 +42,25 @@ export interface EntryFacts {
   t: boolean;
   /** Flagged suspect. */
   s: boolean;
+  // The facts below are checked on the entries of the driving range (no range
+  // of their own); entries written before they were recorded lack them, and
+  // search checks those events once read.
+  /** Proxy verdict. */
+  px?: boolean;
+  /** Incognito verdict. */
+  ic?: boolean;
+  /** Tampering verdict. */
+  tm?: boolean;
+  /** Virtual machine verdict. */
+  vm?: boolean;
+  /** DevTools verdict. */
+  dt?: boolean;
+  /** IP blocklist verdict. */
+  bl?: boolean;
+  /** suspectScore. */
+  ss?: number;
+  /** Country of the IP location (ISO 3166-1 alpha-2, upper case; empty when unknown). */
+  c?: string;
 }
 
 export interface IndexEntry {
@@ -162,7 +181,13 @@ export function botKindOf(botVerdict: boolean, userAgent: string): BotKind {
 }
 
 /** The filterable facts of a stored event (bot kind as botKindOf). */
-export function factsOf(e: { verdicts: Record<string, unknown>; signalsJson: string; suspect: boolean }): EntryFacts {
+export function factsOf(e: {
+  verdicts: Record<string, unknown>;
+  signalsJson: string;
+  suspect: boolean;
+  suspectScore: number;
+  ipLocation: Record<string, unknown>;
+}): EntryFacts {
   const result = (name: string) => (e.verdicts[name] as { result?: unknown } | undefined)?.result === true;
   let ua = '';
   try {
@@ -170,7 +195,21 @@ export function factsOf(e: { verdicts: Record<string, unknown>; signalsJson: str
   } catch {
     ua = '';
   }
-  return { b: botKindOf(result('bot'), ua), n: result('vpn'), t: result('tor'), s: e.suspect };
+  const country = typeof e.ipLocation.country === 'string' ? e.ipLocation.country.toUpperCase() : '';
+  return {
+    b: botKindOf(result('bot'), ua),
+    n: result('vpn'),
+    t: result('tor'),
+    s: e.suspect,
+    px: result('proxy'),
+    ic: result('incognito'),
+    tm: result('tampering'),
+    vm: result('virtualMachine'),
+    dt: result('devtools'),
+    bl: result('ipBlocklist'),
+    ss: e.suspectScore,
+    c: country,
+  };
 }
 
 export class EventIndexRepo {
