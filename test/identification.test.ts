@@ -56,6 +56,8 @@ describe('POST /v1/identify', () => {
       ip: expect.stringMatching(/^10\.2\.\d+\.\d+$/),
       ipLocation: { country: '', city: '', region: '', latitude: null, longitude: null },
       timestamp: now,
+      // Tells this answer from a sealed one (`kind: 'sealed'`).
+      kind: 'result',
     });
     expect(Object.keys(res.body.verdicts).sort()).toEqual([
       'bot',
@@ -237,13 +239,17 @@ describe('GET /v1/events/:requestId', () => {
     }
   });
 
-  it('requires a secret key as Bearer', async () => {
+  it('requires a secret key, as Bearer or in X-API-Key (Bearer wins when both are sent)', async () => {
     const idr = await identify(live, identifyBody(nextDevice()));
     expect((await request(h.app).get(`/v1/events/${idr.body.requestId}`)).status).toBe(401);
     expect((await getEvent(idr.body.requestId, live)).status).toBe(401);
     const viaHeader = await request(h.app).get(`/v1/events/${idr.body.requestId}`).set('x-api-key', secret);
-    expect(viaHeader.status).toBe(401);
-    expect(viaHeader.body).toEqual({ error: 'Invalid or missing secret key', code: expect.any(String) });
+    expect(viaHeader.status).toBe(200);
+    expect(viaHeader.body.requestId).toBe(idr.body.requestId);
+    const liveInHeader = await request(h.app).get(`/v1/events/${idr.body.requestId}`).set('x-api-key', live);
+    expect([liveInHeader.status, liveInHeader.body]).toEqual([401, { error: 'Invalid or missing secret key', code: 'invalid_secret_key' }]);
+    const both = await request(h.app).get(`/v1/events/${idr.body.requestId}`).set('authorization', `Bearer ${live}`).set('x-api-key', secret);
+    expect(both.status).toBe(401);
   });
 
   it('updates suspect, linkedId and tag, and finds events by linkedId newest first', async () => {
@@ -318,6 +324,17 @@ describe('GET /v1/demo/visits/:visitorId', () => {
     expect(byTime.body.visits.map((v: { timestamp: number }) => v.timestamp)).toEqual([firstAt + 1000, firstAt]);
     const bad = await getVisits(visitorId, '?before=not-a-cursor');
     expect(bad.status).toBe(400);
+
+    // The paging convention of event search: a full page carries paginationKey, the same cursor as `before`.
+    expect(res.body.paginationKey).toBe(last.id);
+    const next = await getVisits(visitorId, `?paginationKey=${res.body.paginationKey}`);
+    expect(next.body).toEqual({ ...older.body });
+    expect(next.body.paginationKey).toBeUndefined();
+    const both = await getVisits(visitorId, `?paginationKey=${last.id}&before=${last.id}`);
+    expect([both.status, both.body.error]).toEqual([400, 'before: give either before or paginationKey']);
+    // A secret key is taken in Authorization: Bearer as well as in X-API-Key.
+    const bearer = await request(h.app).get(`/v1/demo/visits/${visitorId}`).set('authorization', `Bearer ${secret}`);
+    expect(bearer.body).toEqual(res.body);
   });
 
   it("answers 404 for unknown visitors and another account's visitors; 401 without a secret key", async () => {

@@ -24,9 +24,18 @@ describe('per-second limit', () => {
     const c = await signUp(h);
     const test = await c.key('test');
     const statuses: number[] = [];
-    for (let i = 0; i < 10; i++) statuses.push((await identify(test)).status);
+    const remaining: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await identify(test);
+      statuses.push(res.status);
+      // A test key's answers tell the per-second limit.
+      expect([res.headers['x-ratelimit-limit'], res.headers['x-ratelimit-reset']]).toEqual(['10', '1']);
+      remaining.push(String(res.headers['x-ratelimit-remaining']));
+    }
     expect(statuses).toEqual(Array(10).fill(200));
+    expect(remaining).toEqual(['9', '8', '7', '6', '5', '4', '3', '2', '1', '0']);
     const over = await identify(test);
+    expect([over.headers['x-ratelimit-limit'], over.headers['x-ratelimit-remaining']]).toEqual(['10', '0']);
     expect(over.status).toBe(429);
     expect(over.body).toEqual({ error: 'Rate limit exceeded', usage: 11, limit: 10, code: expect.any(String) });
     expect(over.headers['retry-after']).toBe('1');
@@ -54,10 +63,18 @@ describe('monthly quota', () => {
     const live = await c.key('live');
     const test = await c.key('test');
     h.clock.advance(1000);
-    for (let i = 0; i < 3; i++) expect((await identify(live)).status).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const res = await identify(live);
+      expect(res.status).toBe(200);
+      // A live key's answers tell the monthly quota: its limit, what is left (at most), seconds to the next month.
+      expect(res.headers['x-ratelimit-limit']).toBe('3');
+      expect(Number(res.headers['x-ratelimit-remaining'])).toBeLessThanOrEqual(2 - i);
+      expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
+    }
     for (let i = 0; i < 3; i++) expect((await identify(test)).status).toBe(200);
     h.clock.advance(1000);
     const over = await identify(live);
+    expect([over.headers['x-ratelimit-limit'], over.headers['x-ratelimit-remaining']]).toEqual(['3', '0']);
     expect(over.status).toBe(429);
     expect(over.body).toEqual({ error: 'Monthly API call limit exceeded', usage: 3, limit: 3, code: expect.any(String) });
     expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);

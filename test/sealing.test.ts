@@ -80,9 +80,12 @@ describe('sealed results', () => {
     expect(JSON.stringify((await c.agent.get('/api/projects')).body)).not.toContain(key);
 
     const body = await identify();
-    expect(Object.keys(body)).toEqual(['sealedResult']);
+    // Only the blob, and `kind` telling it from the plain result.
+    expect(Object.keys(body).sort()).toEqual(['kind', 'sealedResult']);
+    expect(body.kind).toBe('sealed');
     const result = unseal(body.sealedResult as string, key, { now: h.clock.now() });
     expect(result).toMatchObject({
+      kind: 'result',
       requestId: expect.stringMatching(/^req_/),
       visitorId: expect.stringMatching(/^iq_/),
       visitCount: 1,

@@ -18,6 +18,8 @@ import { deviceValues, identifyBody } from './support/signals.js';
 const lists = mkdtempSync(join(tmpdir(), 'deviceid-search-lists-'));
 writeFileSync(join(lists, 'tor-exits.txt'), '185.220.100.240\n');
 writeFileSync(join(lists, 'vpn-ranges.txt'), '89.187.160.0/24\n');
+writeFileSync(join(lists, 'proxy-list.txt'), '45.90.28.1\n');
+writeFileSync(join(lists, 'blocklist-test.txt'), '103.21.244.9\n');
 
 const HOUR = 3600_000;
 const t0 = Date.UTC(2026, 0, 15, 12);
@@ -214,6 +216,124 @@ describe('GET /v1/events filters', () => {
       expect(res.body.error, query).toMatch(message);
     }
     expect((await request(h.app).get('/v1/events').set('authorization', `Bearer ${live}`)).status).toBe(401);
+  });
+});
+
+describe('GET /v1/events verdict, score and country filters', () => {
+  // An account of its own, so that the events above stay as they are.
+  let key: string;
+  let secretKey: string;
+  const mine: Record<string, string> = {};
+  const events: Record<string, FullEvent> = {};
+  const get = async (query: string, header: 'bearer' | 'x-api-key' = 'bearer') => {
+    const r = request(h.app).get(`/v1/events?${query}&limit=100`);
+    const res = await (header === 'bearer' ? r.set('authorization', `Bearer ${secretKey}`) : r.set('x-api-key', secretKey));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return (res.body.events as FullEvent[]).map((e) => e.requestId);
+  };
+  const expected = (test: (e: FullEvent) => boolean) =>
+    Object.values(events)
+      .filter(test)
+      .sort((x, y) => (x.requestId < y.requestId ? 1 : -1))
+      .map((e) => e.requestId);
+
+  beforeAll(async () => {
+    const c = await signUp(h);
+    key = await c.key('live');
+    secretKey = await c.key('secret');
+    const at = t0 + 20 * HOUR;
+    const make = async (name: string, ip: string, v: V, n: number) => {
+      h.clock.set(at + n * 1000);
+      const res = await request(h.app).post('/v1/identify').set('x-api-key', key).set('x-forwarded-for', ip).send(identifyBody(v));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      mine[name] = res.body.requestId;
+    };
+    const base = deviceValues(601);
+    await make('plain', '81.2.69.160', base, 0);
+    await make('incognito', '81.2.69.161', { ...deviceValues(602), incognito: { ...base.incognito, likely: true } }, 1);
+    await make(
+      'tampered',
+      '81.2.69.162',
+      { ...deviceValues(603), tampering: { lieCount: 9, lies: ['Navigator.hardwareConcurrency'], canvasNoise: 40, audioNoise: 3 } },
+      2,
+    );
+    await make('vm', '81.2.69.163', { ...deviceValues(604), virtualMachine: { softwareRenderer: true, virtualGpu: 'VMware', markers: ['vmware'] } }, 3);
+    await make('devtools', '81.2.69.164', { ...deviceValues(605), devtools: { open: true, widthGap: 600, heightGap: 90 } }, 4);
+    await make('proxy', '45.90.28.1', deviceValues(606), 5);
+    await make('blocked', '103.21.244.9', headless(deviceValues(607)), 6);
+    await make('us', '8.8.8.8', deviceValues(608), 7);
+    for (const [name, requestId] of Object.entries(mine)) {
+      events[name] = (await request(h.app).get(`/v1/events/${requestId}`).set('authorization', `Bearer ${secretKey}`)).body;
+    }
+  });
+
+  it('each verdict filter, true and false, matches the verdict of the full event', async () => {
+    const verdictsOf = (e: FullEvent) => e.verdicts as unknown as Record<string, { result: boolean }>;
+    for (const name of ['proxy', 'incognito', 'tampering', 'virtualMachine', 'devtools', 'ipBlocklist']) {
+      const yes = expected((e) => verdictsOf(e)[name]!.result);
+      expect(yes.length, `${name}=true finds something`).toBeGreaterThan(0);
+      expect(await get(`${name}=true`), name).toEqual(yes);
+      expect(await get(`${name}=false`), name).toEqual(expected((e) => !verdictsOf(e)[name]!.result));
+    }
+    // With another filter driving, and combined.
+    expect(await get('tor=false&incognito=true')).toEqual(expected((e) => e.verdicts.incognito.result && !e.verdicts.tor.result));
+    expect(await get('incognito=true&devtools=true')).toEqual(expected((e) => e.verdicts.incognito.result && e.verdicts.devtools.result));
+  });
+
+  it('minSuspectScore and country; a secret key in X-API-Key works as well as Bearer', async () => {
+    const scores = [...new Set(Object.values(events).map((e) => e.suspectScore))].sort((x, y) => x - y);
+    expect(scores.length).toBeGreaterThan(1);
+    for (const min of [0, ...scores, 100]) expect(await get(`minSuspectScore=${min}`), String(min)).toEqual(expected((e) => e.suspectScore >= min));
+    const countries = [...new Set(Object.values(events).map((e) => e.signals.server.geo.country))].filter(Boolean);
+    expect(countries.length).toBeGreaterThan(1);
+    for (const country of countries) {
+      expect(await get(`country=${country.toLowerCase()}`), country).toEqual(expected((e) => e.signals.server.geo.country === country));
+    }
+    expect(await get('country=ZZ')).toEqual([]);
+    expect(await get(`country=${countries[0]}`, 'x-api-key')).toEqual(await get(`country=${countries[0]}`));
+  });
+
+  it('events indexed before their entries carried these facts are checked once read', async () => {
+    // Entries of an older version: only the bot kind, VPN, Tor and suspect facts.
+    const col = h.store.db.collection<{ _id: string; f: Record<string, unknown> }>('events');
+    const old = events.incognito!.requestId;
+    const ulid = old.slice(4);
+    const entries = await col.find({ _id: { $regex: `\\|${ulid}$` } } as never).toArray();
+    expect(entries.length).toBeGreaterThan(5);
+    for (const e of entries) await col.updateOne({ _id: e._id }, { $set: { f: { b: e.f.b, n: e.f.n, t: e.f.t, s: e.f.s } } });
+    expect(await get('incognito=true')).toEqual(expected((e) => e.verdicts.incognito.result));
+    expect(await get('incognito=false')).toEqual(expected((e) => !e.verdicts.incognito.result));
+    expect(await get('minSuspectScore=0')).toEqual(expected(() => true));
+  });
+
+  it('answers 400 for bad values', async () => {
+    for (const [query, message] of [
+      ['incognito=yes', /^incognito: must be true or false/],
+      ['proxy=1', /^proxy: /],
+      ['minSuspectScore=101', /^minSuspectScore: /],
+      ['minSuspectScore=1e1', /^minSuspectScore: /],
+      ['country=GBR', /^country: must be an ISO 3166-1 alpha-2 country code/],
+    ] as const) {
+      const res = await request(h.app).get(`/v1/events?${query}`).set('authorization', `Bearer ${secretKey}`);
+      expect([res.status, res.body.error], query).toEqual([400, expect.stringMatching(message)]);
+    }
+  });
+
+  it('the typed client sends every filter', async () => {
+    const client = createServerClient({ baseUrl: srv.url, secretKey });
+    const r = await client.searchEvents({
+      incognito: true,
+      proxy: false,
+      tampering: false,
+      virtualMachine: false,
+      devtools: false,
+      ipBlocklist: false,
+      minSuspectScore: 0,
+      country: events.incognito!.signals.server.geo.country,
+      limit: 100,
+    });
+    expect(r.events.map((e) => e.requestId)).toEqual([events.incognito!.requestId]);
+    await expect(client.searchEvents({ incognito: 'yes' as never })).rejects.toThrow(TypeError);
   });
 });
 
