@@ -2,6 +2,7 @@
 // server-side signals of a full event (spec 2.3, 2.5, 2.7).
 import { z } from 'zod';
 import './common.js';
+import { ClientSignalsSchema } from './signals.js';
 
 export const IpLocationSchema = z
   .object({
@@ -104,3 +105,9 @@ export const ServerSignalsSchema = z
       }),
   })
   .openapi({ title: 'ServerSignals', description: 'Signals the service derives at the edge from the connection itself.' });
+
+/** A full event's (and a visit's) signals: what the browser collected and what the edge derived. */
+export const EventSignalsSchema = z.object({ client: ClientSignalsSchema, server: ServerSignalsSchema }).openapi({
+  title: 'EventSignals',
+  description: 'All signals of the event: `client` from the browser, `server` from the edge. Never returned to the browser.',
+});

@@ -13,10 +13,9 @@ import {
   VisitorIdSchema,
   errorResponse,
 } from './common.js';
-import { ServerSignalsSchema } from './edge.js';
+import { EventSignalsSchema } from './edge.js';
 import { JsonObjectSchema, LinkedIdSchema, TagSchema } from './identify.js';
 import { FullVerdictsSchema } from './risk.js';
-import { ClientSignalsSchema } from './signals.js';
 
 const c = initContract();
 
@@ -77,12 +76,6 @@ export const EventSearchQuerySchema = z
     reverse: queryBoolean().optional().describe('Oldest first'),
   })
   .strict();
-
-/** A full event's (and a visit's) signals: what the browser collected and what the edge derived. */
-export const EventSignalsSchema = z.object({ client: ClientSignalsSchema, server: ServerSignalsSchema }).openapi({
-  title: 'EventSignals',
-  description: 'All signals of the event: `client` from the browser, `server` from the edge. Never returned to the browser.',
-});
 
 export const FullEventSchema = z
   .object({

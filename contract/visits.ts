@@ -1,8 +1,7 @@
 // GET /v1/demo/visits/:visitorId (spec 4.5): a visitor's recent visits, secret key only.
 import { z } from 'zod';
 import { initContract, commonErrorResponses, described, meta, TimestampMs, errorResponse, VisitorIdSchema } from './common.js';
-import { AsnCategorySchema } from './edge.js';
-import { EventSignalsSchema } from './events.js';
+import { AsnCategorySchema, EventSignalsSchema } from './edge.js';
 import { RiskFactorSchema } from './risk.js';
 
 const c = initContract();

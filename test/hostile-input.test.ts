@@ -112,6 +112,7 @@ describe('numeric query parameters: every value out of bounds or not in decimal 
 
   it('finds them all in the contract', () => {
     expect(numeric.map((p) => `${p.path} ${p.name} ${p.min}..${p.max}`)).toEqual([
+      '/v1/events minSuspectScore 0..100',
       `/v1/events start 0..${UNIX_MS_MAX}`,
       `/v1/events end 0..${UNIX_MS_MAX}`,
       '/v1/events limit 1..100',
