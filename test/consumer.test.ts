@@ -167,7 +167,7 @@ export const p: string = contract.contract.events.getEvent.path;
       expect(r.stdout + r.stderr, `tsc (${name})`).toBe('');
       expect(r.status).toBe(0);
     }
-  }, 120_000);
+  }, 300_000);
 
   it('ESM: identify, the full event, visits and the device flow against the live server', async () => {
     const apiKey = await c.key('live');

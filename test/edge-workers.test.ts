@@ -206,12 +206,15 @@ describe('WORKERS=2, IP data', () => {
         const [fromCluster, fromOne] = await Promise.all([edgeView(cluster.url, keys, ip, 72_000 + i), edgeView(singleHttp.url, singleKeys, ip, 72_000 + i)]);
         expect({ address: ip, ...fromCluster }).toEqual({ address: ip, ...fromOne });
       }
-      const loaded = cluster
-        .lines()
-        .filter((l) => l.msg === LOADED_MESSAGE)
-        .map((l) => l.pid);
-      expect(new Set(loaded).size).toBe(2);
-      expect(loaded).not.toContain(cluster.child.pid);
+      // Worker 0 prints the banner while the other may still be loading its copy: wait for both.
+      const loaded = () =>
+        cluster
+          .lines()
+          .filter((l) => l.msg === LOADED_MESSAGE)
+          .map((l) => l.pid);
+      for (const deadline = Date.now() + 60_000; new Set(loaded()).size < 2 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
+      expect(new Set(loaded()).size).toBe(2);
+      expect(loaded()).not.toContain(cluster.child.pid);
       expect(cluster.lines().some((l) => l.msg === 'IP geolocation and ASN lookups go to the cluster primary')).toBe(false);
     } finally {
       await cluster.stop();
