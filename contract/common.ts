@@ -30,6 +30,12 @@ export interface RouteMeta {
    * non-GET requests must be JSON and come from our own origin (CSRF).
    */
   csrf?: boolean;
+  /**
+   * The route accepts a first-party proxy's requests (contract/proxy.ts): with
+   * a valid `deviceid-proxy-secret` the middleware takes the client address,
+   * host and scheme from the proxy's headers; a wrong or revoked secret is 401.
+   */
+  proxy?: boolean;
 }
 
 /** Typed route metadata (ts-rest types `metadata` as unknown). */

@@ -87,7 +87,11 @@ export const ServerSignalsSchema = z
       .openapi({ title: 'IpNetworkServerSignal', description: 'The client IP address and the lists it is on.' }),
     http: z
       .object({
-        fingerprint: z.string().describe('Hash of header names in arrival order plus a few header values'),
+        fingerprint: z
+          .string()
+          .describe(
+            'Hash of header names in arrival order plus a few header values (through a first-party proxy, which does not keep the browser’s order: the names sorted, flag `p`, and the classification from the User-Agent alone)',
+          ),
         classification: z.enum(HTTP_CLASSIFICATIONS).describe('What kind of client the headers look like'),
       })
       .openapi({ title: 'HttpServerSignal', description: 'The HTTP request headers.' }),

@@ -5,6 +5,7 @@ import { IpLocationSchema } from './edge.js';
 import { RiskFactorSchema, VerdictsSchema } from './risk.js';
 import { SignalsRequestSchema } from './signals.js';
 import { SealedIdentifyResultSchema } from './sealing.js';
+import { DEVICE_COOKIE, ProxyRequestHeadersSchema } from './proxy.js';
 
 const c = initContract();
 
@@ -129,7 +130,9 @@ export const identifyContract = c.router(
       path: '/v1/identify',
       summary: 'Identify a device',
       description:
-        'Called by the browser agent with a live or test key in `X-API-Key`. Returns the compact identification result; raw signals are never returned here.',
+        'Called by the browser agent with a live or test key in `X-API-Key`. Returns the compact identification result; raw signals are never returned here.\n\n' +
+        `**Through a first-party proxy** (the agent's endpoint is a path of the customer's own site, which forwards to the service): the proxy adds \`deviceid-proxy-secret\`, \`deviceid-proxy-client-ip\`, \`deviceid-proxy-host\` and \`deviceid-proxy-proto\`, passes the browser's \`Origin\`, and forwards no cookie but \`${DEVICE_COOKIE}\`. With a valid secret the client address, host and scheme come from those headers (the domain allowlist judges the Origin, the page URL and the host), and the answer sets the device cookie: \`Set-Cookie: ${DEVICE_COOKIE}=<signed device token>; Max-Age=34560000; Path=/; HttpOnly; SameSite=Lax\` (plus \`Secure\` when the site is https), which names the device like the agent's own token. Without the secret those headers are ignored; a wrong or revoked secret is 401.`,
+      headers: ProxyRequestHeadersSchema,
       body: IdentifyRequestSchema,
       responses: {
         200: described(
@@ -137,7 +140,16 @@ export const identifyContract = c.router(
           'The compact result (`kind: "result"`); for a project with sealing on, `{kind: "sealed", sealedResult}` in its place',
         ),
         ...commonErrorResponses,
-        401: errorResponse(401, 'Invalid or missing API key', "Missing, unknown, revoked or secret key: 'Invalid or missing API key'"),
+        400: errorResponse(
+          400,
+          'Invalid JSON body',
+          "Malformed JSON or a field that fails validation (`error` names the field); for a proxied request, a deviceid-proxy-* header the service cannot use: 'deviceid-proxy-client-ip: missing or not an IP address' (and likewise for host and proto)",
+        ),
+        401: errorResponse(
+          401,
+          'Invalid or missing API key',
+          "Missing, unknown, revoked or secret key: 'Invalid or missing API key'; a wrong or revoked deviceid-proxy-secret: 'Invalid or revoked proxy secret'",
+        ),
         403: errorResponse(403, 'Domain not allowed', "The page or Origin host is not in the project's allowed domains: 'Domain not allowed'"),
         429: errorResponse(
           429,
@@ -146,7 +158,7 @@ export const identifyContract = c.router(
           { usage: 10000, limit: 10000 },
         ),
       },
-      metadata: meta({ auth: 'browserKey' }),
+      metadata: meta({ auth: 'browserKey', proxy: true }),
     },
   },
   { strictStatusCodes: true },

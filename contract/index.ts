@@ -9,6 +9,7 @@ import { eventsContract } from './events.js';
 import { explorerContract } from './explorer.js';
 import { healthContract } from './health.js';
 import { identifyContract } from './identify.js';
+import { proxyContract } from './proxy.js';
 import { sealingContract } from './sealing.js';
 import { visitorsContract } from './visitors.js';
 import { keysContract } from './keys.js';
@@ -36,6 +37,7 @@ export type Contract = {
   sealing: typeof sealingContract;
   webhooks: typeof webhooksContract;
   explorer: typeof explorerContract;
+  proxy: typeof proxyContract;
 };
 
 export const contract: Contract = c.router({
@@ -52,6 +54,7 @@ export const contract: Contract = c.router({
   sealing: sealingContract,
   webhooks: webhooksContract,
   explorer: explorerContract,
+  proxy: proxyContract,
 });
 
 export * from './account.js';
@@ -65,6 +68,7 @@ export * from './events.js';
 export * from './explorer.js';
 export * from './identify.js';
 export * from './keys.js';
+export * from './proxy.js';
 export * from './risk.js';
 export * from './sealing.js';
 export * from './signals.js';

@@ -107,6 +107,8 @@ try {
   await take('getSealing', await admin.get(`/api/projects/${projectId}/sealing`));
   await take('createSealingKey', await admin.post(`/api/projects/${projectId}/sealing/key`).set('origin', origin).send({}), 201);
   await take('disableSealing', await admin.delete(`/api/projects/${projectId}/sealing`).set('origin', origin));
+  await take('getProxy', await admin.get(`/api/projects/${projectId}/proxy`));
+  const proxySecret = (await take('createProxySecret', await admin.post(`/api/projects/${projectId}/proxy/secret`).set('origin', origin).send({}), 201)).secret;
 
   // The browser agent, then a backend.
   const values = deviceValues(7);
@@ -121,6 +123,21 @@ try {
     'identify',
     await request(app).post('/v1/identify').set('x-api-key', live).set('origin', 'https://shop.example.com').set(BROWSER_HEADERS).send(body),
   );
+  // The same browser through the shop's first-party proxy (its device cookie set), then the proxy's figures.
+  await request(app)
+    .post('/v1/identify')
+    .set('x-api-key', live)
+    .set('origin', 'https://shop.example.com')
+    .set(BROWSER_HEADERS)
+    .set({
+      'deviceid-proxy-secret': proxySecret,
+      'deviceid-proxy-client-ip': '86.8.23.155',
+      'deviceid-proxy-host': 'shop.example.com',
+      'deviceid-proxy-proto': 'https',
+    })
+    .send(body);
+  await take('getProxyTraffic', await admin.get(`/api/projects/${projectId}/proxy/traffic`));
+  await take('revokeProxySecret', await admin.delete(`/api/projects/${projectId}/proxy/secret`).set('origin', origin));
   await take('getEvent', await request(app).get(`/v1/events/${first.requestId}`).set('authorization', `Bearer ${secret}`));
   await take('updateEvent', await request(app).patch(`/v1/events/${first.requestId}`).set('authorization', `Bearer ${secret}`).send({ suspect: true }));
   await take('searchEvents', await request(app).get('/v1/events?linkedId=order-1042&limit=1').set('authorization', `Bearer ${secret}`));
@@ -159,7 +176,7 @@ try {
   // No real key or secret in a committed file (and no 204 body).
   delete success.logout;
   const text = JSON.stringify({ requests, success }, null, 2)
-    .replace(/svc_(live|test|secret)_[0-9A-Za-z]{38}/g, (_m, type: string) => `svc_${type}_${'EXAMPLE0'.repeat(5).slice(0, 38)}`)
+    .replace(/svc_(live|test|secret|proxy)_[0-9A-Za-z]{38}/g, (_m, type: string) => `svc_${type}_${'EXAMPLE0'.repeat(5).slice(0, 38)}`)
     .replace(/whsec_[0-9A-Za-z_-]{43}/g, `whsec_${'EXAMPLE0'.repeat(6).slice(0, 43)}`)
     .replace(/"key": "[0-9A-Za-z+/]{43}="/g, `"key": "${'EXAMPLE0'.repeat(6).slice(0, 43)}="`);
   writeFileSync(fileURLToPath(new URL('./examples.json', import.meta.url)), text + '\n');

@@ -18,6 +18,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { contract, responseDoc, type RouteMeta } from '../contract/index.js';
 import { errorCode } from '../contract/errors.js';
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_S } from '../contract/proxy.js';
 import { repoFile } from '../server/paths.js';
 
 export type Audience = 'public' | 'dashboard';
@@ -44,6 +45,7 @@ export const ROUTERS: Record<Audience, AppRouter> = {
     sealing: contract.sealing,
     webhooks: contract.webhooks,
     explorer: contract.explorer,
+    proxy: contract.proxy,
   }),
 };
 
@@ -91,6 +93,10 @@ const TAGS: Record<Audience, Array<{ name: string; description: string }>> = {
     { name: 'sealing', description: "A project's sealed results: identify answers an encrypted blob its backend opens with the sealing key." },
     { name: 'webhooks', description: "A project's webhook endpoints, their delivery log and redelivery." },
     { name: 'explorer', description: "The events explorer: a project's events with search filters, and a visitor's timeline of visits." },
+    {
+      name: 'proxy',
+      description: "A project's first-party proxy: its proxy secret (shown once, rotated with a 24-hour overlap, revoked) and whether proxied traffic arrives.",
+    },
     { name: 'admin', description: "The instance administrator's invitations and plans." },
   ],
 };
@@ -130,6 +136,14 @@ const RATE_LIMIT_HEADERS = {
 
 /** The probes take no body, but a GET with a JSON body is parsed like any other: their 400 is the body's. */
 const PROBES = new Set(['/healthz', '/readyz']);
+
+const DEVICE_COOKIE_HEADER = header(
+  `Proxied requests only (a valid deviceid-proxy-secret): the device cookie on the customer's site, \`${DEVICE_COOKIE}=<signed device token>; Max-Age=${DEVICE_COOKIE_MAX_AGE_S}; Path=/; HttpOnly; SameSite=Lax\`, plus \`Secure\` when deviceid-proxy-proto is https. A proxy passes it on (adding a Domain when configured with one).`,
+  {
+    type: 'string',
+    example: `${DEVICE_COOKIE}=1.q1Yd1b3pQ7yBv7mZ0x6Jtw.1Zl3dN2m3a8iJ3P4m2vYxg; Max-Age=${DEVICE_COOKIE_MAX_AGE_S}; Path=/; HttpOnly; SameSite=Lax; Secure`,
+  },
+);
 
 const unavailable = { error: 'Service temporarily unavailable; retry later', code: errorCode(503, 'Service temporarily unavailable; retry later') };
 
@@ -203,6 +217,14 @@ function finish(doc: Json, audience: Audience): Json {
         const example = examples.requests?.[id] ?? component?.example;
         if (example !== undefined) media.example = example;
       }
+      // A header parameter's description (ts-rest leaves it in the schema) where generators look for it.
+      for (const p of (op.parameters as Json[] | undefined) ?? []) {
+        const schema = p.schema as Json | undefined;
+        if (p.description === undefined && typeof schema?.description === 'string') {
+          p.description = schema.description;
+          delete schema.description;
+        }
+      }
       const responses = op.responses as Record<string, Json>;
       // The database gate answers 503 to everything but the probes.
       if (!responses['503'] && path !== '/healthz') {
@@ -217,6 +239,7 @@ function finish(doc: Json, audience: Audience): Json {
         if (code === 429 || code === 503) headers['Retry-After'] = RETRY_AFTER;
         // Metering decides these: every identify answer that got that far carries them.
         if ((code === 200 || code === 429) && id === 'identify') Object.assign(headers, RATE_LIMIT_HEADERS);
+        if (code === 200 && id === 'identify') headers['Set-Cookie'] = DEVICE_COOKIE_HEADER;
         response.headers = headers;
         const media = (response.content as Record<string, Json> | undefined)?.['application/json'];
         if (!media) continue;

@@ -35,6 +35,8 @@ export function defaultSweeps(store: Store, retentionDays: number): Record<strin
     deviceGrants: grantSweep(store),
     // Per-second leases (WORKERS > 1) matter only during their second.
     rateLeases: (now) => store.rate.sweep(new Date(now.getTime() - 60_000)),
+    // The dashboard shows a day of first-party proxy traffic.
+    proxyStats: (now) => store.proxyStats.sweep(now),
   };
 }
 

@@ -17,6 +17,9 @@ import { IdentificationService } from './identification/service.js';
 import { KeysService } from './keys/service.js';
 import { Meter } from './metering/meter.js';
 import { ProjectsService } from './projects/service.js';
+import { DeviceCookies } from './proxy/cookie.js';
+import { ProxyService, type ProxiedRequest } from './proxy/service.js';
+import { ProxyTraffic } from './proxy/traffic.js';
 import type { EdgeFacts } from './risk/edgeFacts.js';
 import { SecretBox } from './sealing/secretBox.js';
 import { SealingService } from './sealing/service.js';
@@ -56,8 +59,14 @@ export interface Services {
   deletions: DeletionService;
   sealing: SealingService;
   webhooks: WebhooksService;
-  /** What the edge knows about the request (IP, location, network, TLS, HTTP); a 503 ApiError when the cluster primary does not answer. */
-  edge(req: Request): Promise<EdgeFacts>;
+  /** First-party proxies: their secrets, whether a request is proxied, the device cookie, traffic figures. */
+  proxy: ProxyService;
+  /**
+   * What the edge knows about the request (IP, location, network, TLS, HTTP);
+   * for a proxied request, about the browser behind the proxy. A 503 ApiError
+   * when the cluster primary does not answer.
+   */
+  edge(req: Request, proxied?: ProxiedRequest | null): Promise<EdgeFacts>;
   /** The client's IP as the edge sees it (TRUST_PROXY aware). */
   clientIp(req: Request): string;
 }
@@ -82,6 +91,7 @@ export function createServices(deps: AppDeps): Services {
     withEvent: (project, event) => webhooks.outboxFor(project, event),
     stored: (project, event) => webhooks.stored(project, event),
   });
+  const proxy = new ProxyService(store, clock, new DeviceCookies(config.serverSecret), new ProxyTraffic(store.proxyStats, clock));
   const deletions = new DeletionService(store, aliases, clock, (accountId, requestIds) => webhooks.forgetEvents(accountId, requestIds));
   return {
     accounts: new AccountsService(store, config, clock, (accountId, period) => meter.month(accountId, period)),
@@ -98,7 +108,8 @@ export function createServices(deps: AppDeps): Services {
     deletions,
     sealing,
     webhooks,
-    edge: (req: Request) => deps.edge.analyze(req),
+    proxy,
+    edge: (req: Request, proxied?: ProxiedRequest | null) => deps.edge.analyze(req, proxied ? { clientIp: proxied.clientIp } : undefined),
     clientIp: (req: Request) => deps.edge.clientIp(req),
   };
 }

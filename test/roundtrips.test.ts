@@ -5,9 +5,12 @@
 // the event with its search entries). A first visit: at most 8 (token; every
 // index key in one read; candidate visitors in one read; the new visitor and
 // its token claim, two unique inserts; the visit; the index in one bulk
-// write; the event).
+// write; the event). Through a first-party proxy the same: the agent's token
+// and the device cookie are read in one command, and a first visit's cookie
+// is written in the index's one bulk write.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp } from './support/dashboard.js';
+import { PROXY_HEADERS } from '../contract/proxy.js';
+import { signUp, type Customer } from './support/dashboard.js';
 import { createHarness, type Harness } from './support/harness.js';
 import { deviceValues, identifyBody } from './support/signals.js';
 
@@ -15,22 +18,42 @@ let h: Harness;
 let commands: string[] = [];
 let quotaWork = 0;
 let live: string;
+let customer: Customer;
 beforeAll(async () => {
   h = await createHarness(import.meta.filename, { PLANS: '{"free":{"rps":100000,"monthly":1000000}}' }, (c) => commands.push(`${c.name} ${c.collection}`));
-  live = await (await signUp(h)).key('live');
+  customer = await signUp(h);
+  live = await customer.key('live');
 });
 afterAll(async () => {
   await h.close();
 });
 
-async function identify(seed: number, token: string): Promise<string[]> {
+/** Through a first-party proxy: its secret and headers, and the device cookie the previous answer set. */
+interface Via {
+  secret: string;
+  cookie?: string;
+}
+
+async function identify(seed: number, token: string, via?: Via): Promise<string[]> {
   commands = [];
   const body = identifyBody({ ...deviceValues(seed), deviceToken: { token, storage: 'localStorage', createdAt: 1 } });
-  const res = await h.http().post('/v1/identify').set('x-api-key', live).send(body);
+  const req = h.http().post('/v1/identify').set('x-api-key', live);
+  if (via) {
+    req
+      .set(PROXY_HEADERS.secret, via.secret)
+      .set(PROXY_HEADERS.clientIp, '81.2.69.142')
+      .set(PROXY_HEADERS.host, 'shop.example.com')
+      .set(PROXY_HEADERS.proto, 'https');
+    if (via.cookie) req.set('cookie', via.cookie);
+  }
+  const res = await req.send(body);
   expect(res.status).toBe(200);
+  if (via) via.cookie = (res.headers['set-cookie'] as unknown as string[])[0]!.split(';')[0];
   // Quota leases and usage flushes land on whichever call needs them: counted apart, amortised below.
-  quotaWork += commands.filter((c) => c.endsWith(' usage')).length;
-  return commands.filter((c) => !c.endsWith(' usage'));
+  // So are the traffic figures of first-party proxies (all calls counted, at most every 5 s).
+  const amortised = (c: string) => c.endsWith(' usage') || c.endsWith(' proxyStats');
+  quotaWork += commands.filter(amortised).length;
+  return commands.filter((c) => !amortised(c));
 }
 
 describe('database commands per identify', () => {
@@ -52,6 +75,36 @@ describe('database commands per identify', () => {
     expect(cleared).toContain('find visitors');
     // The event, its search entries (and an outbox entry when there are webhooks) are one command.
     for (const commands of [first, again, cleared]) expect(commands.filter((c) => c.endsWith(' events'))).toEqual(['insert events']);
+  });
+
+  it('through a first-party proxy: the same commands as direct, the agent’s token and the device cookie read together', async () => {
+    const secret = (await customer.agent.post(`/api/projects/${customer.projectId}/proxy/secret`).set('origin', customer.origin).send({})).body
+      .secret as string;
+    // Warm the caches again (the project changed) with other devices, directly and through the proxy.
+    h.clock.advance(100);
+    await identify(90_010, `warm_token_a_${'x'.repeat(16)}`);
+    await identify(90_011, `warm_token_b_${'x'.repeat(16)}`, { secret });
+    // Direct, then proxied, on devices of the same shape (the index holds as much for each).
+    h.clock.advance(100);
+    const direct = await identify(3, `direct_token_${'x'.repeat(16)}`);
+    h.clock.advance(100);
+    const directAgain = await identify(3, `direct_token_${'x'.repeat(16)}`);
+    const via: Via = { secret };
+    h.clock.advance(100);
+    const first = await identify(4, `proxied_token_${'x'.repeat(16)}`, via);
+    h.clock.advance(100);
+    const again = await identify(4, `proxied_token_${'x'.repeat(16)}`, via);
+    h.clock.advance(100);
+    const storageLost = await identify(4, `after_itp_token_${'x'.repeat(16)}`, via);
+    console.log(
+      `direct first visit: ${direct.join(', ')}\nproxied first visit: ${first.join(', ')}\nproxied returning: ${again.join(', ')}\nproxied, new agent token (storage lost), known cookie: ${storageLost.join(', ')}`,
+    );
+    expect(again).toEqual(['find fingerprints', 'find visitors', 'update visitors', 'insert events']);
+    expect(again).toEqual(directAgain);
+    expect(first).toEqual(direct);
+    // Storage lost: linked by the cookie, no candidate search; the new agent token and the
+    // visit's keys go to the index in one bulk write (6, as a direct visit after cleared storage).
+    expect(storageLost).toEqual(['find fingerprints', 'find visitors', 'update visitors', 'insert events', 'find fingerprints', 'update fingerprints']);
   });
 
   it('the quota costs well under one command per call', async () => {

@@ -16,7 +16,11 @@ const URL_CHARS: (typeof LIMITS)['urlChars'] = 2048;
 export interface LoadOptions {
   /** A public (live or test) key; sent as X-API-Key. */
   apiKey: string;
-  /** Origin (and optional path prefix) of the deviceid server, e.g. "https://id.example.com". */
+  /**
+   * Origin (and optional path prefix) of the deviceid server, e.g.
+   * "https://id.example.com"; or, through a first-party proxy
+   * (@deviceid/proxy), its path on your own site, e.g. "/metrics".
+   */
   endpoint: string;
 }
 
@@ -71,6 +75,9 @@ export async function load(options: LoadOptions): Promise<Agent> {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'X-API-Key': apiKey },
         body: JSON.stringify(body),
+        // A first-party proxy on the page's own origin gets the site's device cookie
+        // (set by the service, HttpOnly); the service's own origin never gets any.
+        credentials: 'same-origin',
       });
       const parsed = await readBody(res);
       if (!res.ok) throw new DeviceIdError(res.status, parsed);

@@ -18,11 +18,21 @@ import { clientIp, isPrivateOrReserved, isTrustedPeer } from './ip.js';
 import { localIpData, type IpData } from './ipData.js';
 import { visitNetwork } from './network.js';
 import { loadLists, type IpLists } from './lists.js';
-import { tlsFacts } from './tls.js';
+import { NO_TLS_FACTS, tlsFacts } from './tls.js';
+
+/**
+ * A request a first-party proxy forwarded with a valid secret
+ * (server/proxy/): the browser's address as the proxy saw it. The connection
+ * is the proxy's, so its TLS says nothing of the browser and its headers
+ * arrive in the proxy's order and case.
+ */
+export interface BehindProxy {
+  clientIp: Ip;
+}
 
 export interface Edge {
   /** Rejects with a 503 ApiError when the cluster primary does not answer a lookup. */
-  analyze(req: IncomingMessage & { secure?: boolean }): Promise<EdgeFacts>;
+  analyze(req: IncomingMessage & { secure?: boolean }, proxied?: BehindProxy): Promise<EdgeFacts>;
   clientIp(req: IncomingMessage): string;
   lists: IpLists;
   close(): void;
@@ -55,8 +65,8 @@ export async function loadEdge(config: Pick<Config, 'listsDir' | 'trustProxy' | 
       lists.close();
       data.close();
     },
-    async analyze(req) {
-      const parsed = parsedIpOf(req);
+    async analyze(req, proxied) {
+      const parsed = proxied ? proxied.clientIp : parsedIpOf(req);
       const ip = parsed ?? unparsed(req);
       const isPrivate = isPrivateOrReserved(ip);
       const facts = isPrivate || !parsed ? null : await data.lookup(ip);
@@ -88,8 +98,8 @@ export async function loadEdge(config: Pick<Config, 'listsDir' | 'trustProxy' | 
           vpn: known('vpn', hits.vpn),
           datacenter: known('datacenter', hits.datacenter),
         },
-        tls: tlsFacts(req, trusted, config.tlsHeaders),
-        http: httpFingerprint(req, { secureContext: req.secure === true || forwardedHttps, ignoreHeaders: tlsHeaderNames }),
+        tls: proxied ? { ...NO_TLS_FACTS } : tlsFacts(req, trusted, config.tlsHeaders),
+        http: httpFingerprint(req, { secureContext: req.secure === true || forwardedHttps, ignoreHeaders: tlsHeaderNames, proxied: proxied !== undefined }),
       };
     },
   };

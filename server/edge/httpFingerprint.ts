@@ -32,7 +32,17 @@ export interface HttpFingerprintOptions {
   secureContext?: boolean;
   /** More header names to leave out, e.g. the TLS headers a trusted proxy adds. */
   ignoreHeaders?: readonly string[];
+  /**
+   * The request came through a first-party proxy (server/proxy/), which
+   * forwards some of the browser's headers in its own order and case: the
+   * fingerprint hashes the names sorted (flag `p` instead of m/w), and the
+   * classification uses only the User-Agent, never the shape of the headers.
+   */
+  proxied?: boolean;
 }
+
+/** Headers a first-party proxy adds, or forwards of the browser's choosing but not in its order. */
+const FIRST_PARTY_PROXY = /^(deviceid-proxy-.*|x-api-key|content-type|content-length|host|connection|origin)$/;
 
 const VARYING = new Set(['cookie', 'referer', 'if-none-match', 'if-modified-since', 'cache-control', 'pragma', 'authorization']);
 const PROXY_ADDED =
@@ -95,10 +105,11 @@ export function httpFingerprint(req: HttpRequestLike, opts: HttpFingerprintOptio
     const lower = name.toLowerCase();
     if (!values.has(lower)) values.set(lower, req.rawHeaders[i + 1]!);
     if (VARYING.has(lower) || PROXY_ADDED.test(lower) || ignore.has(lower)) continue;
+    if (opts.proxied && FIRST_PARTY_PROXY.test(lower)) continue;
     raw.push(name);
   }
   const value = (name: string): string | undefined => values.get(name);
-  const names = raw.map((n) => n.toLowerCase());
+  const names = opts.proxied ? raw.map((n) => n.toLowerCase()).sort() : raw.map((n) => n.toLowerCase());
   const method = (req.method ?? 'GET').toLowerCase().slice(0, 10);
   const version = /^\d(\.\d)?$/.test(req.httpVersion) ? req.httpVersion : '?';
   const h1 = version.startsWith('1');
@@ -107,13 +118,30 @@ export function httpFingerprint(req: HttpRequestLike, opts: HttpFingerprintOptio
     (values.has('accept-language') ? 'l' : '-') +
     (hasSecFetch ? 'f' : '-') +
     (values.has('sec-ch-ua') ? 'c' : '-') +
-    (raw.every((n) => n === n.toLowerCase()) ? 'w' : 'm');
+    (opts.proxied ? 'p' : raw.every((n) => n === n.toLowerCase()) ? 'w' : 'm');
   const hash = createHash('sha256')
     .update([method, version, names.join(','), value('accept') ?? '', value('accept-encoding') ?? ''].join('\n'))
     .digest('hex')
     .slice(0, 16);
   const fingerprint = `hfp1:${version}:${method}:${String(Math.min(names.length, 99)).padStart(2, '0')}:${flags}:${hash}`;
-  return { fingerprint, classification: classify(raw, value, h1, hasSecFetch, opts.secureContext ?? false) };
+  return { fingerprint, classification: opts.proxied ? byUserAgent(value) : classify(raw, value, h1, hasSecFetch, opts.secureContext ?? false) };
+}
+
+/** A client that names itself in the User-Agent (or sec-ch-ua): a headless browser or a tool. */
+function namedByUserAgent(value: (name: string) => string | undefined): HttpClassification | null {
+  const ua = value('user-agent') ?? '';
+  if (HEADLESS_UA.test(ua) || /HeadlessChrome/.test(value('sec-ch-ua') ?? '')) return 'headless';
+  if (/^curl\//i.test(ua)) return 'curl';
+  if (PYTHON_UA.test(ua)) return 'python';
+  if (GO_UA.test(ua)) return 'go';
+  if (NODE_UA.test(ua)) return 'node';
+  if (OTHER_TOOL_UA.test(ua)) return 'other_tool';
+  return null;
+}
+
+/** A proxied request: the forwarded User-Agent's rules only. */
+function byUserAgent(value: (name: string) => string | undefined): HttpClassification {
+  return namedByUserAgent(value) ?? (BROWSER_UA.test(value('user-agent') ?? '') ? 'browser' : 'unknown');
 }
 
 function classify(
@@ -124,12 +152,8 @@ function classify(
   secureContext: boolean,
 ): HttpClassification {
   const ua = value('user-agent') ?? '';
-  if (HEADLESS_UA.test(ua) || /HeadlessChrome/.test(value('sec-ch-ua') ?? '')) return 'headless';
-  if (/^curl\//i.test(ua)) return 'curl';
-  if (PYTHON_UA.test(ua)) return 'python';
-  if (GO_UA.test(ua)) return 'go';
-  if (NODE_UA.test(ua)) return 'node';
-  if (OTHER_TOOL_UA.test(ua)) return 'other_tool';
+  const named = namedByUserAgent(value);
+  if (named) return named;
   const shape = h1 ? toolByShape(raw, value) : null;
   if (shape) return shape;
   if (!BROWSER_UA.test(ua)) return 'unknown';

@@ -1,6 +1,7 @@
 // The browser agent served at /agent.js: clients/agent bundled into one
 // minified classic script that defines the global `DeviceId`, built once per
 // process (about 0.3 s) and kept in memory.
+import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { repoFile } from '../paths.js';
@@ -28,9 +29,10 @@ export async function buildAgent(): Promise<string> {
   return file.text;
 }
 
-let script: Promise<string> | undefined;
+let script: Promise<{ js: string; etag: string }> | undefined;
 
-export function agentScript(): Promise<string> {
-  script ??= buildAgent();
+/** The script and its strong ETag (a hash of its text): browsers and first-party proxies revalidate with If-None-Match. */
+export function agentScript(): Promise<{ js: string; etag: string }> {
+  script ??= buildAgent().then((js) => ({ js, etag: `"${createHash('sha256').update(js).digest('base64url').slice(0, 27)}"` }));
   return script;
 }

@@ -21,6 +21,7 @@ import { healthRoutes } from '../routes/health.js';
 import { identifyRoutes } from '../routes/identify.js';
 import { keysRoutes } from '../routes/keys.js';
 import { openApiDocument } from '../routes/openapi.js';
+import { proxyRoutes } from '../routes/proxy.js';
 import { sealingRoutes } from '../routes/sealing.js';
 import { visitorsRoutes } from '../routes/visitors.js';
 import { webhooksRoutes } from '../routes/webhooks.js';
@@ -117,9 +118,14 @@ export function createApp(deps: AppDeps): App {
   app.get('/openapi/dashboard.json', (_req, res) => {
     res.json(openApiDocument('dashboard', deps.config.baseUrl));
   });
-  app.get('/agent.js', (_req, res, next) => {
+  app.get('/agent.js', (req, res, next) => {
     agentScript()
-      .then((js) => res.type('text/javascript').set('Cache-Control', 'public, max-age=300').send(js))
+      .then(({ js, etag }) => {
+        res.set({ 'Cache-Control': 'public, max-age=300', ETag: etag });
+        const presented = req.headers['if-none-match'];
+        if (presented !== undefined && presented.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) res.status(304).end();
+        else res.type('text/javascript').send(js);
+      })
       .catch(next);
   });
   // Customers' pages call identify cross-origin with a JSON body and X-API-Key,
@@ -142,6 +148,7 @@ export function createApp(deps: AppDeps): App {
     sealing: sealingRoutes(rd),
     webhooks: webhooksRoutes(rd),
     explorer: explorerRoutes(rd),
+    proxy: proxyRoutes(rd),
   });
 
   createExpressEndpoints(contract, router, app, {
@@ -152,6 +159,7 @@ export function createApp(deps: AppDeps): App {
         store: deps.store,
         clock: deps.clock,
         accounts: services.accounts,
+        proxy: services.proxy,
         ownOrigin: new URL(deps.config.baseUrl).origin,
       }) as never,
     ],
@@ -162,5 +170,5 @@ export function createApp(deps: AppDeps): App {
 
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return Object.assign(app, { drain: () => services.meter.close() });
+  return Object.assign(app, { drain: async () => void (await Promise.all([services.meter.close(), services.proxy.close()])) });
 }

@@ -7,6 +7,7 @@ import { SESSION_COOKIE, type AccountsService } from '../accounts/service.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { authenticateKey } from '../keys/authenticate.js';
+import type { ProxyService } from '../proxy/service.js';
 import type { Store } from '../store/index.js';
 import './context.js';
 
@@ -56,10 +57,11 @@ export interface AuthDeps {
   store: Store;
   clock: Clock;
   accounts: AccountsService;
+  proxy: ProxyService;
   ownOrigin: string;
 }
 
-export function authMiddleware({ store, clock, accounts, ownOrigin }: AuthDeps) {
+export function authMiddleware({ store, clock, accounts, proxy, ownOrigin }: AuthDeps) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     try {
       const meta = (req as TsRestRequest).tsRestRoute?.metadata as RouteMeta | undefined;
@@ -83,6 +85,11 @@ export function authMiddleware({ store, clock, accounts, ownOrigin }: AuthDeps) 
           req.auth.session = await mustSession(req);
           if (!(await accounts.isAdmin(req.auth.session.accountId))) throw new ApiError(403, 'Administrators only');
           break;
+      }
+      // A first-party proxy's request: believed only with the key's project's proxy secret.
+      if (meta?.proxy && req.auth.apiKey) {
+        const proxied = await proxy.authenticate(req.auth.apiKey.projectId, req.headers);
+        if (proxied) req.auth.proxy = proxied;
       }
       if (meta?.csrf) checkCsrf(req, ownOrigin);
       next();

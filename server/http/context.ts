@@ -1,10 +1,13 @@
 // What authentication attaches to a request.
 import type { Session } from '../accounts/service.js';
+import type { ProxiedRequest } from '../proxy/service.js';
 import type { ApiKeyDoc } from '../store/apiKeys.js';
 
 export interface AuthContext {
   apiKey?: ApiKeyDoc;
   session?: Session;
+  /** Set on routes declared `proxy: true` when a valid proxy secret came with the request. */
+  proxy?: ProxiedRequest;
 }
 
 declare global {

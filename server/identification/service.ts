@@ -40,6 +40,35 @@ interface VisitContext {
 
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 
+/** Where an identify call comes from, as far as identification cares. */
+export interface IdentifyFrom {
+  /** The browser's Origin header (a first-party proxy passes it through). */
+  origin?: string;
+  /** A request a first-party proxy forwarded with a valid secret (server/proxy/). */
+  proxy?: {
+    /** The site's host the proxy serves (checked against the allowlist like the Origin). */
+    host: string;
+    /** The token of the device cookie: the one the browser presented (valid for the project), or one issued now. */
+    deviceToken: string;
+    presented: boolean;
+  };
+}
+
+/**
+ * Which of the visit's tokens linking goes by: a known one first (the
+ * agent's if its owner is known, else the device cookie's), else the agent's,
+ * else the cookie's. When both are known and name different visitors, the
+ * cookie wins: the server-set HttpOnly cookie is the harder one to copy, and
+ * outlives script storage (the agent's token then moves to its visitor).
+ */
+export function chooseToken(script: string | null, cookie: string | null, owners: ReadonlyMap<string, string | null>): string | null {
+  if (!script || !cookie) return script ?? cookie;
+  const [s, c] = [owners.get(script) ?? null, owners.get(cookie) ?? null];
+  if (s && c && s !== c) return cookie;
+  if (s) return script;
+  return c ? cookie : script;
+}
+
 export class IdentificationService {
   private readonly visitTurns = new KeyedLock();
 
@@ -50,13 +79,13 @@ export class IdentificationService {
     private readonly hooks: IdentifyHooks = {},
   ) {}
 
-  async identify(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, origin: string | undefined): Promise<IdentifyResponse> {
+  async identify(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, from: IdentifyFrom = {}): Promise<IdentifyResponse> {
     const project = await this.store.projects.byId(key.projectId);
-    checkAllowlist(project?.allowedDomains ?? [], key.type, body.url, origin);
+    checkAllowlist(project?.allowedDomains ?? [], key.type, body.url, from.origin, from.proxy?.host);
     const reservation = await this.meter.admit(key);
     let result: IdentifyResult;
     try {
-      result = await this.run(key, body, edge, project);
+      result = await this.run(key, body, edge, project, from.proxy);
     } catch (err) {
       await reservation.release();
       throw err;
@@ -64,16 +93,31 @@ export class IdentificationService {
     return this.hooks.respond ? this.hooks.respond(project, result) : result;
   }
 
-  private async run(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, project: ProjectDoc | null): Promise<IdentifyResult> {
+  private async run(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, project: ProjectDoc | null, proxy: IdentifyFrom['proxy']): Promise<IdentifyResult> {
     const now = this.clock.now();
     const accountId = key.accountId;
     const signals = unwrap(body.signals);
     const components = extractComponents(signals);
     const token = signals.deviceToken?.token;
-    const visit: Visit = { components, tokenHash: token ? sha(token) : null, network: edge.network, incognito: signals.incognito?.likely ?? false, now };
+    const scriptToken = token ? sha(token) : null;
+    // The device cookie's tokens live beside the agent's in the identity index, under their own hash.
+    const cookieToken = proxy ? sha(`cookie:${proxy.deviceToken}`) : null;
+    const presentedCookie = proxy?.presented ? cookieToken : null;
 
     const index = new StoreIndex(this.store, accountId, now);
+    // Both tokens' owners in one read; linking's tokenOwner then reads nothing.
+    const presented = [scriptToken, presentedCookie].filter((t): t is string => t !== null);
+    const owners = presented.length ? await index.tokenOwners(presented) : new Map<string, string | null>();
+    const tokenHash = chooseToken(scriptToken, presentedCookie, owners);
+    const visit: Visit = { components, tokenHash, network: edge.network, incognito: signals.incognito?.likely ?? false, now };
     const match = await link(index, visit);
+    // The visit's other token (the cookie issued now included) names the matched visitor too, in
+    // remember's bulk write; one that names a visitor whose fingerprint disagreed stays where it is.
+    const moreTokens = [scriptToken, cookieToken].filter((t): t is string => {
+      if (t === null || t === tokenHash) return false;
+      const owner = owners.get(t) ?? null;
+      return owner !== match.visitorId && !(match.tokenRejected && owner !== null);
+    });
     const activity = { t: now, ip: edge.ip, country: edge.location.country };
     const confidence = confidenceOf({ kind: match.kind, p: match.p, coverage: coverage(components) });
     const requestId = `req_${ulid(now)}`;
@@ -113,7 +157,7 @@ export class IdentificationService {
       createdAt: new Date(now),
     };
     await Promise.all([
-      index.remember(remembered(before, match, visit, match.kind === 'new')),
+      index.remember({ ...remembered(before, match, visit, match.kind === 'new'), moreTokens }),
       this.store.events.insert(event, this.hooks.withEvent?.(project, event)),
     ]);
     this.hooks.stored?.(project, event);

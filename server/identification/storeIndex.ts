@@ -22,6 +22,8 @@ export const CAS_ATTEMPTS = 8;
 export class StoreIndex implements LinkIndex {
   private readonly reads: IndexReads;
   private readonly docs: DataLoader<string, VisitorDoc | null>;
+  /** Token owners this request read or wrote (null: nobody holds it). */
+  private readonly owners = new Map<string, string | null>();
 
   constructor(
     private readonly store: Store,
@@ -38,8 +40,22 @@ export class StoreIndex implements LinkIndex {
     );
   }
 
-  tokenOwner(tokenHash: string): Promise<string | null> {
-    return this.store.identity.tokenOwner(this.accountId, tokenHash);
+  async tokenOwner(tokenHash: string): Promise<string | null> {
+    return (await this.tokenOwners([tokenHash])).get(tokenHash) ?? null;
+  }
+
+  /**
+   * The owners of the visit's tokens (the agent's and a proxy's device
+   * cookie), read together in one command and kept for this request, so
+   * that linking's tokenOwner asks the database nothing more.
+   */
+  async tokenOwners(tokenHashes: string[]): Promise<Map<string, string | null>> {
+    const missing = [...new Set(tokenHashes.filter((h) => !this.owners.has(h)))];
+    if (missing.length) {
+      const found = await this.store.identity.tokenOwners(this.accountId, missing);
+      for (const h of missing) this.owners.set(h, found.get(h) ?? null);
+    }
+    return new Map(tokenHashes.map((h) => [h, this.owners.get(h) ?? null]));
   }
 
   lookup(q: LookupQuery): Promise<Lookup> {
@@ -90,12 +106,16 @@ export class StoreIndex implements LinkIndex {
     this.docs.clear(id);
   }
 
-  claimToken(tokenHash: string, visitorId: string): Promise<string> {
-    return this.store.identity.claimToken(this.accountId, tokenHash, visitorId);
+  async claimToken(tokenHash: string, visitorId: string): Promise<string> {
+    const owner = await this.store.identity.claimToken(this.accountId, tokenHash, visitorId);
+    this.owners.set(tokenHash, owner);
+    return owner;
   }
 
-  moveToken(tokenHash: string, from: string, to: string): Promise<string> {
-    return this.store.identity.moveToken(this.accountId, tokenHash, from, to);
+  async moveToken(tokenHash: string, from: string, to: string): Promise<string> {
+    const owner = await this.store.identity.moveToken(this.accountId, tokenHash, from, to);
+    this.owners.set(tokenHash, owner);
+    return owner;
   }
 
   /**
@@ -119,7 +139,7 @@ export class StoreIndex implements LinkIndex {
     await this.change(from, (d) => (d.mergedInto === into ? null : { ...d, mergedInto: into, suspects: [], residual: null }));
     await Promise.all(aliases.map((id) => this.change(id, (d) => (d.mergedInto === into ? null : { ...d, mergedInto: into }))));
     const tokens = merged?.tokens ?? (await this.visitor(from))?.tokens ?? [];
-    await Promise.all(tokens.map((t) => this.store.identity.moveToken(this.accountId, t.hash, from, into)));
+    await Promise.all(tokens.map((t) => this.moveToken(t.hash, from, into)));
   }
 
   async unmerge(from: string, into: string): Promise<void> {
@@ -136,7 +156,7 @@ export class StoreIndex implements LinkIndex {
     if (!restored) return;
     const { tokens } = restored;
     await this.change(from, (d) => (d.mergedInto !== into ? null : { ...d, mergedInto: null, suspects: [], residual: null, tokens }));
-    await Promise.all((tokens ?? []).map((t) => this.store.identity.moveToken(this.accountId, t.hash, into, from)));
+    await Promise.all((tokens ?? []).map((t) => this.moveToken(t.hash, into, from)));
   }
 
   remember(r: Remembered): Promise<void> {

@@ -24,12 +24,25 @@ function checksum(s: string): string {
   return base62(crc32(s), CHECKSUM_CHARS);
 }
 
-export function generateKey(type: ApiKeyType): string {
+function generate(prefix: string): string {
   let body = '';
   // randomInt is a CSPRNG without modulo bias.
   for (let i = 0; i < RANDOM_CHARS; i++) body += BASE62[randomInt(62)];
-  const head = `svc_${type}_${body}`;
+  const head = prefix + body;
   return head + checksum(head);
+}
+
+export function generateKey(type: ApiKeyType): string {
+  return generate(`svc_${type}_`);
+}
+
+/**
+ * A first-party proxy's secret (server/proxy/): an API key's shape under its
+ * own prefix, `svc_proxy_`, so that secret scanners recognise it and it is
+ * never taken for an API key (parseKey refuses it).
+ */
+export function generateProxySecret(): string {
+  return generate('svc_proxy_');
 }
 
 /** The key's type when it is well-formed with a valid checksum, else null. */

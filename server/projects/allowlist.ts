@@ -1,6 +1,7 @@
 // The domain allowlist of a project (spec 5.4): when non-empty, identify must
 // come from an allowed page (`url` host) and, if the browser sent one, an
-// allowed Origin. Test keys may also be used from localhost.
+// allowed Origin; through a first-party proxy, the site's host the proxy
+// names must be allowed too. Test keys may also be used from localhost.
 import { ApiError } from '../errors.js';
 import type { ApiKeyType } from '../store/apiKeys.js';
 
@@ -30,9 +31,17 @@ function allowed(host: string | null, domains: string[], keyType: ApiKeyType): b
   return domains.some((d) => hostMatches(host, d));
 }
 
-export function checkAllowlist(domains: string[], keyType: ApiKeyType, pageUrl: string | undefined, origin: string | undefined): void {
+export function checkAllowlist(
+  domains: string[],
+  keyType: ApiKeyType,
+  pageUrl: string | undefined,
+  origin: string | undefined,
+  /** The site's host (and port) a first-party proxy forwarded for. */
+  proxyHost?: string,
+): void {
   if (domains.length === 0) return;
   const pageOk = allowed(hostOf(pageUrl), domains, keyType);
   const originOk = origin === undefined || allowed(hostOf(origin), domains, keyType);
-  if (!pageOk || !originOk) throw new ApiError(403, 'Domain not allowed');
+  const hostOk = proxyHost === undefined || allowed(hostOf(`http://${proxyHost}`), domains, keyType);
+  if (!pageOk || !originOk || !hostOk) throw new ApiError(403, 'Domain not allowed');
 }

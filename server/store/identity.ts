@@ -78,6 +78,12 @@ export interface Remembered {
   created: boolean;
   /** The token to point at the visitor (its own, or a new one it came with); null for none. */
   tokenHash: string | null;
+  /**
+   * More tokens of the same device to point at the visitor, in the same bulk
+   * write: the device cookie a first-party proxy carried beside the agent's
+   * token (server/identification/service.ts), when it names another visitor or none.
+   */
+  moreTokens?: string[];
   exact: string | null;
   /** Whether the visitor held the exact key before this visit. */
   heldExact: boolean;
@@ -161,6 +167,17 @@ export class IdentityRepo {
 
   async tokenOwner(acc: string, tokenHash: string): Promise<string | null> {
     return (await this.get(`${acc}:t:${tokenHash}`))?.visitorId ?? null;
+  }
+
+  /** The owners of several tokens in one read (a token nobody holds is absent). */
+  async tokenOwners(acc: string, tokenHashes: string[]): Promise<Map<string, string>> {
+    const found = await this.getMany(tokenHashes.map((h) => `${acc}:t:${h}`));
+    const owners = new Map<string, string>();
+    for (const h of tokenHashes) {
+      const owner = found.get(`${acc}:t:${h}`)?.visitorId;
+      if (owner) owners.set(h, owner);
+    }
+    return owners;
   }
 
   async lookup(acc: string, q: LookupQuery, reads: IndexReads = this.reads()): Promise<Lookup> {
@@ -257,12 +274,12 @@ export class IdentityRepo {
     };
     const statsKey = `${acc}:stats`;
     const groupKey = `${acc}:g:${r.group}`;
-    const tokenKey = r.tokenHash ? `${acc}:t:${r.tokenHash}` : null;
+    const tokenKeys = [...new Set([r.tokenHash, ...(r.moreTokens ?? [])])].filter((t): t is string => t !== null).map((t) => `${acc}:t:${t}`);
     const read = [...fronts.keys(), ...(holderKey ? [holderKey] : [])];
     const keys = [
       ...new Set([
         ...read,
-        ...(tokenKey ? [tokenKey] : []),
+        ...tokenKeys,
         statsKey,
         groupKey,
         ...(r.newPrefix ? [`${acc}:n:${r.newPrefix}`] : []),
@@ -277,7 +294,7 @@ export class IdentityRepo {
       const ops: AnyBulkWriteOperation<IndexDoc>[] = [];
       const replace = (_id: string, doc: Omit<IndexDoc, '_id'>) => ops.push({ replaceOne: { filter: { _id }, replacement: doc, upsert: true } });
 
-      if (tokenKey) replace(tokenKey, { visitorId: id });
+      for (const tokenKey of tokenKeys) replace(tokenKey, { visitorId: id });
       if (r.created) count(statsKey, { visitors: 1 }, { since: now });
       if (holderKey) {
         const doc = current(holderKey);

@@ -15,6 +15,7 @@ import { IdentityRepo } from './identity.js';
 import { GrantsRepo } from './grants.js';
 import { InvitationsRepo } from './invitations.js';
 import { ProjectsRepo } from './projects.js';
+import { ProxyStatsRepo } from './proxyStats.js';
 import { SessionsRepo } from './sessions.js';
 import { UsageRepo } from './usage.js';
 import { RateRepo } from './rate.js';
@@ -59,6 +60,7 @@ export class Store {
   readonly grants: GrantsRepo;
   readonly deletions: DeletionsRepo;
   readonly webhooks: WebhooksRepo;
+  readonly proxyStats: ProxyStatsRepo;
 
   readonly db: Db;
   private readonly reachability: Reachability;
@@ -87,6 +89,7 @@ export class Store {
     this.grants = new GrantsRepo(db);
     this.deletions = new DeletionsRepo(db);
     this.webhooks = new WebhooksRepo(db);
+    this.proxyStats = new ProxyStatsRepo(db);
   }
 
   /**

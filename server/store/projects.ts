@@ -10,8 +10,27 @@ export interface ProjectDoc {
   createdAt: Date;
   /** Sealed results (server/sealing/): the key, encrypted at rest (SecretBox). */
   sealing?: { key: string; since: Date } | null;
+  /**
+   * First-party proxy secrets (server/proxy/): SHA-256 hex of the current one
+   * and, for a day after a rotation, of the previous one.
+   */
+  proxy?: ProjectProxy | null;
   /** Webhook endpoints of the project (server/webhooks/): identify writes an outbox entry only while this is > 0. */
   webhookEndpoints?: number;
+}
+
+export interface ProxySecretDoc {
+  /** SHA-256 (hex) of the secret; the secret itself is never stored. */
+  hash: string;
+  /** Prefix and last four characters, for the dashboard. */
+  hint: string;
+  createdAt: Date;
+}
+
+export interface ProjectProxy {
+  current: ProxySecretDoc;
+  /** The secret a rotation replaced, accepted until `until`. */
+  previous: (ProxySecretDoc & { until: Date }) | null;
 }
 
 export class ProjectsRepo {
@@ -65,6 +84,12 @@ export class ProjectsRepo {
   async setSealing(projectId: string, sealing: ProjectDoc['sealing']): Promise<void> {
     this.cache.delete(projectId);
     await this.col.updateOne({ _id: projectId }, { $set: { sealing } });
+    this.cache.delete(projectId);
+  }
+
+  async setProxy(projectId: string, proxy: ProjectProxy | null): Promise<void> {
+    this.cache.delete(projectId);
+    await this.col.updateOne({ _id: projectId }, { $set: { proxy } });
     this.cache.delete(projectId);
   }
 
