@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^@deviceid\/client\/internal$/, replacement: source('./clients/node/internal.ts') },
       { find: /^@deviceid\/cli$/, replacement: source('./clients/cli/index.ts') },
       { find: /^@deviceid\/agent$/, replacement: source('./clients/agent/index.ts') },
+      { find: /^@deviceid\/proxy$/, replacement: source('./clients/proxy/index.ts') },
     ],
   },
   test: {

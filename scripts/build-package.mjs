@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds one publishable package (`node scripts/build-package.mjs <dir>`, or
 // `npm run build -w <dir>`) into <dir>/dist:
-// - contract, clients/node, clients/cli: tsc → dist/esm (ES modules with
+// - contract, clients/node, clients/cli, clients/proxy: tsc → dist/esm (ES modules with
 //   declarations); esbuild turns each module into CommonJS → dist/cjs (with the
 //   same declarations and a package.json saying "commonjs").
 // - clients/agent: esbuild bundles → dist/index.js (ES module for bundlers),

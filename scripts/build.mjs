@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run build`: the publishable packages (contract → client → cli → agent,
+// `npm run build`: the publishable packages (contract → client → cli → agent → proxy,
 // each into its own dist/) and the server (compiled JavaScript in dist/, what
 // `npm start` runs). With --if-changed, a part whose sources did not change
 // since its last build is skipped (scripts/setup.mjs uses that).
@@ -47,6 +47,7 @@ const parts = [
   { name: '@deviceid/client', dir: 'clients/node', inputs: ['contract', 'clients/node', ...shared] },
   { name: '@deviceid/cli', dir: 'clients/cli', inputs: ['contract', 'clients/node', 'clients/cli', ...shared] },
   { name: '@deviceid/agent', dir: 'clients/agent', inputs: ['contract', 'clients/agent', ...shared] },
+  { name: '@deviceid/proxy', dir: 'clients/proxy', inputs: ['clients/proxy', ...shared] },
   {
     name: 'server',
     dir: '.',

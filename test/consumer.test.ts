@@ -6,7 +6,7 @@
 // npm resolves the packages' dependencies from the cache the repository's own
 // install filled (falling back to the registry for metadata it lacks).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +18,8 @@ import { listenApp, type Listening } from './support/httpServer.js';
 import { deviceValues, identifyBody } from './support/signals.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const PACKAGES = ['contract', 'clients/node', 'clients/cli', 'clients/agent'];
-const NAMES = ['@deviceid/contract', '@deviceid/client', '@deviceid/cli', '@deviceid/agent'];
+const PACKAGES = ['contract', 'clients/node', 'clients/cli', 'clients/agent', 'clients/proxy'];
+const NAMES = ['@deviceid/contract', '@deviceid/client', '@deviceid/cli', '@deviceid/agent', '@deviceid/proxy'];
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
 const TYPES_NODE: string = lock.packages['node_modules/@types/node'].version;
@@ -114,6 +114,13 @@ describe('published packages', () => {
 import { createServerClient, createIdentifyClient, NotFoundError, RateLimitError, type FullEvent, type Visit } from '@deviceid/client';
 import { authorizeDevice, loadCredential, type AuthorizeDeviceResult } from '@deviceid/cli';
 import { load, type Agent, type IdentifyResult } from '@deviceid/agent';
+import { createProxyHandler, createProxyMiddleware, type ProxyHandler } from '@deviceid/proxy';
+import { createServer } from 'node:http';
+
+const proxy: ProxyHandler = createProxyHandler({ serviceUrl: 'https://id.example.com', secret: 'svc_proxy_x', clientIp: { header: 'x-forwarded-for', hops: 1 } });
+export const served: Promise<Response> = proxy(new Request('https://shop.example.com/metrics/agent.js'));
+const middleware = createProxyMiddleware({ serviceUrl: 'https://id.example.com', secret: 'svc_proxy_x' });
+export const server = createServer((req, res) => middleware(req, res, () => res.end()));
 
 export async function flow(baseUrl: string, secretKey: string, apiKey: string, body: Parameters<ReturnType<typeof createIdentifyClient>['identify']>[0]): Promise<FullEvent> {
   const r: IdentifyResultBody = await createIdentifyClient({ baseUrl, apiKey }).identify(body);
@@ -136,7 +143,9 @@ export async function flow(baseUrl: string, secretKey: string, apiKey: string, b
 import cli = require('@deviceid/cli');
 import contract = require('@deviceid/contract');
 import agent = require('@deviceid/agent');
+import proxy = require('@deviceid/proxy');
 export const load: typeof agent.load = agent.load;
+export const handler: proxy.ProxyHandler = proxy.createProxyHandler({ serviceUrl: 'https://id.example.com', secret: 'svc_proxy_x' });
 export const server: client.ServerClient = client.createServerClient({ baseUrl: 'http://x', secretKey: 'svc_secret_x' });
 export const f: typeof cli.authorizeDevice = cli.authorizeDevice;
 export const p: string = contract.contract.events.getEvent.path;
@@ -178,8 +187,12 @@ export const p: string = contract.contract.events.getEvent.path;
 import { createIdentifyClient, createServerClient, NotFoundError } from '@deviceid/client';
 import { authorizeDevice } from '@deviceid/cli';
 import { load } from '@deviceid/agent';
-const { BASE_URL: baseUrl, API_KEY: apiKey, SECRET_KEY: secretKey, BODY } = process.env;
+import { createProxyHandler } from '@deviceid/proxy';
+const { BASE_URL: baseUrl, API_KEY: apiKey, SECRET_KEY: secretKey, BODY, PROXY_SECRET, PROXY_BODY } = process.env;
 const out = {};
+const proxy = createProxyHandler({ serviceUrl: baseUrl, secret: PROXY_SECRET, clientIp: 'x-real-ip' });
+const proxied = await proxy(new Request('https://shop.example.com/metrics/v1/identify', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-real-ip': '81.2.69.142' }, body: PROXY_BODY }));
+out.proxied = { status: proxied.status, cookie: proxied.headers.getSetCookie()[0].split(';')[0].split('=')[0], ip: (await proxied.json()).ip };
 const id = await createIdentifyClient({ baseUrl, apiKey }).identify(JSON.parse(BODY));
 out.identify = id;
 const server = createServerClient({ baseUrl, secretKey });
@@ -194,7 +207,15 @@ process.stdout.write(JSON.stringify(out));
 `,
     );
     const body = identifyBody(deviceValues(4242), { linkedId: 'consumer-esm' });
-    const r = await runIn('esm.mjs', { BASE_URL: srv.url, API_KEY: apiKey, SECRET_KEY: secretKey, BODY: JSON.stringify(body) });
+    const proxySecret = (await c.agent.post(`/api/projects/${c.projectId}/proxy/secret`).set('origin', c.origin).send({})).body.secret as string;
+    const r = await runIn('esm.mjs', {
+      BASE_URL: srv.url,
+      API_KEY: apiKey,
+      SECRET_KEY: secretKey,
+      BODY: JSON.stringify(body),
+      PROXY_SECRET: proxySecret,
+      PROXY_BODY: JSON.stringify(identifyBody(deviceValues(4245))),
+    });
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.identify.visitorId).toMatch(/^iq_/);
@@ -202,6 +223,7 @@ process.stdout.write(JSON.stringify(out));
     expect(out.visits).toMatchObject({ totalVisits: 1 });
     expect(out.visits.visits[0]).toMatchObject({ timestamp: out.identify.timestamp });
     expect(out).toMatchObject({ notFound: true, deviceKey: 'svc_live_', contractPath: '/v1/identify', agentLoad: 'function' });
+    expect(out.proxied).toEqual({ status: 200, cookie: '_didh', ip: '81.2.69.142' });
   }, 60_000);
 
   it('CommonJS: require() of contract, client, cli and agent, calling the live server', async () => {
@@ -213,19 +235,28 @@ process.stdout.write(JSON.stringify(out));
 const { createIdentifyClient, createServerClient, AuthError } = require('@deviceid/client');
 const { authorizeDevice, EXIT } = require('@deviceid/cli');
 const { load } = require('@deviceid/agent');
+const { createProxyMiddleware } = require('@deviceid/proxy');
 (async () => {
   const { BASE_URL: baseUrl, API_KEY: apiKey, SECRET_KEY: secretKey, BODY } = process.env;
   const id = await createIdentifyClient({ baseUrl, apiKey }).identify(JSON.parse(BODY));
   const event = await createServerClient({ baseUrl, secretKey }).getEvent(id.requestId);
   let auth = false;
   try { await createServerClient({ baseUrl, secretKey: 'svc_secret_' + 'x'.repeat(38) }).getEvent(id.requestId); } catch (e) { auth = e instanceof AuthError; }
-  process.stdout.write(JSON.stringify({ same: event.requestId === id.requestId, auth, path: contract.events.getEvent.path, flow: typeof authorizeDevice, ok: EXIT.OK, agent: typeof load }));
+  process.stdout.write(JSON.stringify({ same: event.requestId === id.requestId, auth, path: contract.events.getEvent.path, flow: typeof authorizeDevice, ok: EXIT.OK, agent: typeof load, proxy: typeof createProxyMiddleware }));
 })().catch((e) => { console.error(e); process.exit(1); });
 `,
     );
     const r = await runIn('cjs.cjs', { BASE_URL: srv.url, API_KEY: apiKey, SECRET_KEY: secretKey, BODY: JSON.stringify(identifyBody(deviceValues(4343))) });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ same: true, auth: true, path: '/v1/events/:requestId', flow: 'function', ok: 0, agent: 'function' });
+    expect(JSON.parse(r.stdout)).toEqual({
+      same: true,
+      auth: true,
+      path: '/v1/events/:requestId',
+      flow: 'function',
+      ok: 0,
+      agent: 'function',
+      proxy: 'function',
+    });
   }, 60_000);
 
   it('the deviceid command starts from the installed package', () => {
@@ -238,4 +269,62 @@ const { load } = require('@deviceid/agent');
     const js = readFileSync(join(scratch, 'node_modules/@deviceid/agent/dist/deviceid.global.js'), 'utf8');
     expect(js).toMatch(/^(var|"use strict";var) DeviceId=/);
   });
+
+  it('@deviceid/proxy alone: a tarball of at most 50 KB, no dependency, types for node16 and bundler without Node’s (a worker’s view)', () => {
+    const alone = mkdtempSync(join(tmpdir(), 'deviceid-proxy-alone-'));
+    try {
+      const tarball = readdirSync(scratch).find((f) => f.startsWith('deviceid-proxy-') && f.endsWith('.tgz'))!;
+      const size = statSync(join(scratch, tarball)).size;
+      console.log(`@deviceid/proxy tarball: ${size} bytes`);
+      expect(size).toBeLessThanOrEqual(50 * 1024);
+      const pkg = JSON.parse(readFileSync(join(ROOT, 'clients/proxy/package.json'), 'utf8'));
+      expect(pkg.dependencies ?? {}).toEqual({});
+      writeFileSync(join(alone, 'package.json'), JSON.stringify({ name: 'proxy-alone', private: true, type: 'module' }));
+      const install = ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', join(scratch, tarball)];
+      try {
+        sh('npm', [...install, '--offline'], alone);
+      } catch {
+        sh('npm', [...install, '--prefer-offline'], alone);
+      }
+      expect(readdirSync(join(alone, 'node_modules')).filter((f) => !f.startsWith('.'))).toEqual(['@deviceid']);
+      expect(readdirSync(join(alone, 'node_modules/@deviceid'))).toEqual(['proxy']);
+      writeFileSync(
+        join(alone, 'worker.ts'),
+        `import { createProxyHandler, createProxyMiddleware, type ProxyHandlerOptions } from '@deviceid/proxy';
+const options: ProxyHandlerOptions = { serviceUrl: 'https://id.example.com', secret: 'svc_proxy_x', pathPrefix: '/metrics', clientIp: 'cf-connecting-ip', cookieDomain: 'example.com', timeoutMs: 3000 };
+const proxy = createProxyHandler(options);
+export default { fetch: (request: Request): Promise<Response> => proxy(request) };
+export const owns: boolean = proxy.owns('/metrics/agent.js');
+export const mw = createProxyMiddleware({ serviceUrl: 'https://id.example.com', secret: 'svc_proxy_x', clientIp: (req) => req.ip });
+`,
+      );
+      for (const [module, moduleResolution] of [
+        ['node16', 'node16'],
+        ['esnext', 'bundler'],
+      ] as const) {
+        const config = `tsconfig.${moduleResolution}.json`;
+        writeFileSync(
+          join(alone, config),
+          JSON.stringify({
+            compilerOptions: { strict: true, skipLibCheck: false, noEmit: true, module, moduleResolution, target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] },
+            files: ['worker.ts'],
+          }),
+        );
+        const r = spawnSync(process.execPath, [TSC, '-p', config], { cwd: alone, encoding: 'utf8' });
+        expect(r.stdout + r.stderr, `tsc (${moduleResolution})`).toBe('');
+        expect(r.status).toBe(0);
+      }
+      // It runs from both module systems.
+      const esm = spawnSync(
+        process.execPath,
+        ['--input-type=module', '-e', "import('@deviceid/proxy').then((m) => console.log(typeof m.createProxyHandler))"],
+        { cwd: alone, encoding: 'utf8' },
+      );
+      expect(esm.stdout.trim(), esm.stderr).toBe('function');
+      const cjs = spawnSync(process.execPath, ['-e', "console.log(typeof require('@deviceid/proxy').createProxyMiddleware)"], { cwd: alone, encoding: 'utf8' });
+      expect(cjs.stdout.trim(), cjs.stderr).toBe('function');
+    } finally {
+      rmSync(alone, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
