@@ -3,10 +3,14 @@
 // visits), an Express endpoint that parses the same body and does one
 // insertOne (the floor an identify that stores an event cannot beat), and a
 // bare node:http server answering constant JSON; then the reads, and
-// identify's latency with a large number of stored visitors. Run:
+// identify's latency with a large number of stored visitors. With --proxied,
+// identify of returning devices also through @deviceid/proxy (its Express
+// middleware on loopback, each device presenting its device cookie) beside
+// the direct figures, and the proxy's own cost in front of a server answering
+// constant JSON. Run:
 //
 //   node --import tsx bench/http.ts [--backend sqlite,postgresql] [--connections 10,50]
-//                                   [--seconds 10] [--devices 500] [--stored 1000,1000000]
+//                                   [--seconds 10] [--devices 500] [--stored 1000,1000000] [--proxied]
 //
 // The PostgreSQL backend needs a database (UTF8, C locale) at DEVDB_POSTGRESQL_URL
 // (default postgres://postgres@127.0.0.1:5432/deviceid_bench).
@@ -16,6 +20,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { ulid } from 'ulid';
+import { createProxyMiddleware } from '../clients/proxy/index.js';
 import { systemClock } from '../server/clock.js';
 import { deviceValues, identifyBody } from '../test/support/signals.js';
 import { startService, type BenchService } from './support/service.js';
@@ -27,6 +32,7 @@ const { values: args } = parseArgs({
     devices: { type: 'string', default: '500' },
     backend: { type: 'string', default: 'sqlite' },
     stored: { type: 'string', default: '' },
+    proxied: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(args.seconds);
@@ -71,7 +77,7 @@ function perRequest(service: BenchService, completed: number): string {
 
 const show = (title: string, m: Measure, extra = '') =>
   console.log(
-    `  ${title.padEnd(36)} ${m.rps.toFixed(0).padStart(6)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms   failed ${m.failed}${extra}`,
+    `  ${title.padEnd(42)} ${m.rps.toFixed(0).padStart(6)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms   failed ${m.failed}${extra}`,
   );
 
 async function listen(server: Server): Promise<string> {
@@ -97,6 +103,14 @@ async function bare(): Promise<{ url: string; close(): void }> {
   const body = JSON.stringify({ ok: true });
   const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
   return { url: `${await listen(server)}/`, close: () => server.close() };
+}
+
+/** @deviceid/proxy's Express middleware on loopback in front of `serviceUrl`, under /metrics. */
+async function proxyInFront(serviceUrl: string, secret: string): Promise<{ url: string; close(): void }> {
+  const app = express();
+  app.use(createProxyMiddleware({ serviceUrl, secret, pathPrefix: '/metrics' }));
+  const server = createServer(app);
+  return { url: `${await listen(server)}/metrics`, close: () => server.close() };
 }
 
 /** Stores `n` visitors directly through the store (documents shaped like real ones, random ids). */
@@ -126,7 +140,17 @@ for (const backend of args.backend!.split(',')) {
   const returning = Array.from({ length: devices }, (_, i) => JSON.stringify(identifyBody(deviceValues(i + 1))));
   for (const b of returning) await fetch(`${base}/v1/identify`, { method: 'POST', headers: { ...json, 'x-api-key': live }, body: b });
   let firstSeed = 1_000_000;
-  console.log(`\n${service.source}; ${seconds} s per measure; ${devices} returning devices`);
+  // Through the proxy: each returning device's first proxied visit sets its device cookie.
+  const proxy = args.proxied ? await proxyInFront(base, service.proxySecret) : null;
+  const stubProxy = args.proxied ? await proxyInFront(ceiling.url.replace(/\/$/, ''), service.proxySecret) : null;
+  const cookies: string[] = [];
+  if (proxy) {
+    for (const b of returning) {
+      const res = await fetch(`${proxy.url}/v1/identify`, { method: 'POST', headers: { ...json, 'x-api-key': live }, body: b });
+      cookies.push(res.headers.getSetCookie()[0]!.split(';')[0]!);
+    }
+  }
+  console.log(`\n${service.source}; ${seconds} s per measure; ${devices} returning devices${proxy ? '; direct and via @deviceid/proxy' : ''}`);
 
   for (const connections of connectionCounts) {
     console.log(`${connections} connections:`);
@@ -156,6 +180,38 @@ for (const backend of args.backend!.split(',')) {
     console.log(`    returning: ${againCommands}\n    first visits: ${firstCommands}`);
     show('Express body parse + insertOne', insert);
     show('bare node:http', node);
+    if (proxy) {
+      // Direct again right before (the same conditions), then the same returning devices through
+      // the proxy, each with the device cookie its first proxied visit set.
+      let d = 0;
+      const direct = await run(`${base}/v1/identify`, connections, {
+        method: 'POST',
+        headers: { ...json, 'x-api-key': live },
+        requests: [{ setupRequest: (req) => ({ ...req, body: returning[d++ % returning.length]! }) }],
+      });
+      let p = 0;
+      service.commands();
+      const via = await run(`${proxy.url}/v1/identify`, connections, {
+        method: 'POST',
+        headers: { ...json, 'x-api-key': live },
+        requests: [
+          {
+            setupRequest: (req) => {
+              const i = p++ % returning.length;
+              return { ...req, body: returning[i]!, headers: { ...req.headers, cookie: cookies[i]! } };
+            },
+          },
+        ],
+      });
+      const viaCommands = perRequest(service, via.total);
+      show('identify, returning, direct', direct);
+      show('identify, returning, via @deviceid/proxy', via, `   p50 +${via.p50 - direct.p50} ms, p99 +${via.p99 - direct.p99} ms`);
+      console.log(`    via the proxy: ${viaCommands}`);
+      const stubDirect = await run(ceiling.url, connections, { method: 'POST', headers: { ...json, 'x-api-key': live }, body: returning[0] });
+      const stubVia = await run(`${stubProxy!.url}/v1/identify`, connections, { method: 'POST', headers: { ...json, 'x-api-key': live }, body: returning[0] });
+      show('constant JSON server, direct', stubDirect);
+      show('constant JSON server, via the proxy', stubVia, `   p50 +${stubVia.p50 - stubDirect.p50} ms, p99 +${stubVia.p99 - stubDirect.p99} ms`);
+    }
   }
 
   const one = (await (await fetch(`${base}/v1/identify`, { method: 'POST', headers: { ...json, 'x-api-key': live }, body: returning[0] })).json()) as {
@@ -185,5 +241,7 @@ for (const backend of args.backend!.split(',')) {
 
   floor.close();
   ceiling.close();
+  proxy?.close();
+  stubProxy?.close();
   await service.close();
 }

@@ -302,6 +302,14 @@ describe('proxied identify', () => {
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('domain_not_allowed');
   });
+
+  it('never logs the proxy secret or the device cookie', async () => {
+    const res = await proxied(identifyBody(deviceValues(131)), { secret });
+    const cookie = setCookie(res)!;
+    await proxied(identifyBody(deviceValues(131)), { secret, cookie: cookie.pair });
+    expect(h.logs()).not.toContain(secret);
+    expect(h.logs()).not.toContain(cookie.value);
+  });
 });
 
 describe('linking the agent’s token and the device cookie', () => {

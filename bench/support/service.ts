@@ -1,5 +1,6 @@
 // A real server on a real database for the benchmarks (the FerretDB launcher,
-// or MONGODB_URI), with one signed-up account and a key of each type.
+// or MONGODB_URI), with one signed-up account, a key of each type and a
+// first-party proxy secret.
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,8 @@ export interface BenchService {
   base: string;
   live: string;
   secret: string;
+  /** The project's first-party proxy secret. */
+  proxySecret: string;
   source: string;
   /** The server's store (for baselines and seeding on the same database). */
   store: Store;
@@ -64,6 +67,7 @@ export async function startService(clock: Clock, env: Record<string, string> = {
     base,
     live: await key('live'),
     secret: await key('secret'),
+    proxySecret: (await api(`/api/projects/${projects.projects[0]!.id}/proxy/secret`, {}, signup.cookie)).json.secret as string,
     source: db.source,
     store,
     commands() {
