@@ -105,11 +105,12 @@ func main() {
 		fail("readyz", "database not reachable")
 	}
 
-	// Identify: the request as the generated type, the answer told apart by `kind`.
+	// Identify: the request as the generated type, the answer told apart by `kind`
+	// (no parameters: the deviceid-proxy-* headers are a first-party proxy's).
 	var body api.IdentifyRequest
 	must("identify body", json.Unmarshal([]byte(os.Getenv("BODY")), &body))
 	body.LinkedId = ptr("go-consumer")
-	id, err := c.IdentifyWithResponse(ctx, body, apiKey(liveKey))
+	id, err := c.IdentifyWithResponse(ctx, nil, body, apiKey(liveKey))
 	must("identify", err)
 	status("identify", id.HTTPResponse, id.Body, 200)
 	answer, err := id.JSON200.ValueByDiscriminator()
@@ -130,7 +131,7 @@ func main() {
 	summary["visitorId"] = result.VisitorId
 
 	// A project with sealed results: the same operation answers the sealed kind.
-	sealed, err := c.IdentifyWithResponse(ctx, body, apiKey(sealedKey))
+	sealed, err := c.IdentifyWithResponse(ctx, nil, body, apiKey(sealedKey))
 	must("sealed identify", err)
 	status("sealed identify", sealed.HTTPResponse, sealed.Body, 200)
 	kind, err := sealed.JSON200.Discriminator()
@@ -181,7 +182,7 @@ func main() {
 	// Four more visits, then search pages to the end.
 	for i := 0; i < 4; i++ {
 		body.Timestamp++
-		more, err := c.IdentifyWithResponse(ctx, body, apiKey(liveKey))
+		more, err := c.IdentifyWithResponse(ctx, nil, body, apiKey(liveKey))
 		must("identify again", err)
 		status("identify again", more.HTTPResponse, more.Body, 200)
 	}
@@ -234,7 +235,7 @@ func main() {
 	// 429: another account's test key, past its plan's requests per second.
 	var limited *api.IdentifyResponse
 	for i := 0; i < 30 && limited == nil; i++ {
-		r, err := c.IdentifyWithResponse(ctx, body, apiKey(otherTestKey))
+		r, err := c.IdentifyWithResponse(ctx, nil, body, apiKey(otherTestKey))
 		must("429", err)
 		if r.StatusCode() == 429 {
 			limited = r
