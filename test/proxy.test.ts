@@ -11,7 +11,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_S, PROXY_HEADERS, PROXY_ROTATION_OVERLAP_MS } from '../contract/proxy.js';
 import { DeviceCookies } from '../server/proxy/cookie.js';
-import { chooseToken } from '../server/identification/service.js';
+import { chooseToken, tokensToPoint } from '../server/identification/service.js';
 import { signUp, type Customer } from './support/dashboard.js';
 import { createHarness, type Harness } from './support/harness.js';
 import { deviceValues, identifyBody, withoutToken } from './support/signals.js';
@@ -335,6 +335,15 @@ describe('linking the agent’s token and the device cookie', () => {
     expect(chooseToken(null, 'c1', owners)).toBe('c1');
     expect(chooseToken('s1', null, owners)).toBe('s1');
     expect(chooseToken(null, null, owners)).toBeNull();
+    // Afterwards the other tokens name the matched visitor, unless linking did not believe the visit's token.
+    const matched = { visitorId: 'iq_a', tokenRejected: false };
+    // The cookie won against the agent's token: the agent's token moves to the cookie's visitor.
+    expect(tokensToPoint(['s1', 'c2'], 'c2', owners, { visitorId: 'iq_b', tokenRejected: false })).toEqual(['s1']);
+    expect(tokensToPoint(['s0', 'c2'], 's0', owners, matched)).toEqual(['c2']);
+    expect(tokensToPoint(['s1', 'cNew'], 's1', owners, matched)).toEqual(['cNew']);
+    expect(tokensToPoint(['s1', 'c1'], 's1', owners, matched)).toEqual([]);
+    const rejected = { visitorId: 'iq_new', tokenRejected: true };
+    expect(tokensToPoint(['s1', 'c2', 'cNew'], 's1', owners, rejected)).toEqual(['cNew']);
   });
 
   it('when the tokens name different visitors, the cookie’s wins and the agent’s token moves to it', async () => {

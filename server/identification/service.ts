@@ -113,11 +113,7 @@ export class IdentificationService {
     const match = await link(index, visit);
     // The visit's other token (the cookie issued now included) names the matched visitor too, in
     // remember's bulk write; one that names a visitor whose fingerprint disagreed stays where it is.
-    const moreTokens = [scriptToken, cookieToken].filter((t): t is string => {
-      if (t === null || t === tokenHash) return false;
-      const owner = owners.get(t) ?? null;
-      return owner !== match.visitorId && !(match.tokenRejected && owner !== null);
-    });
+    const moreTokens = tokensToPoint([scriptToken, cookieToken], tokenHash, owners, match);
     const activity = { t: now, ip: edge.ip, country: edge.location.country };
     const confidence = confidenceOf({ kind: match.kind, p: match.p, coverage: coverage(components) });
     const requestId = `req_${ulid(now)}`;
@@ -224,6 +220,27 @@ export class IdentificationService {
     }
     throw new Error(`visitor ${match.visitorId} disappeared`);
   }
+}
+
+/**
+ * After the match, the visit's tokens besides the one linking went by (the
+ * device cookie issued on this visit included) that must now name the
+ * matched visitor: every one that names another visitor or none, except a
+ * known token when linking did not believe the visit's token (the visitor
+ * it names had a fingerprint that disagreed; a token of that visitor stays
+ * where it is). Pure, for the accuracy benchmark's index too.
+ */
+export function tokensToPoint(
+  tokens: ReadonlyArray<string | null>,
+  chosen: string | null,
+  owners: ReadonlyMap<string, string | null>,
+  match: Pick<Match, 'visitorId' | 'tokenRejected'>,
+): string[] {
+  return tokens.filter((t): t is string => {
+    if (t === null || t === chosen) return false;
+    const owner = owners.get(t) ?? null;
+    return owner !== match.visitorId && !(match.tokenRejected && owner !== null);
+  });
 }
 
 /** Request signals carry `{value, duration}`; stored and returned signals hold the value alone. */
