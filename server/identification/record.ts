@@ -126,6 +126,12 @@ export function unmergedDocs(from: VisitorDoc, into: VisitorDoc): { from: Visito
   };
 }
 
+/** Whether two component sets hold the same values (the same components present, none changed). */
+export function sameComponents(a: Components, b: Components): boolean {
+  const keys = Object.keys(a) as (keyof Components)[];
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+}
+
 /** The visitor after this visit: counted, its networks, tokens and last two component sets. */
 export function recordVisit(v: VisitorRecord, match: Match, visit: Visit): VisitorRecord {
   const first = v.visitCount === 0;
@@ -135,7 +141,8 @@ export function recordVisit(v: VisitorRecord, match: Match, visit: Visit): Visit
     visitCount: v.visitCount + 1,
     firstSeenAt: first ? visit.now : v.firstSeenAt,
     lastSeenAt: visit.now,
-    components: first ? [visit.components] : [visit.components, v.components[0]!],
+    // The previous set is kept while it differs (a docked screen, another time zone); an identical one carries nothing.
+    components: first || sameComponents(visit.components, v.components[0]!) ? [visit.components] : [visit.components, v.components[0]!],
     webkit: isWebkit(visit.components),
     suspects: match.suspects ?? v.suspects,
     residual: match.suspects && !match.suspects.length ? null : v.residual,
