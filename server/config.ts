@@ -25,6 +25,8 @@ export const DEFAULT_PLANS: PlanTable = {
 
 export const DEFAULT_DB_TIMEOUT_MS = 3_000;
 export const DEFAULT_CACHE_TTL_MS = 2_000;
+/** Recent visitors whose document and tokens identify keeps per process (VISITOR_CACHE_SIZE). */
+export const DEFAULT_VISITOR_CACHE_SIZE = 50_000;
 export const DEFAULT_RETENTION_DAYS = 90;
 
 /** Who may sign up; see server/accounts/signupPolicy.ts. */
@@ -119,6 +121,7 @@ const EnvSchema = z.object({
   EDGE_DATA: z.enum(EDGE_DATA_MODES).default('shared'),
   NODE_ENV: z.string().optional(),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_CACHE_TTL_MS),
+  VISITOR_CACHE_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(DEFAULT_VISITOR_CACHE_SIZE),
   WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
   DEVDB_POSTGRESQL_URL: z
@@ -155,6 +158,8 @@ export interface Config {
   dbTimeoutMs: number;
   /** How long API keys, projects and accounts are served from this process's cache (another process's change is seen within this bound). */
   cacheTtlMs: number;
+  /** Recent visitors identify serves from this process's memory, each proven fresh by the write that records the visit; 0 turns it off. */
+  visitorCacheSize: number;
   /** Processes serving HTTP (node:cluster); 1 in development, the number of cores with NODE_ENV=production. */
   workers: number;
   /** Where workers get IP geolocation and ASN from (no effect with one process). */
@@ -206,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionDays: e.RETENTION_DAYS,
     dbTimeoutMs: e.DB_TIMEOUT_MS,
     cacheTtlMs: e.CACHE_TTL_MS,
+    visitorCacheSize: e.VISITOR_CACHE_SIZE,
     workers: e.WORKERS ?? (e.NODE_ENV === 'production' ? availableParallelism() : 1),
     edgeData: e.EDGE_DATA,
     webhooksAllowPrivate: e.WEBHOOKS_ALLOW_PRIVATE === 'true',

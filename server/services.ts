@@ -86,11 +86,17 @@ export function createServices(deps: AppDeps): Services {
   const search = new EventSearchService(store, aliases, events);
   const webhooks = new WebhooksService(store, box, events, clock, logger, config.webhooksAllowPrivate);
   // Sealed results and webhooks reach identify through its hooks, on the project document it has read.
-  const identification = new IdentificationService(store, meter, clock, {
-    respond: (project, result) => sealing.respond(project, result),
-    withEvent: (project, event) => webhooks.outboxFor(project, event),
-    stored: (project, event) => webhooks.stored(project, event),
-  });
+  const identification = new IdentificationService(
+    store,
+    meter,
+    clock,
+    {
+      respond: (project, result) => sealing.respond(project, result),
+      withEvent: (project, event) => webhooks.outboxFor(project, event),
+      stored: (project, event) => webhooks.stored(project, event),
+    },
+    config.visitorCacheSize,
+  );
   const proxy = new ProxyService(store, clock, new DeviceCookies(config.serverSecret), new ProxyTraffic(store.proxyStats, clock));
   const deletions = new DeletionService(store, aliases, clock, (accountId, requestIds) => webhooks.forgetEvents(accountId, requestIds));
   return {

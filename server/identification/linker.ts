@@ -147,6 +147,10 @@ export async function link(index: LinkIndex, visit: Visit): Promise<Match> {
   const created = await index.createVisitor(components, suspects, residual);
   if (tokenHash && !tokenRejected) {
     const owner = await index.claimToken(tokenHash, created);
+    // A token still naming a visitor the account no longer has (its data is being deleted) passes to the new one.
+    if (owner !== created && !(await resolve(index, owner)) && (await index.moveToken(tokenHash, owner, created)) === created) {
+      return { visitorId: created, kind: 'new', p: pNew, tokenRejected, scored };
+    }
     if (owner !== created) {
       await index.dropVisitor(created);
       return { visitorId: owner, kind: 'token', p: pNew, tokenRejected, scored };

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { IdentifyRequestSchema, IdentifyResultSchema } from '../../contract/identify.js';
 import type { SignalName } from '../../contract/signals.js';
 import type { Clock } from '../clock.js';
+import { DEFAULT_VISITOR_CACHE_SIZE } from '../config.js';
 import type { Meter } from '../metering/meter.js';
 import { checkAllowlist } from '../projects/allowlist.js';
 import type { EdgeFacts } from '../risk/edgeFacts.js';
@@ -23,7 +24,8 @@ import { confidenceOf } from './confidence.js';
 import type { IdentifyHooks, IdentifyResponse } from './hooks.js';
 import { link, remembered, type Match, type Visit } from './linker.js';
 import { afterVisit, countVisit, toRecord } from './record.js';
-import { CAS_ATTEMPTS, StoreIndex } from './storeIndex.js';
+import { CacheUnproven, CAS_ATTEMPTS, StoreIndex } from './storeIndex.js';
+import { VisitorCache } from './visitorCache.js';
 import { makeVisitId } from '../visitors/visitId.js';
 
 type IdentifyRequest = z.infer<typeof IdentifyRequestSchema>;
@@ -71,13 +73,18 @@ export function chooseToken(script: string | null, cookie: string | null, owners
 
 export class IdentificationService {
   private readonly visitTurns = new KeyedLock();
+  /** Recent visitors and their tokens, so that a returning device costs the visit's write and the event's insert. */
+  readonly cache: VisitorCache;
 
   constructor(
     private readonly store: Store,
     private readonly meter: Meter,
     private readonly clock: Clock,
     private readonly hooks: IdentifyHooks = {},
-  ) {}
+    cacheSize = DEFAULT_VISITOR_CACHE_SIZE,
+  ) {
+    this.cache = new VisitorCache(cacheSize);
+  }
 
   async identify(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, from: IdentifyFrom = {}): Promise<IdentifyResponse> {
     const project = await this.store.projects.byId(key.projectId);
@@ -85,7 +92,7 @@ export class IdentificationService {
     const reservation = await this.meter.admit(key);
     let result: IdentifyResult;
     try {
-      result = await this.run(key, body, edge, project, from.proxy);
+      result = await this.runProven(key, body, edge, project, from.proxy);
     } catch (err) {
       await reservation.release();
       throw err;
@@ -93,7 +100,30 @@ export class IdentificationService {
     return this.hooks.respond ? this.hooks.respond(project, result) : result;
   }
 
-  private async run(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, project: ProjectDoc | null, proxy: IdentifyFrom['proxy']): Promise<IdentifyResult> {
+  /** Identify from the cache; when what it served is not proven, once more from the database alone. */
+  private async runProven(
+    key: ApiKeyDoc,
+    body: IdentifyRequest,
+    edge: EdgeFacts,
+    project: ProjectDoc | null,
+    proxy: IdentifyFrom['proxy'],
+  ): Promise<IdentifyResult> {
+    try {
+      return await this.run(key, body, edge, project, proxy, true);
+    } catch (err) {
+      if (!(err instanceof CacheUnproven)) throw err;
+      return this.run(key, body, edge, project, proxy, false);
+    }
+  }
+
+  private async run(
+    key: ApiKeyDoc,
+    body: IdentifyRequest,
+    edge: EdgeFacts,
+    project: ProjectDoc | null,
+    proxy: IdentifyFrom['proxy'],
+    fromCache: boolean,
+  ): Promise<IdentifyResult> {
     const now = this.clock.now();
     const accountId = key.accountId;
     const signals = unwrap(body.signals);
@@ -104,7 +134,7 @@ export class IdentificationService {
     const cookieToken = proxy ? sha(`cookie:${proxy.deviceToken}`) : null;
     const presentedCookie = proxy?.presented ? cookieToken : null;
 
-    const index = new StoreIndex(this.store, accountId, now);
+    const index = new StoreIndex(this.store, accountId, now, this.cache, fromCache);
     // Both tokens' owners in one read; linking's tokenOwner then reads nothing.
     const presented = [scriptToken, presentedCookie].filter((t): t is string => t !== null);
     const owners = presented.length ? await index.tokenOwners(presented) : new Map<string, string | null>();
@@ -156,6 +186,13 @@ export class IdentificationService {
       index.remember({ ...remembered(before, match, visit, match.kind === 'new'), moreTokens }),
       this.store.events.insert(event, this.hooks.withEvent?.(project, event)),
     ]);
+    // A token taken from another visitor changes that visitor, so that no process's cache vouches for it any more.
+    const left = [...new Set(moreTokens.map((t) => owners.get(t) ?? null))].filter((v): v is string => v !== null && v !== match.visitorId);
+    await Promise.all(left.map((v) => this.store.visitors.touch(v)));
+    for (const v of left) this.cache.forget(v);
+    // Every token that now names the visitor: the one linking went by, those pointed at it, and those that named it already.
+    const naming = presented.filter((t) => owners.get(t) === match.visitorId);
+    index.rememberTokens(match.visitorId, [...new Set([...(tokenHash && !match.tokenRejected ? [tokenHash] : []), ...moreTokens, ...naming])]);
     this.hooks.stored?.(project, event);
 
     return {
@@ -190,7 +227,7 @@ export class IdentificationService {
 
   private async recordVisitInTurn(index: StoreIndex, match: Match, visit: Visit, of: VisitContext) {
     const { signals, edge, activity, requestId, confidence } = of;
-    let before = await index.doc(match.visitorId);
+    let before = await index.docToRecordOn(match.visitorId);
     for (let attempt = 1; before; attempt++) {
       const counted = countVisit(before, activity, VELOCITY_WINDOWS['24h']);
       const risk = assessRisk(signals, edge, counted.recent, visit.now);

@@ -6,7 +6,9 @@
 // visitor read and one visitor write. Every visitor write is a
 // compare-and-swap (server/store/visitors.ts `update`) of a document this
 // module computed from the one it read; a lost race reads again and
-// recomputes.
+// recomputes. With a VisitorCache, a returning device's token and visitor
+// come from this process's memory; the guard below keeps that unproven data
+// from deciding any write but the compare-and-swap that proves it.
 import DataLoader from 'dataloader';
 import { ulid } from 'ulid';
 import type { IndexReads, Lookup, LookupQuery, Remembered } from '../store/identity.js';
@@ -15,20 +17,38 @@ import type { Suspect, VisitorDoc } from '../store/visitors.js';
 import type { Components } from './components.js';
 import type { LinkIndex, VisitorRecord } from './linker.js';
 import { mergedDoc, toRecord, unmergedDocs } from './record.js';
+import type { VisitorCache } from './visitorCache.js';
 
 /** Attempts at a compare-and-swap before giving up on a visitor that keeps changing. */
 export const CAS_ATTEMPTS = 8;
+
+/**
+ * Linking was about to act on what the cache served without the database's
+ * word for it: the request starts again from the database. Nothing has been
+ * written when it is thrown.
+ */
+export class CacheUnproven extends Error {
+  constructor(readonly visitorIds: string[]) {
+    super(`cached visitors not proven: ${visitorIds.join(', ')}`);
+    this.name = 'CacheUnproven';
+  }
+}
 
 export class StoreIndex implements LinkIndex {
   private readonly reads: IndexReads;
   private readonly docs: DataLoader<string, VisitorDoc | null>;
   /** Token owners this request read or wrote (null: nobody holds it). */
   private readonly owners = new Map<string, string | null>();
+  /** Visitors whose document came from the cache, not yet proven by a write. */
+  private readonly unproven = new Set<string>();
 
   constructor(
     private readonly store: Store,
     private readonly accountId: string,
     private readonly now: number,
+    private readonly cache: VisitorCache | null = null,
+    /** Whether the cache may answer reads (false: it only learns from proven writes). */
+    private readonly serveFromCache = true,
   ) {
     this.reads = store.identity.reads();
     this.docs = new DataLoader(
@@ -50,7 +70,16 @@ export class StoreIndex implements LinkIndex {
    * that linking's tokenOwner asks the database nothing more.
    */
   async tokenOwners(tokenHashes: string[]): Promise<Map<string, string | null>> {
-    const missing = [...new Set(tokenHashes.filter((h) => !this.owners.has(h)))];
+    let missing = [...new Set(tokenHashes.filter((h) => !this.owners.has(h)))];
+    // A token the cache holds with its visitor's document at the same revision needs no read (a visitor merged away does not count).
+    for (const h of missing) {
+      const doc = this.serveFromCache ? this.cache?.byToken(this.accountId, h) : null;
+      if (!doc || doc.mergedInto) continue;
+      this.owners.set(h, doc._id);
+      this.docs.prime(doc._id, doc);
+      this.unproven.add(doc._id);
+    }
+    missing = missing.filter((h) => !this.owners.has(h));
     if (missing.length) {
       const found = await this.store.identity.tokenOwners(this.accountId, missing);
       for (const h of missing) this.owners.set(h, found.get(h) ?? null);
@@ -73,16 +102,55 @@ export class StoreIndex implements LinkIndex {
     return d && d.accountId === this.accountId ? d : null;
   }
 
-  /** Writes `next` over the document this request read, if nothing changed it since; forgets the read either way. */
+  /**
+   * The visitor's document to record the visit on: what linking read, or a
+   * newer revision this process itself wrote since (a concurrent visit of the
+   * same device), which saves the retry that document would otherwise cost.
+   */
+  async docToRecordOn(id: string): Promise<VisitorDoc | null> {
+    const read = await this.doc(id);
+    const newer = this.serveFromCache ? this.cache?.doc(id) : null;
+    return read && newer && !newer.mergedInto && newer.accountId === this.accountId && (newer.rev ?? 0) > (read.rev ?? 0) ? newer : read;
+  }
+
+  /**
+   * Writes `next` over `prior` if nothing changed it since; forgets the read
+   * either way. A write that held proves `prior`, and the cache keeps `next`;
+   * a write that failed on a document the cache served means the cache was
+   * stale, and the request starts again from the database.
+   */
   async write(prior: VisitorDoc, next: VisitorDoc): Promise<boolean> {
+    for (const id of this.unproven) if (id !== prior._id) throw this.stale();
     try {
-      return await this.store.visitors.update(prior, next);
+      const done = await this.store.visitors.update(prior, next);
+      if (done) this.cache?.remember({ ...next, rev: (prior.rev ?? 0) + 1 }, []);
+      else if (this.unproven.has(prior._id)) throw this.stale();
+      this.unproven.delete(prior._id);
+      return done;
     } finally {
       this.docs.clear(prior._id);
     }
   }
 
+  /** After remember: the tokens that now name the visitor, as of the revision this request wrote. */
+  rememberTokens(visitorId: string, tokenHashes: readonly string[]): void {
+    const doc = this.cache?.doc(visitorId);
+    if (doc && doc.accountId === this.accountId) this.cache!.remember(doc, tokenHashes);
+  }
+
+  /** No write but the proving compare-and-swap may follow from what the cache served. */
+  private prove(): void {
+    if (this.unproven.size) throw this.stale();
+  }
+
+  private stale(): CacheUnproven {
+    const ids = [...this.unproven];
+    for (const id of ids) this.cache?.forget(id);
+    return new CacheUnproven(ids);
+  }
+
   async createVisitor(components: Components, suspects: Suspect[], residual: number | null): Promise<string> {
+    this.prove();
     const doc: VisitorDoc = {
       _id: `iq_${ulid(this.now)}`,
       accountId: this.accountId,
@@ -102,19 +170,31 @@ export class StoreIndex implements LinkIndex {
   }
 
   async dropVisitor(id: string): Promise<void> {
+    this.prove();
     await this.store.visitors.delete(id);
     this.docs.clear(id);
   }
 
   async claimToken(tokenHash: string, visitorId: string): Promise<string> {
+    this.prove();
     const owner = await this.store.identity.claimToken(this.accountId, tokenHash, visitorId);
     this.owners.set(tokenHash, owner);
     return owner;
   }
 
+  /** Re-points a token, and changes the visitor it leaves (its `rev`), so that no process's cache still vouches for it. */
   async moveToken(tokenHash: string, from: string, to: string): Promise<string> {
+    this.prove();
+    const owner = await this.repoint(tokenHash, from, to);
+    if (owner === to) await this.store.visitors.touch(from);
+    return owner;
+  }
+
+  /** Re-points a token of a visitor a merge (or its undoing) has already changed. */
+  private async repoint(tokenHash: string, from: string, to: string): Promise<string> {
     const owner = await this.store.identity.moveToken(this.accountId, tokenHash, from, to);
     this.owners.set(tokenHash, owner);
+    this.cache?.forget(from);
     return owner;
   }
 
@@ -125,6 +205,7 @@ export class StoreIndex implements LinkIndex {
    * `from` only while it does not list it yet).
    */
   async merge(from: string, into: string, now: number): Promise<void> {
+    this.prove();
     if (!(await this.store.identity.claimMerge(this.accountId, 'merge', from, into, now))) return;
     let merged: VisitorDoc | null = null;
     for (let attempt = 1; !merged; attempt++) {
@@ -134,15 +215,18 @@ export class StoreIndex implements LinkIndex {
       else if (attempt === CAS_ATTEMPTS) throw new Error(`visitor ${into} kept changing while ${from} was merged into it`);
     }
     this.docs.clear(from).clear(into);
+    this.cache?.forget(from);
+    this.cache?.forget(into);
     // `from` and the visitors merged into it earlier now name `into` directly.
     const aliases = merged?.mergedFrom ?? [];
     await this.change(from, (d) => (d.mergedInto === into ? null : { ...d, mergedInto: into, suspects: [], residual: null }));
     await Promise.all(aliases.map((id) => this.change(id, (d) => (d.mergedInto === into ? null : { ...d, mergedInto: into }))));
     const tokens = merged?.tokens ?? (await this.visitor(from))?.tokens ?? [];
-    await Promise.all(tokens.map((t) => this.moveToken(t.hash, from, into)));
+    await Promise.all(tokens.map((t) => this.repoint(t.hash, from, into)));
   }
 
   async unmerge(from: string, into: string): Promise<void> {
+    this.prove();
     if (!(await this.store.identity.claimMerge(this.accountId, 'unmerge', from, into, this.now))) return;
     let restored: VisitorDoc | null = null;
     for (let attempt = 1; !restored; attempt++) {
@@ -153,10 +237,12 @@ export class StoreIndex implements LinkIndex {
       else if (attempt === CAS_ATTEMPTS) throw new Error(`visitor ${into} kept changing while ${from} was taken out of it`);
     }
     this.docs.clear(from).clear(into);
+    this.cache?.forget(from);
+    this.cache?.forget(into);
     if (!restored) return;
     const { tokens } = restored;
     await this.change(from, (d) => (d.mergedInto !== into ? null : { ...d, mergedInto: null, suspects: [], residual: null, tokens }));
-    await Promise.all((tokens ?? []).map((t) => this.moveToken(t.hash, into, from)));
+    await Promise.all((tokens ?? []).map((t) => this.repoint(t.hash, into, from)));
   }
 
   remember(r: Remembered): Promise<void> {

@@ -46,7 +46,7 @@ interface Keyed {
 
 export class DeletionsRepo {
   readonly col: Collection<DeletionDoc>;
-  private readonly visitors: Collection<Keyed>;
+  private readonly visitors: Collection<{ _id: string; accountId: string; rev?: number }>;
   private readonly pages: Collection<Keyed>;
   private readonly fingerprints: Collection<Keyed>;
   private readonly index: Collection<Keyed>;
@@ -105,7 +105,9 @@ export class DeletionsRepo {
   /** Hides the visitors from every read and from matching (their account no longer matches). */
   async hideVisitors(accountId: string, ids: string[]): Promise<void> {
     if (ids.length)
-      await this.visitors.bulkWrite(ids.map((_id) => ({ updateOne: { filter: { _id }, update: { $set: { accountId: deletedAccount(accountId) } } } })));
+      await this.visitors.bulkWrite(
+        ids.map((_id) => ({ updateOne: { filter: { _id }, update: { $set: { accountId: deletedAccount(accountId) }, $inc: { rev: 1 } } } })),
+      );
   }
 
   async deleteVisitors(ids: string[]): Promise<void> {

@@ -159,6 +159,11 @@ export class VisitorsRepo {
     });
   }
 
+  /** Changes nothing but `rev`: the visitor lost something a cache may vouch for (a token moved to another visitor). */
+  async touch(visitorId: string): Promise<void> {
+    await this.lock.run(visitorId, () => this.col.updateOne({ _id: visitorId }, { $inc: { rev: 1 } }));
+  }
+
   /** Counts a visit recorded on a visitor merged into `survivorId` (increments commute: no compare-and-swap). */
   async countMergedVisit(survivorId: string): Promise<void> {
     await this.lock.run(survivorId, () => this.col.updateOne({ _id: survivorId }, { $inc: { mergedVisits: 1, rev: 1 } }));

@@ -20,6 +20,11 @@ export interface Harness {
   config: Config;
   /** Every log line written so far, as raw JSON text. */
   logs: () => string;
+  /**
+   * Another process on the same database: its own connection, caches and
+   * locks, the same configuration and clock (closed with this harness).
+   */
+  otherProcess: (onCommand?: StoreOptions['onCommand']) => Promise<{ app: ReturnType<typeof createApp>; http: () => ReturnType<typeof request>; store: Store }>;
   close: () => Promise<void>;
 }
 
@@ -49,14 +54,18 @@ export const TEST_ENV = {
 export async function createHarness(file: string, env: Record<string, string> = {}, onCommand?: StoreOptions['onCommand']): Promise<Harness> {
   const config = loadConfig({ ...TEST_ENV, ...env });
   const clock = new ManualClock();
-  const store = await Store.open({
-    uri: inject('mongoUri'),
-    dbName: testDbName(file),
-    operationTimeoutMs: config.dbTimeoutMs,
-    cacheTtlMs: config.cacheTtlMs,
-    now: () => clock.now(),
-    onCommand,
-  });
+  const dbName = testDbName(file);
+  const open = (commands?: StoreOptions['onCommand']) =>
+    Store.open({
+      uri: inject('mongoUri'),
+      dbName,
+      operationTimeoutMs: config.dbTimeoutMs,
+      cacheTtlMs: config.cacheTtlMs,
+      now: () => clock.now(),
+      onCommand: commands,
+    });
+  const store = await open(onCommand);
+  const others: Store[] = [];
   let logText = '';
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -74,7 +83,14 @@ export async function createHarness(file: string, env: Record<string, string> = 
     clock,
     config,
     logs: () => logText,
+    otherProcess: async (commands) => {
+      const other = await open(commands);
+      others.push(other);
+      const otherApp = createApp({ config, store: other, clock, logger, edge });
+      return { app: otherApp, http: () => request(otherApp), store: other };
+    },
     close: async () => {
+      for (const other of others) await other.close();
       edge.close();
       await store.dropDatabase();
       await store.close();
