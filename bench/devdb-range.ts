@@ -40,10 +40,10 @@ const backendArgs =
   args.backend === 'postgresql'
     ? ['-backend', 'postgresql', '-postgresql-url', process.env.DEVDB_POSTGRESQL_URL ?? 'postgres://postgres@127.0.0.1:5432/deviceid_bench']
     : ['-backend', 'sqlite', '-sqlite-dir', dir];
-const child = spawn(args.bin!, [...backendArgs, '-listen', '127.0.0.1:0', '-log-level', 'error', '-watch-stdin'], { stdio: ['pipe', 'pipe', 'inherit'] });
+const child = spawn(args.bin, [...backendArgs, '-listen', '127.0.0.1:0', '-log-level', 'error', '-watch-stdin'], { stdio: ['pipe', 'pipe', 'inherit'] });
 const uri = await new Promise<string>((resolve, reject) => {
   child.once('exit', (code) => reject(new Error(`launcher exited with ${code}`)));
-  createInterface({ input: child.stdout! }).once('line', (l) => resolve(l.replace(/^MONGODB_URI=/, '')));
+  createInterface({ input: child.stdout }).once('line', (l) => resolve(l.replace(/^MONGODB_URI=/, '')));
 });
 
 const client = await MongoClient.connect(uri);
@@ -122,6 +122,6 @@ for (const [name, filter, sort, limit] of reads) {
 
 await db.dropDatabase();
 await client.close();
-child.stdin!.end();
+child.stdin.end();
 await new Promise((r) => child.once('exit', r));
 rmSync(dir, { recursive: true, force: true });

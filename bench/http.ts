@@ -36,7 +36,7 @@ const { values: args } = parseArgs({
   },
 });
 const seconds = Number(args.seconds);
-const connectionCounts = args.connections!.split(',').map(Number);
+const connectionCounts = args.connections.split(',').map(Number);
 const devices = Number(args.devices);
 const storedCounts = args.stored ? args.stored.split(',').map(Number) : [];
 
@@ -51,7 +51,7 @@ function run(url: string, connections: number, opts: Omit<autocannon.Options, 'u
   return new Promise((resolve, reject) => {
     autocannon({ ...opts, url, connections, duration: seconds }, (err, r) =>
       err
-        ? reject(err)
+        ? reject(err instanceof Error ? err : new Error(String(err)))
         : resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failed: r.non2xx + r.errors + r.timeouts, total: r.requests.total }),
     );
   });
@@ -90,9 +90,8 @@ async function listen(server: Server): Promise<string> {
 async function insertBaseline(service: BenchService): Promise<{ url: string; close(): void }> {
   const col = service.store.db.collection('benchInserts');
   const app = express();
-  app.post('/insert', express.json({ limit: '64kb' }), async (req, res) => {
-    await col.insertOne({ _id: ulid() as never, body: JSON.stringify(req.body), at: new Date() });
-    res.json({ ok: true });
+  app.post('/insert', express.json({ limit: '64kb' }), (req, res, next) => {
+    col.insertOne({ _id: ulid() as never, body: JSON.stringify(req.body), at: new Date() }).then(() => res.json({ ok: true }), next);
   });
   const server = createServer(app);
   return { url: `${await listen(server)}/insert`, close: () => server.close() };
@@ -129,7 +128,7 @@ async function seedVisitors(service: BenchService, n: number): Promise<void> {
 
 const json = { 'content-type': 'application/json' };
 
-for (const backend of args.backend!.split(',')) {
+for (const backend of args.backend.split(',')) {
   const env: Record<string, string> =
     backend === 'postgresql'
       ? { DEVDB_BACKEND: 'postgresql', DEVDB_POSTGRESQL_URL: process.env.DEVDB_POSTGRESQL_URL ?? 'postgres://postgres@127.0.0.1:5432/deviceid_bench' }

@@ -105,11 +105,11 @@ const Email = EmailSchema;
 const ProjectName = z.string().trim().min(1, 'must not be empty').max(100);
 const KeyName = z.string().trim().min(1, 'must not be empty').max(100);
 
-export const sessionRoutes = { ...commonErrorResponses, 401: errorResponse(401, 'Not signed in', 'Not signed in') };
+export const sessionRoutes = { ...commonErrorResponses, 401: errorResponse('not_signed_in', 'Not signed in') };
 /** Answers of state-changing dashboard routes (CSRF protection). */
 export const csrfResponses = {
-  403: errorResponse(403, 'Cross-site request rejected', "'Cross-site request rejected': Origin (or Referer) is not this service"),
-  415: errorResponse(415, 'Content-Type must be application/json', 'The body must be application/json'),
+  403: errorResponse('cross_site_request', "'Cross-site request rejected': Origin (or Referer) is not this service"),
+  415: errorResponse('unsupported_media_type', 'The body must be application/json'),
 };
 
 export const accountContract = c.router(
@@ -131,23 +131,19 @@ export const accountContract = c.router(
       responses: {
         201: SessionViewSchema,
         ...commonErrorResponses,
-        400: errorResponse(
-          400,
-          'password: too easy to guess. This is a commonly used password.',
-          "A field fails validation, or 'password: too easy to guess. <why>'",
-        ),
+        400: errorResponse('weak_password', "A field fails validation, or 'password: too easy to guess. <why>'", {
+          error: 'password: too easy to guess. This is a commonly used password.',
+        }),
         ...csrfResponses,
         403: errorResponse(
-          403,
-          'Sign-up is closed on this instance',
+          'signup_not_allowed',
           "Sign-up is not open to this request (closed, no invitation, or one that is not valid; the error says which), or 'Cross-site request rejected'",
+          { error: 'Sign-up is closed on this instance' },
         ),
-        409: errorResponse(409, 'Email already registered', 'Email already registered'),
-        429: errorResponse(
-          429,
-          'Too many sign-ups from this address; try again later',
-          'Too many sign-ups from this address; retry after `Retry-After` seconds',
-        ),
+        409: errorResponse('email_taken', 'Email already registered'),
+        429: errorResponse('too_many_attempts', 'Too many sign-ups from this address; retry after `Retry-After` seconds', {
+          error: 'Too many sign-ups from this address; try again later',
+        }),
       },
       metadata: meta({ auth: 'public', csrf: true }),
     },
@@ -159,12 +155,12 @@ export const accountContract = c.router(
       responses: {
         200: SessionViewSchema,
         ...commonErrorResponses,
-        401: errorResponse(401, 'Invalid email or password', "'Invalid email or password'"),
+        401: errorResponse('invalid_credentials', "'Invalid email or password'"),
         ...csrfResponses,
         429: errorResponse(
-          429,
-          'Too many failed sign-in attempts; try again later',
+          'too_many_attempts',
           'Too many failed sign-ins for this email from this address, from this address, or for this email; retry after `Retry-After` seconds',
+          { error: 'Too many failed sign-in attempts; try again later' },
         ),
       },
       metadata: meta({ auth: 'public', csrf: true }),
@@ -192,7 +188,9 @@ export const accountContract = c.router(
       responses: {
         200: UsageSchema,
         ...sessionRoutes,
-        400: errorResponse(400, 'period: must not be after the current month', "A malformed `period`, or one after the current month: 'period: …'"),
+        400: errorResponse('validation_failed', "A malformed `period`, or one after the current month: 'period: …'", {
+          error: 'period: must not be after the current month',
+        }),
       },
       metadata: meta({ auth: 'session' }),
     },
@@ -205,7 +203,7 @@ export const accountContract = c.router(
         200: AccountSchema,
         ...sessionRoutes,
         ...csrfResponses,
-        403: errorResponse(403, 'Plans are assigned by the administrator', "'Plans are assigned by the administrator' (or 'Cross-site request rejected')"),
+        403: errorResponse('plan_change_not_allowed', "'Plans are assigned by the administrator' (or 'Cross-site request rejected')"),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },
@@ -225,11 +223,9 @@ export const accountContract = c.router(
         201: ProjectSchema,
         ...sessionRoutes,
         ...csrfResponses,
-        409: errorResponse(
-          409,
-          `An account can have at most ${ACCOUNT_LIMITS.projects} projects`,
-          `The account already has ${ACCOUNT_LIMITS.projects} projects`,
-        ),
+        409: errorResponse('limit_reached', `The account already has ${ACCOUNT_LIMITS.projects} projects`, {
+          error: `An account can have at most ${ACCOUNT_LIMITS.projects} projects`,
+        }),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },
@@ -238,14 +234,14 @@ export const accountContract = c.router(
       path: '/api/projects/:projectId',
       summary: 'Rename a project or replace its allowed domains',
       body: z.object({ name: ProjectName.optional(), allowedDomains: z.array(DomainSchema).max(100).optional() }).openapi({ title: 'UpdateProjectRequest' }),
-      responses: { 200: ProjectSchema, ...sessionRoutes, ...csrfResponses, 404: errorResponse(404, 'Project not found', "'Project not found'") },
+      responses: { 200: ProjectSchema, ...sessionRoutes, ...csrfResponses, 404: errorResponse('project_not_found', "'Project not found'") },
       metadata: meta({ auth: 'session', csrf: true }),
     },
     listKeys: {
       method: 'GET',
       path: '/api/projects/:projectId/keys',
       summary: "A project's API keys (never their values)",
-      responses: { 200: z.object({ keys: z.array(ApiKeySchema) }), ...sessionRoutes, 404: errorResponse(404, 'Project not found', "'Project not found'") },
+      responses: { 200: z.object({ keys: z.array(ApiKeySchema) }), ...sessionRoutes, 404: errorResponse('project_not_found', "'Project not found'") },
       metadata: meta({ auth: 'session' }),
     },
     createKey: {
@@ -257,17 +253,13 @@ export const accountContract = c.router(
         201: z.object({ apiKey: ApiKeySchema, key: z.string().describe('The plaintext key. Shown once; store it now.') }),
         ...sessionRoutes,
         ...csrfResponses,
-        404: errorResponse(404, 'Project not found', "'Project not found'"),
-        409: errorResponse(
-          409,
-          `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`,
-          `The project already has ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`,
-        ),
-        429: errorResponse(
-          429,
-          `At most ${ACCOUNT_LIMITS.keysPerDay} keys can be created a day; try again tomorrow`,
-          `${ACCOUNT_LIMITS.keysPerDay} keys were created today; retry after \`Retry-After\` seconds`,
-        ),
+        404: errorResponse('project_not_found', "'Project not found'"),
+        409: errorResponse('limit_reached', `The project already has ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`, {
+          error: `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`,
+        }),
+        429: errorResponse('too_many_attempts', `${ACCOUNT_LIMITS.keysPerDay} keys were created today; retry after \`Retry-After\` seconds`, {
+          error: `At most ${ACCOUNT_LIMITS.keysPerDay} keys can be created a day; try again tomorrow`,
+        }),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },
@@ -280,7 +272,7 @@ export const accountContract = c.router(
         200: z.object({ apiKey: ApiKeySchema }),
         ...sessionRoutes,
         ...csrfResponses,
-        404: errorResponse(404, 'API key not found', "'API key not found'"),
+        404: errorResponse('key_not_found', "'API key not found'"),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },

@@ -7,7 +7,7 @@ import { initContract, meta, errorResponse } from './common.js';
 const c = initContract();
 
 const isoDate = z.string().datetime();
-const adminRoutes = { ...sessionRoutes, 403: errorResponse(403, 'Administrators only', "'Administrators only' (or 'Cross-site request rejected')") };
+const adminRoutes = { ...sessionRoutes, 403: errorResponse('admin_only', "'Administrators only' (or 'Cross-site request rejected')") };
 
 export const InvitationSchema = z
   .object({
@@ -59,7 +59,7 @@ export const adminContract = c.router(
       path: '/api/admin/invitations/:invitationId',
       summary: 'Withdraw an invitation (an account it already created stays)',
       body: c.noBody(),
-      responses: { 200: z.object({ invitation: InvitationSchema }), ...adminRoutes, 404: errorResponse(404, 'Invitation not found', "'Invitation not found'") },
+      responses: { 200: z.object({ invitation: InvitationSchema }), ...adminRoutes, 404: errorResponse('invitation_not_found', "'Invitation not found'") },
       metadata: meta({ auth: 'admin', csrf: true }),
     },
     listAccounts: {
@@ -78,7 +78,7 @@ export const adminContract = c.router(
         200: AdminAccountSchema,
         ...adminRoutes,
         415: csrfResponses[415],
-        404: errorResponse(404, 'Account not found', "'Account not found'"),
+        404: errorResponse('account_not_found', "'Account not found'"),
       },
       metadata: meta({ auth: 'admin', csrf: true }),
     },

@@ -3,7 +3,7 @@
 import { initContract } from '@ts-rest/core';
 import { extendZodWithOpenApi } from '@anatine/zod-openapi';
 import { z } from 'zod';
-import { ERROR_CODES, errorCode } from './errors.js';
+import { ERROR_CODES, ERRORS, type ErrorCode, type FixedTextCode } from './errors.js';
 
 extendZodWithOpenApi(z);
 
@@ -93,11 +93,19 @@ export type ErrorBody = z.infer<typeof ErrorSchema>;
 
 /**
  * An error response of a route: the Error component, described for this
- * route (`description` becomes the response's description), with the real
- * text this route answers (`message`) and its code as its example.
+ * route (`description` becomes the response's description), with its code and
+ * the real text this route answers as its example. A code whose text the
+ * table does not fix needs that text (`example.error`).
  */
-export function errorResponse(status: number, message: string, description: string, extra: Partial<ErrorBody> = {}) {
-  return described(ErrorSchema, description, { error: message, code: errorCode(status, message), ...extra });
+export function errorResponse(code: FixedTextCode, description: string, example?: Partial<ErrorBody>): ReturnType<typeof described<typeof ErrorSchema>>;
+export function errorResponse(
+  code: ErrorCode,
+  description: string,
+  example: Partial<ErrorBody> & { error: string },
+): ReturnType<typeof described<typeof ErrorSchema>>;
+export function errorResponse(code: ErrorCode, description: string, example: Partial<ErrorBody> = {}) {
+  const { error = (ERRORS[code] as { text?: string }).text, ...rest } = example;
+  return described(ErrorSchema, description, { error, code, ...rest });
 }
 
 const ulidPattern = '[0-9A-HJKMNP-TV-Z]{26}';
@@ -142,11 +150,9 @@ export const queryBoolean = () =>
 
 /** Responses every authenticated route can answer besides its own. */
 export const commonErrorResponses = {
-  400: errorResponse(400, 'Invalid JSON body', 'Malformed JSON or a field that fails validation; `error` names the field.'),
-  413: errorResponse(413, 'Request body too large (limit 262144 bytes)', 'Request body larger than the limit.'),
-  500: errorResponse(
-    500,
-    'Internal error (incident rid_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z)',
-    'Internal error; `error` carries an incident id. Retry with exponential backoff.',
-  ),
+  400: errorResponse('invalid_json', 'Malformed JSON or a field that fails validation; `error` names the field.'),
+  413: errorResponse('body_too_large', 'Request body larger than the limit.', { error: 'Request body too large (limit 262144 bytes)' }),
+  500: errorResponse('internal_error', 'Internal error; `error` carries an incident id. Retry with exponential backoff.', {
+    error: 'Internal error (incident rid_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z)',
+  }),
 } as const;

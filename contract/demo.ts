@@ -18,7 +18,7 @@ export const demoContract = c.router(
       responses: {
         200: FullEventSchema,
         ...sessionRoutes,
-        404: errorResponse(404, 'Event not found', "'Event not found': unknown id or another account's event"),
+        404: errorResponse('event_not_found', "'Event not found': unknown id or another account's event"),
       },
       metadata: meta({ auth: 'session' }),
     },

@@ -122,22 +122,18 @@ const UserCodeParam = z.object({
 
 const grantErrors = {
   ...commonErrorResponses,
-  401: errorResponse(401, 'Not signed in', 'Not signed in'),
-  404: errorResponse(
-    404,
-    'Unknown code: check the code shown in your terminal',
-    'Unknown code (counts toward the limit of 5 unknown codes per user per 10 minutes)',
-  ),
-  410: errorResponse(410, 'This code has expired: start again in your terminal', 'The code expired, or another account already used it'),
+  401: errorResponse('not_signed_in', 'Not signed in'),
+  404: errorResponse('unknown_user_code', 'Unknown code (counts toward the limit of 5 unknown codes per user per 10 minutes)'),
+  410: errorResponse('code_expired', 'The code expired, or another account already used it'),
   429: errorResponse(
-    429,
-    'Too many unknown codes tried; try again later',
+    'too_many_attempts',
     'Too many unknown codes tried (5 per signed-in user, 20 per IP, per 10 minutes; RFC 8628 §5.1). Every code lookup is refused until `Retry-After` seconds have passed.',
+    { error: 'Too many unknown codes tried; try again later' },
   ),
 };
 const csrfResponses = {
-  403: errorResponse(403, 'Cross-site request rejected', "'Cross-site request rejected': Origin (or Referer) is not this service"),
-  415: errorResponse(415, 'Content-Type must be application/json', 'The body must be application/json'),
+  403: errorResponse('cross_site_request', "'Cross-site request rejected': Origin (or Referer) is not this service"),
+  415: errorResponse('unsupported_media_type', 'The body must be application/json'),
 };
 
 export const deviceFlowContract = c.router(
@@ -152,11 +148,13 @@ export const deviceFlowContract = c.router(
       responses: {
         200: described(DeviceCodeGrantSchema, 'The grant is started'),
         ...commonErrorResponses,
-        400: errorResponse(400, 'client_name: must not be empty', '`client_name` missing, empty, longer than 64 characters or containing control characters'),
+        400: errorResponse('validation_failed', '`client_name` missing, empty, longer than 64 characters or containing control characters', {
+          error: 'client_name: must not be empty',
+        }),
         429: errorResponse(
-          429,
-          'Too many device codes requested from this address; try again later',
+          'too_many_attempts',
           `More than ${DEVICE_CODES_PER_IP_PER_MINUTE} grants started from this IP in a minute; retry after \`Retry-After\` seconds`,
+          { error: 'Too many device codes requested from this address; try again later' },
         ),
       },
       metadata: meta({ auth: 'public' }),
@@ -179,7 +177,7 @@ export const deviceFlowContract = c.router(
           '`pending`: poll again after `interval` seconds; `authorized`: the key, exactly once',
         ),
         ...commonErrorResponses,
-        400: errorResponse(400, 'Unknown or malformed device_code', 'Unknown or malformed device_code'),
+        400: errorResponse('invalid_device_code', 'Unknown or malformed device_code'),
         410: described(TokenEndedSchema, 'The grant ended (`expired`, `consumed` or `denied`): start a new one'),
       },
       metadata: meta({ auth: 'public' }),
@@ -204,12 +202,10 @@ export const deviceFlowContract = c.router(
         200: GrantViewSchema,
         ...grantErrors,
         ...csrfResponses,
-        404: errorResponse(404, 'Project not found', "Unknown code, or 'Project not found' (not a project of your account)"),
-        409: errorResponse(
-          409,
-          'You already denied this request',
-          'You already decided this grant differently (denied it, or approved it for another project)',
-        ),
+        404: errorResponse('project_not_found', "Unknown code, or 'Project not found' (not a project of your account)"),
+        409: errorResponse('already_decided', 'You already decided this grant differently (denied it, or approved it for another project)', {
+          error: 'You already denied this request',
+        }),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },
@@ -225,7 +221,7 @@ export const deviceFlowContract = c.router(
         200: GrantViewSchema,
         ...grantErrors,
         ...csrfResponses,
-        409: errorResponse(409, 'You already approved this request', 'You already approved this grant'),
+        409: errorResponse('already_decided', 'You already approved this grant', { error: 'You already approved this request' }),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },

@@ -99,11 +99,11 @@ export const explorerContract = c.router(
           .openapi({ title: 'ExplorerPage' }),
         ...sessionRoutes,
         400: errorResponse(
-          400,
-          'paginationKey: not a key this endpoint returned',
+          'validation_failed',
           'A filter that fails validation or an unknown parameter (`error` names it), or a paginationKey this endpoint did not return',
+          { error: 'paginationKey: not a key this endpoint returned' },
         ),
-        404: errorResponse(404, 'Project not found', "'Project not found': unknown project, or another account's"),
+        404: errorResponse('project_not_found', "'Project not found': unknown project, or another account's"),
       },
       metadata: meta({ auth: 'session' }),
     },
@@ -122,8 +122,10 @@ export const explorerContract = c.router(
       responses: {
         200: VisitorTimelineSchema,
         ...sessionRoutes,
-        400: errorResponse(400, 'before: must be a visit id of this visitor or a Unix ms timestamp', 'Malformed cursor, or an unknown parameter'),
-        404: errorResponse(404, 'Visitor not found', "'Visitor not found': unknown id or another account's visitor"),
+        400: errorResponse('invalid_cursor', 'Malformed cursor, or an unknown parameter', {
+          error: 'before: must be a visit id of this visitor or a Unix ms timestamp',
+        }),
+        404: errorResponse('visitor_not_found', "'Visitor not found': unknown id or another account's visitor"),
       },
       metadata: meta({ auth: 'session' }),
     },

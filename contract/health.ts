@@ -41,8 +41,8 @@ export const NotReadySchema = ErrorSchema.extend({ database: DatabaseStateSchema
 
 /** The probes take no body; one sent anyway is parsed like any other request's. */
 const probeErrors = {
-  400: errorResponse(400, 'Invalid JSON body', 'A body was sent with Content-Type application/json and is not JSON (probes take no body)'),
-  413: errorResponse(413, 'Request body too large (limit 262144 bytes)', 'A body larger than the limit was sent (probes take no body)'),
+  400: errorResponse('invalid_json', 'A body was sent with Content-Type application/json and is not JSON (probes take no body)'),
+  413: errorResponse('body_too_large', 'A body larger than the limit was sent (probes take no body)', { error: 'Request body too large (limit 262144 bytes)' }),
 };
 
 export const healthContract = c.router(

@@ -8,7 +8,7 @@ import { ApiKeySchema } from './account.js';
 
 const c = initContract();
 
-const invalidKey = errorResponse(401, 'Invalid or missing API key', 'Missing, unknown or revoked key');
+const invalidKey = errorResponse('invalid_api_key', 'Missing, unknown or revoked key');
 
 export const keysContract = c.router(
   {
@@ -38,7 +38,7 @@ export const keysContract = c.router(
         ),
         ...commonErrorResponses,
         401: invalidKey,
-        403: errorResponse(403, 'Only keys issued to a command-line tool can revoke themselves', 'The key was created in the dashboard'),
+        403: errorResponse('key_not_self_revocable', 'The key was created in the dashboard'),
       },
       metadata: meta({ auth: 'anyKey' }),
     },

@@ -117,7 +117,7 @@ export const ProxyTrafficSchema = z
   })
   .openapi({ title: 'ProxyTraffic' });
 
-const notFound = { 404: errorResponse(404, 'Project not found', "Unknown project, or another account's") };
+const notFound = { 404: errorResponse('project_not_found', "Unknown project, or another account's") };
 const path = '/api/projects/:projectId/proxy';
 
 export const proxyContract = c.router(

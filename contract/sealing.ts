@@ -24,7 +24,7 @@ export const SealedIdentifyResultSchema = z
   })
   .strict();
 
-const notFound = { 404: errorResponse(404, 'Project not found', "Unknown project, or another account's") };
+const notFound = { 404: errorResponse('project_not_found', "Unknown project, or another account's") };
 
 export const sealingContract = c.router(
   {

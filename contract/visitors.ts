@@ -29,8 +29,8 @@ export const visitorsContract = c.router(
       responses: {
         202: described(DeletionSchema, 'The deletion is queued (or running, or done): repeat the request to follow it'),
         ...commonErrorResponses,
-        401: errorResponse(401, 'Invalid or missing secret key', 'Missing or invalid secret key'),
-        404: errorResponse(404, 'Visitor not found', "Unknown id or another account's visitor"),
+        401: errorResponse('invalid_secret_key', 'Missing or invalid secret key'),
+        404: errorResponse('visitor_not_found', "Unknown id or another account's visitor"),
       },
       metadata: meta({ auth: 'secretKey' }),
     },

@@ -62,9 +62,9 @@ export const visitsContract = c.router(
       responses: {
         200: described(VisitHistorySchema, 'The newest visits (or those before the cursor)'),
         ...commonErrorResponses,
-        400: errorResponse(400, 'before: must be a visit id of this visitor or a Unix ms timestamp', 'Malformed cursor'),
-        401: errorResponse(401, 'Invalid or missing secret key', 'Missing or invalid secret key'),
-        404: errorResponse(404, 'Visitor not found', "'Visitor not found': unknown id or another account's visitor"),
+        400: errorResponse('invalid_cursor', 'Malformed cursor', { error: 'before: must be a visit id of this visitor or a Unix ms timestamp' }),
+        401: errorResponse('invalid_secret_key', 'Missing or invalid secret key'),
+        404: errorResponse('visitor_not_found', "'Visitor not found': unknown id or another account's visitor"),
       },
       metadata: meta({ auth: 'secretKey' }),
     },

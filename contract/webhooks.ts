@@ -54,7 +54,8 @@ const UrlBody = z
   .strict()
   .openapi({ title: 'CreateWebhookRequest' });
 
-const notFound = (what: string) => ({ 404: errorResponse(404, `${what} not found`, `Unknown ${what.toLowerCase()}, or another account's`) });
+const NOT_FOUND = { Project: 'project_not_found', 'Webhook endpoint': 'webhook_endpoint_not_found', Delivery: 'delivery_not_found' } as const;
+const notFound = (what: keyof typeof NOT_FOUND) => ({ 404: errorResponse(NOT_FOUND[what], `Unknown ${what.toLowerCase()}, or another account's`) });
 const projectPath = '/api/projects/:projectId/webhooks';
 
 export const webhooksContract = c.router(
@@ -78,11 +79,9 @@ export const webhooksContract = c.router(
         ...sessionRoutes,
         ...csrfResponses,
         ...notFound('Project'),
-        409: errorResponse(
-          409,
-          `A project can have at most ${WEBHOOK_LIMITS.endpointsPerProject} webhook endpoints`,
-          'The project has as many endpoints as it may',
-        ),
+        409: errorResponse('limit_reached', 'The project has as many endpoints as it may', {
+          error: `A project can have at most ${WEBHOOK_LIMITS.endpointsPerProject} webhook endpoints`,
+        }),
       },
       metadata: meta({ auth: 'session', csrf: true }),
     },

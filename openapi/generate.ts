@@ -17,7 +17,7 @@ import { generateOpenApi } from '@ts-rest/open-api';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { contract, responseDoc, type RouteMeta } from '../contract/index.js';
-import { errorCode } from '../contract/errors.js';
+import { ERRORS } from '../contract/errors.js';
 import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_S } from '../contract/proxy.js';
 import { repoFile } from '../server/paths.js';
 
@@ -145,14 +145,15 @@ const DEVICE_COOKIE_HEADER = header(
   },
 );
 
-const unavailable = { error: 'Service temporarily unavailable; retry later', code: errorCode(503, 'Service temporarily unavailable; retry later') };
+const unavailable = { error: ERRORS.service_unavailable.text, code: 'service_unavailable' };
 
 /** The real text of a 400 for an operation that has no route-specific one. */
 function badRequestExample(op: Json): Json {
   const params = (op.parameters as Json[] | undefined) ?? [];
   const requiredQuery = params.find((p) => p.in === 'query' && p.required);
-  const message = op.requestBody ? 'Invalid JSON body' : requiredQuery ? `${String(requiredQuery.name)}: Required` : 'Malformed percent-escape in the URL path';
-  return { error: message, code: errorCode(400, message) };
+  if (op.requestBody) return { error: ERRORS.invalid_json.text, code: 'invalid_json' };
+  if (requiredQuery) return { error: `${String(requiredQuery.name)}: Required`, code: 'validation_failed' };
+  return { error: ERRORS.malformed_path.text, code: 'malformed_path' };
 }
 
 /**

@@ -134,7 +134,7 @@ function spawnDevdb(args: string[]): Promise<Spawned> {
       child.kill('SIGKILL');
       reject(new Error('did not report its address within 30 s'));
     }, 30_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /^MONGODB_URI=(\S+)$/m.exec(out);
       if (m) {
@@ -142,7 +142,7 @@ function spawnDevdb(args: string[]): Promise<Spawned> {
         resolve({ child, uri: m[1]! });
       }
     });
-    child.stderr!.on('data', (d: Buffer) => {
+    child.stderr.on('data', (d: Buffer) => {
       err = (err + d.toString()).slice(-2000);
     });
     child.on('error', (e) => {

@@ -56,7 +56,7 @@ async function main(): Promise<void> {
       dbName: config.mongodbDb,
       operationTimeoutMs: config.dbTimeoutMs,
       cacheTtlMs: config.cacheTtlMs,
-      now: systemClock.now,
+      now: () => systemClock.now(),
     });
   } catch (err) {
     process.stderr.write(`deviceid: cannot connect to the database from ${db.source}: ${(err as Error).message}\n`);
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     : undefined;
   if (fromPrimary) logger.info('IP geolocation and ASN lookups go to the cluster primary');
   const [edge] = await Promise.all([loadEdge(config, logger, ipData), agentScript()]);
-  const launcher = db.status ? { status: db.status } : undefined;
+  const launcher = db.status ? { status: () => db.status!() } : undefined;
   const app = createApp({ config, store, clock: systemClock, logger, edge, launcher });
   const server = config.tls
     ? trackTls(createHttpsServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, app))

@@ -22,7 +22,6 @@ writeFileSync(join(lists, 'datacenter-asn.txt'), 'AS3561 # Savvis\n');
 let h: Harness;
 let proxied: Harness;
 let live: string;
-let secret: string;
 let proxiedLive: string;
 let proxiedSecret: string;
 beforeAll(async () => {
@@ -30,7 +29,7 @@ beforeAll(async () => {
   h = await createHarness(import.meta.filename, env);
   proxied = await createHarness(import.meta.filename, { ...env, TRUST_PROXY: '127.0.0.1/32,::1' });
   const a = await signUp(h);
-  [live, secret] = [await a.key('live'), await a.key('secret')];
+  live = await a.key('live');
   const b = await signUp(proxied);
   [proxiedLive, proxiedSecret] = [await b.key('live'), await b.key('secret')];
 });

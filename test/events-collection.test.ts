@@ -77,7 +77,7 @@ async function toOldLayout(): Promise<string[]> {
     .toArray();
   expect(entries.length).toBeGreaterThan(0);
   await h.store.db.collection(LEGACY_EVENT_INDEX).insertMany(entries as never[]);
-  await events().deleteMany({ _id: { $in: entries.map((e) => e._id) } } as never);
+  await events().deleteMany({ _id: { $in: entries.map((e) => e._id) } });
   expect(await found('')).toEqual([]);
   return entries.map((e) => e._id).sort();
 }
@@ -99,7 +99,7 @@ describe('the _id families of the events collection', () => {
 
   it('each range reads only its own family', async () => {
     const [first] = ids;
-    await events().insertOne({ _id: outboxId(first!.requestId), r: first!.requestId, a: c.accountId, p: c.projectId } as never);
+    await events().insertOne({ _id: outboxId(first!.requestId), r: first!.requestId, a: c.accountId, p: c.projectId });
     try {
       const stored = await allIds();
       const requestIds = ids.map((i) => i.requestId).sort();
@@ -205,7 +205,7 @@ function start(env: Record<string, string>): Promise<{ child: ChildProcess; url:
   let err = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no banner within 90 s: ${out} ${err}`)), 90_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (https?:\/\/[^\s"]+)/.exec(out);
       if (m) {
@@ -213,7 +213,7 @@ function start(env: Record<string, string>): Promise<{ child: ChildProcess; url:
         resolve({ child, url: m[1]!.replace(/\)$/, ''), output: () => out });
       }
     });
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
   });
 }

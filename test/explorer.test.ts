@@ -136,13 +136,13 @@ describe('GET /api/projects/:projectId/events', () => {
   });
 
   it('finds entries written before they recorded their project, in their own project only', async () => {
-    await h.store.eventIndex.col.updateMany({ r: ids.second!.requestId } as never, { $unset: { p: '' } });
+    await h.store.eventIndex.col.updateMany({ r: ids.second!.requestId }, { $unset: { p: '' } });
     try {
       expect(await listed('', secondProject)).toEqual(req('second'));
       expect(await listed(`visitorId=${ids.a1!.visitorId}`)).toEqual(req('a2', 'a1'));
       expect(await listed()).not.toContain(ids.second!.requestId);
     } finally {
-      await h.store.eventIndex.col.updateMany({ r: ids.second!.requestId } as never, { $set: { p: secondProject } });
+      await h.store.eventIndex.col.updateMany({ r: ids.second!.requestId }, { $set: { p: secondProject } });
     }
   });
 

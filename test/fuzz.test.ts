@@ -349,7 +349,7 @@ const anyRequest: fc.Arbitrary<HostileRequest> = fc
     const path = (route.path.replace(/:[A-Za-z]+/g, () => params[i++]!) + q).replace(/[^\x21-\x7e]/gu, pct);
     const headersOut: Record<string, string> = {};
     // Only valid header values can be sent through http.request; others go through raw sockets below.
-    for (const [k, v] of Object.entries(hdrs)) if (/^[\t\x20-\x7e]*$/.test(v as string)) headersOut[k] = v as string;
+    for (const [k, v] of Object.entries(hdrs)) if (/^[\t\x20-\x7e]*$/.test(v)) headersOut[k] = v;
     let payload = enc?.b;
     if (payload && headersOut['content-encoding'] && /gzip|deflate/i.test(headersOut['content-encoding'])) {
       const zipped = gzipSync(payload);

@@ -312,7 +312,7 @@ describe('the error handler', () => {
     const incident = res!.headers['x-request-id'];
     expect(res!.status).toBe(500);
     expect(res!.body).toEqual({ error: `Internal error (incident ${incident})`, code: expect.any(String) });
-    const errors = lines!.filter((l) => (l.level as number) >= 50);
+    const errors = lines.filter((l) => (l.level as number) >= 50);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ req: { id: incident }, err: { message: 'simulated bug' } });
     expect((errors[0]!.err as { stack: string }).stack).toMatch(/simulated bug\n\s+at /);

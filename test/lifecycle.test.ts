@@ -57,7 +57,7 @@ function startServer(
     let out = '';
     let err = '';
     const timer = setTimeout(() => reject(new Error(`no banner within 60 s: ${out} ${err}`)), 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
@@ -65,7 +65,7 @@ function startServer(
         resolve({ child, url: m[1]!, out: () => out });
       }
     });
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
   });
 }

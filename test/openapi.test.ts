@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../contract/index.js';
+import { ERRORS, type ErrorCode } from '../contract/errors.js';
 import { OPENAPI_FILES, renderOpenApi, ROUTERS, type Audience } from '../openapi/generate.js';
 import { signUp, type Customer } from './support/dashboard.js';
 import { authorizeGrant } from './support/deviceflow.js';
@@ -251,6 +252,24 @@ describe('the two documents', () => {
     expect([...ids(docs.public), ...ids(docs.dashboard)].sort()).toEqual(all(contract).sort());
     expect(all(ROUTERS.public).sort()).toEqual(ids(docs.public).sort());
     for (const { path } of operations(docs.public)) expect(path).not.toMatch(/^\/api\/(account|admin|auth|projects|cli\/grants)/);
+  });
+
+  it("document every error with a code of the table that belongs to the response's status, and the table's text where it fixes one", () => {
+    let checked = 0;
+    for (const audience of AUDIENCES) {
+      for (const { path, method, op } of operations(docs[audience])) {
+        for (const [status, r] of Object.entries(op.responses as Record<string, Json>)) {
+          const media = r.content?.['application/json'] as Json | undefined;
+          const example = media?.example as Json | undefined;
+          if (Number(status) < 400 || media?.schema?.$ref !== '#/components/schemas/Error' || typeof example?.code !== 'string') continue;
+          const entry: { status: number; text?: string } | undefined = ERRORS[example.code as ErrorCode];
+          expect(entry?.status, `${method} ${path} ${status}: ${example.code}`).toBe(Number(status));
+          if (entry?.text !== undefined) expect(example.error, `${method} ${path} ${status}`).toBe(entry.text);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(150);
   });
 
   it('cover the spec endpoints with their statuses and security', () => {

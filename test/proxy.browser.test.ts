@@ -85,7 +85,7 @@ describe.skipIf(!hasChromium)('first-party proxy in real Chromium', () => {
       await new Promise<void>((resolve, reject) => {
         const r = indexedDB.deleteDatabase('deviceid');
         r.onsuccess = () => resolve();
-        r.onerror = () => reject(r.error);
+        r.onerror = () => reject(r.error ?? new Error('deleteDatabase failed'));
         r.onblocked = () => resolve();
       });
     });

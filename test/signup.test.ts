@@ -20,7 +20,7 @@ describe('signupRefusal', () => {
   it('admits anyone when open, nobody else when closed', () => {
     for (const s of states) {
       expect(signupRefusal('open', false, s)).toBeNull();
-      expect(signupRefusal('closed', false, s)).toBe('Sign-up is closed on this instance');
+      expect(signupRefusal('closed', false, s)).toEqual({ code: 'signup_not_allowed', text: 'Sign-up is closed on this instance' });
     }
   });
 
@@ -33,7 +33,8 @@ describe('signupRefusal', () => {
     ['other-email', 'This invitation is for another email address'],
     ['valid', null],
   ] as const)('by invitation: %s → %s', (state, refusal) => {
-    expect(signupRefusal('invite', false, state)).toBe(refusal);
+    const code = state === 'used' ? 'invitation_used' : 'signup_not_allowed';
+    expect(signupRefusal('invite', false, state)).toEqual(refusal === null ? null : { code, text: refusal });
   });
 });
 

@@ -33,7 +33,7 @@ function start(env: Record<string, string>): Promise<{ child: ChildProcess; url:
     let out = '';
     let err = '';
     const timer = setTimeout(() => reject(new Error(`no banner within 90 s: ${out} ${err}`)), 90_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
@@ -41,7 +41,7 @@ function start(env: Record<string, string>): Promise<{ child: ChildProcess; url:
         resolve({ child, url: m[1]! });
       }
     });
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
   });
 }

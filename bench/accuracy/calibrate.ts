@@ -20,9 +20,9 @@ const { values: args } = parseArgs({
     write: { type: 'boolean', default: false },
   },
 });
-const seeds = args.seeds!.split(',').map(Number);
+const seeds = args.seeds.split(',').map(Number);
 const jobs = seeds.flatMap((seed) => WORLDS.map((w) => ({ world: w.name, devices: Number(args.devices), seed, keepDecisions: true })));
-const runs = await inWorkers<WorldResult>(jobs, Number(args.threads), (j) => console.error(`collected ${j.world} seed ${j.seed}`));
+const runs = await inWorkers<WorldResult>(jobs, Number(args.threads), (j) => console.error(`collected ${String(j.world)} seed ${String(j.seed)}`));
 const decisions = runs.flatMap((r) => r.decisions ?? []);
 
 /** Pool-adjacent-violators: a non-decreasing fit of y on sorted x, as blocks (x range, mean y, weight). */

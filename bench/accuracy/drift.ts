@@ -236,7 +236,7 @@ export class Revisits {
     }
     if (r() < P.severeFailure) {
       drift.add('signalsFailed');
-      return Object.fromEntries(SURVIVORS.map((n) => [n, v[n]])) as Partial<SignalValues>;
+      return Object.fromEntries(SURVIVORS.map((n) => [n, v[n]]));
     }
     if (r() < this.rates.failed) {
       drift.add('signalsFailed');

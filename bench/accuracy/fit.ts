@@ -25,9 +25,9 @@ const { values: args } = parseArgs({
     write: { type: 'boolean', default: false },
   },
 });
-const seeds = args.seeds!.split(',').map(Number);
+const seeds = args.seeds.split(',').map(Number);
 const jobs = seeds.flatMap((seed) => WORLDS.map((w) => ({ world: w.name, devices: Number(args.devices), seed, collect: true })));
-const runs = await inWorkers<{ choices: Choice[] }>(jobs, Number(args.threads), (j) => console.error(`collected ${j.world} seed ${j.seed}`));
+const runs = await inWorkers<{ choices: Choice[] }>(jobs, Number(args.threads), (j) => console.error(`collected ${String(j.world)} seed ${String(j.seed)}`));
 const all = runs.flatMap((r) => r.choices);
 const finite = (c: Choice) => c.candidates.every((x) => Object.values(x.f).every(Number.isFinite));
 const choices = all.filter(finite);
@@ -82,7 +82,7 @@ for (let t = 1; t <= 400; t++) {
     const g = -grad[i]! / data.length;
     m[i] = 0.9 * m[i]! + 0.1 * g;
     v[i] = 0.999 * v[i]! + 0.001 * g * g;
-    const step = (0.05 * scale[i]! * (m[i]! / (1 - 0.9 ** t))) / (Math.sqrt(v[i]! / (1 - 0.999 ** t)) + 1e-8);
+    const step = (0.05 * scale[i]! * (m[i] / (1 - 0.9 ** t))) / (Math.sqrt(v[i] / (1 - 0.999 ** t)) + 1e-8);
     const next = wi - step;
     return sign[i] === 1 ? Math.max(0, next) : sign[i] === -1 ? Math.min(0, next) : next;
   });

@@ -16,7 +16,7 @@ import { worldNamed } from './world.js';
 const { values: args } = parseArgs({
   options: { devices: { type: 'string', default: '300' }, seed: { type: 'string', default: '5' }, world: { type: 'string', default: 'base' } },
 });
-const world = worldNamed(args.world!);
+const world = worldNamed(args.world);
 const n = Number(args.devices);
 const seed = Number(args.seed);
 

@@ -236,7 +236,7 @@ if (!isMainThread) {
   const seed = Number(args.seed);
   const names = args.world?.length ? args.world : WORLDS.map((w) => w.name);
   names.forEach(worldNamed);
-  if (!['all', 'stable'].includes(args.components!) || !['carrier-asn', 'prefix'].includes(args.network!))
+  if (!['all', 'stable'].includes(args.components) || !['carrier-asn', 'prefix'].includes(args.network))
     throw new Error('--components all|stable, --network carrier-asn|prefix');
   const opts = { components: args.components, network: args.network } as OracleOptions;
   const started = performance.now();

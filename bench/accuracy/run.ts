@@ -109,7 +109,7 @@ table(
 );
 
 writeFileSync(
-  args.out!,
+  args.out,
   `${JSON.stringify({ config: { devices, seed, worlds: names }, targets: TARGETS, summary, aggregate: agg, worlds: results }, null, 2)}\n`,
 );
 

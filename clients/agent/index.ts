@@ -39,7 +39,7 @@ export class DeviceIdError extends Error {
     readonly status: number,
     readonly body: unknown,
   ) {
-    const detail = body && typeof body === 'object' && 'error' in body ? `: ${String((body as { error: unknown }).error)}` : '';
+    const detail = body && typeof body === 'object' && 'error' in body ? `: ${String(body.error)}` : '';
     super(`deviceid identify failed with HTTP ${status}${detail}`);
     this.name = 'DeviceIdError';
   }

@@ -194,9 +194,10 @@ export async function authorizeDevice(options: AuthorizeDeviceOptions): Promise<
 
 /** Rejects as soon as the signal fires, even if `p` never settles. */
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  // The signal's reason is an Error (an AbortError or TimeoutError DOMException) unless the caller chose otherwise.
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+    const onAbort = () => reject(signal.reason as Error);
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(
       (v) => {
@@ -205,7 +206,7 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
       },
       (e) => {
         signal.removeEventListener('abort', onAbort);
-        reject(e);
+        reject(e as Error);
       },
     );
   });

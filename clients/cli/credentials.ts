@@ -40,7 +40,7 @@ export class CredentialsFileError extends Error {
  * `~/.config/deviceid/credentials.json`.
  */
 export function credentialsPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (env[CREDENTIALS_ENV]) return env[CREDENTIALS_ENV]!;
+  if (env[CREDENTIALS_ENV]) return env[CREDENTIALS_ENV];
   if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'deviceid', 'credentials.json');
   if (platform === 'win32' && env.APPDATA) return join(env.APPDATA, 'deviceid', 'credentials.json');
   return join(homedir(), '.config', 'deviceid', 'credentials.json');

@@ -100,9 +100,9 @@ export interface CliIo {
 class UsageError extends Error {}
 
 function defaultClientName(): string {
-  // eslint-disable-next-line no-control-regex
   const host =
     hostname()
+      // eslint-disable-next-line no-control-regex -- control characters are what is stripped
       .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
       .slice(0, 40) || 'unknown host';
   return `deviceid CLI on ${host}`;

@@ -118,7 +118,7 @@ function searchQuery(search: EventSearch): Record<string, string | number | bool
       if (typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean`);
       out[name] = value;
     } else if (name === 'start' || name === 'end') {
-      const ms = value instanceof Date ? value.getTime() : value;
+      const ms: unknown = value instanceof Date ? value.getTime() : value;
       if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new TypeError(`${name} must be a Unix ms time or a Date`);
       out[name] = ms;
     } else if (name === 'limit' || name === 'bot' || name === 'minSuspectScore') {
@@ -164,7 +164,7 @@ export function createServerClient(options: ServerClientOptions): ServerClient {
 
   const searchEvents = async (search: EventSearch = {}, call: CallOptions = {}) => {
     const query = searchQuery(search);
-    return unwrap<EventSearchResult>(() => raw.events.searchEvents({ query: query as never, call }));
+    return unwrap<EventSearchResult>(() => raw.events.searchEvents({ query: query, call }));
   };
 
   async function* searchEventPages(search: EventSearchPagesQuery = {}, call: CallOptions = {}): AsyncIterableIterator<EventSearchResult> {

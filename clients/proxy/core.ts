@@ -180,8 +180,8 @@ export function createCore(options: CoreOptions): Core {
       const v = res.headers.get(name);
       if (v !== null) out.push([name, v]);
     }
-    const getSetCookie = (res.headers as Headers & { getSetCookie?: () => string[] }).getSetCookie;
-    const cookies = getSetCookie ? getSetCookie.call(res.headers) : [res.headers.get('set-cookie') ?? ''];
+    const headers = res.headers as Headers & { getSetCookie?: (this: Headers) => string[] };
+    const cookies = headers.getSetCookie ? headers.getSetCookie() : [res.headers.get('set-cookie') ?? ''];
     for (const c of cookies) {
       if (!c.startsWith(`${DEVICE_COOKIE}=`)) continue;
       const attributes = c.split(';').filter((a) => !/^\s*domain\s*=/i.test(a));

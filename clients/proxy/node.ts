@@ -16,7 +16,7 @@ export interface IncomingRequest {
   protocol?: string | undefined;
   /** A body an earlier middleware already read (express.json(), express.raw()). */
   body?: unknown;
-  on(event: string, listener: (...args: any[]) => void): unknown;
+  on(event: string, listener: (...args: never[]) => void): unknown;
 }
 
 /** What the middleware writes (an http.ServerResponse, or Express's Response). */

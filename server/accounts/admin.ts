@@ -62,7 +62,7 @@ export class AdminService {
 
   async revokeInvitation(invitationId: string) {
     const doc = await this.store.invitations.revoke(invitationId, this.now());
-    if (!doc) throw new ApiError(404, 'Invitation not found');
+    if (!doc) throw new ApiError('invitation_not_found');
     return invitationView(doc, await this.store.invitations.use(doc.id), this.now());
   }
 
@@ -73,7 +73,7 @@ export class AdminService {
 
   async setPlan(accountId: string, plan: PlanName) {
     const account = await this.store.accounts.setPlan(accountId, plan);
-    if (!account) throw new ApiError(404, 'Account not found');
+    if (!account) throw new ApiError('account_not_found');
     const [emails, adminId] = await Promise.all([this.store.accounts.emailsOf(accountId), this.store.accounts.adminAccountId(this.now())]);
     return adminAccountView({ ...account, emails }, adminId);
   }

@@ -38,7 +38,7 @@ export interface SignupRequest {
 const hashToken = (t: string) => createHash('sha256').update(t).digest('hex');
 
 const tooMany = (message: string, retryAfterMs: number) =>
-  new ApiError(429, message, {}, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
+  new ApiError('too_many_attempts', message, {}, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
 
 export class AccountsService {
   constructor(
@@ -57,7 +57,7 @@ export class AccountsService {
    */
   async signup({ email, password, name, invitation }: SignupRequest, ip: string) {
     const weakness = passwordWeakness(password, [email, name]);
-    if (weakness) throw new ApiError(400, `password: ${weakness}`);
+    if (weakness) throw new ApiError('weak_password', `password: ${weakness}`);
     const now = new Date(this.clock.now());
     const perIp = { key: `signup:ip:${ipLimitKey(ip)}`, max: this.config.signup.perIpPerHour, windowMs: SIGNUP_WINDOW_MS };
     const limited = await this.store.attempts.takeAll([perIp], now);
@@ -68,7 +68,7 @@ export class AccountsService {
     const used = invited !== null && (await this.store.invitations.use(invited.id)) !== null;
     const state = invitationState(Boolean(invitation), invited, used, email, now);
     const refusal = signupRefusal(this.config.signup.mode, firstAccount, state);
-    if (refusal) throw new ApiError(403, refusal);
+    if (refusal) throw new ApiError(refusal.code, refusal.text);
 
     const account: AccountDoc = { _id: `acc_${ulid()}`, plan: 'free', createdAt: now };
     const user: UserDoc = {
@@ -82,18 +82,18 @@ export class AccountsService {
     // Unique claims decide under concurrency: who uses the invitation, who gets the email, who administers.
     const usedInvitation = state === 'valid' ? invited : null;
     if (usedInvitation && !(await this.store.invitations.claimUse({ _id: usedInvitation.id, accountId: account._id, usedAt: now }))) {
-      throw new ApiError(403, 'This invitation has already been used');
+      throw new ApiError('invitation_used');
     }
     if (!(await this.store.accounts.claimEmail(email, user._id))) {
       if (usedInvitation) await this.store.invitations.releaseUse(usedInvitation.id);
-      throw new ApiError(409, 'Email already registered');
+      throw new ApiError('email_taken');
     }
     if (firstAccount && !(await this.store.accounts.claimAdmin(account._id, now))) {
       // Another first sign-up won the race: this one goes ahead only if it would without being first.
       const late = signupRefusal(this.config.signup.mode, false, state);
       if (late) {
         await this.store.accounts.releaseEmail(email, user._id);
-        throw new ApiError(403, late);
+        throw new ApiError(late.code, late.text);
       }
     }
     await this.store.accounts.insertAccountAndUser(account, user);
@@ -119,7 +119,7 @@ export class AccountsService {
     if (!taken.ok) throw tooMany('Too many failed sign-in attempts; try again later', taken.retryAfterMs);
     const user = await this.store.accounts.userByEmail(email);
     const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-    if (!user || !ok) throw new ApiError(401, 'Invalid email or password');
+    if (!user || !ok) throw new ApiError('invalid_credentials');
     await this.store.attempts.release(taken.slots);
     const account = await this.mustAccount(user.accountId);
     return { user, account, token: await this.startSession(user), knownDevice: knownDeviceCookie(this.config.serverSecret, email) };
@@ -155,7 +155,7 @@ export class AccountsService {
 
   async view(session: Session) {
     const user = await this.store.accounts.user(session.userId);
-    if (!user) throw new ApiError(401, 'Not signed in');
+    if (!user) throw new ApiError('not_signed_in');
     const account = await this.mustAccount(session.accountId);
     return { user: userView(user), account: await this.accountView(account) };
   }
@@ -179,7 +179,7 @@ export class AccountsService {
     const now = this.clock.now();
     const current = periodOf(now);
     const month = period ?? current;
-    if (month > current) throw new ApiError(400, 'period: must not be after the current month');
+    if (month > current) throw new ApiError('validation_failed', 'period: must not be after the current month');
     const account = await this.mustAccount(session.accountId);
     const { count, days, testCount, testDays } = await this.usageOf(account._id, month);
     const lastDay = month === current ? Number(dayOf(now)) : daysInPeriod(month);
@@ -202,10 +202,10 @@ export class AccountsService {
 
   async setPlan(session: Session, plan: PlanName) {
     if (!this.config.planSelfService && !(await this.isAdmin(session.accountId))) {
-      throw new ApiError(403, 'Plans are assigned by the administrator');
+      throw new ApiError('plan_change_not_allowed');
     }
     const account = await this.store.accounts.setPlan(session.accountId, plan);
-    if (!account) throw new ApiError(401, 'Not signed in');
+    if (!account) throw new ApiError('not_signed_in');
     return this.accountView(account);
   }
 

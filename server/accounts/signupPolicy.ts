@@ -5,6 +5,7 @@
 //
 // The decision is made before the email is looked at, so a refusal says
 // nothing about which addresses have accounts.
+import type { ErrorCode } from '../../contract/errors.js';
 import type { SignupMode } from '../config.js';
 
 /** What an invitation presented at sign-up turned out to be. */
@@ -19,11 +20,17 @@ const INVITATION_PROBLEMS: Record<Exclude<InvitationState, 'valid'>, string> = {
   'other-email': 'This invitation is for another email address',
 };
 
+export interface Refusal {
+  code: Extract<ErrorCode, 'signup_not_allowed' | 'invitation_used'>;
+  text: string;
+}
+
 /** Why the sign-up is refused (403), or null when it may go ahead. */
-export function signupRefusal(mode: SignupMode, firstAccount: boolean, invitation: InvitationState): string | null {
+export function signupRefusal(mode: SignupMode, firstAccount: boolean, invitation: InvitationState): Refusal | null {
   if (firstAccount || mode === 'open') return null;
-  if (mode === 'closed') return 'Sign-up is closed on this instance';
-  return invitation === 'valid' ? null : INVITATION_PROBLEMS[invitation];
+  if (mode === 'closed') return { code: 'signup_not_allowed', text: 'Sign-up is closed on this instance' };
+  if (invitation === 'valid') return null;
+  return { code: invitation === 'used' ? 'invitation_used' : 'signup_not_allowed', text: INVITATION_PROBLEMS[invitation] };
 }
 
 interface InvitationFacts {

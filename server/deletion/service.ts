@@ -53,7 +53,7 @@ export class DeletionService {
     const existing = await this.store.deletions.get(accountId, visitorId);
     if (existing) return this.view(existing);
     const survivor = await this.aliases.survivor(accountId, visitorId);
-    if (!survivor) throw new ApiError(404, 'Visitor not found');
+    if (!survivor) throw new ApiError('visitor_not_found');
     const job: DeletionDoc = {
       _id: `${accountId}|${survivor._id}`,
       id: `del_${ulid(this.clock.now())}`,

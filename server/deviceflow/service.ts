@@ -72,12 +72,12 @@ export const cliKeyName = (clientName: string) => `${clientName} (CLI)`;
 export const grantSweep = (store: Store) => (now: Date) => store.grants.deleteExpired(new Date(now.getTime() - GRANT_TOMBSTONE_MS), now);
 
 const ended = (status: 'expired' | 'consumed' | 'denied'): PollResult => ({ status: 410, body: { status } });
-const unknownDeviceCode = () => new ApiError(400, 'Unknown or malformed device_code');
-const unknownUserCode = () => new ApiError(404, 'Unknown code: check the code shown in your terminal');
-const expiredUserCode = () => new ApiError(410, 'This code has expired: start again in your terminal');
-const usedUserCode = () => new ApiError(410, 'This code has already been used');
+const unknownDeviceCode = () => new ApiError('invalid_device_code');
+const unknownUserCode = () => new ApiError('unknown_user_code');
+const expiredUserCode = () => new ApiError('code_expired');
+const usedUserCode = () => new ApiError('code_used');
 const tooMany = (message: string, retryAfterMs: number) =>
-  new ApiError(429, message, {}, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
+  new ApiError('too_many_attempts', message, {}, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
 
 export class DeviceFlowService {
   private readonly lookups = new KeyedLock();
@@ -189,7 +189,7 @@ export class DeviceFlowService {
   async authorize(session: Session, rawCode: string, projectId: string, ip: string): Promise<GrantView> {
     const { grant, state } = await this.lookup(session, rawCode, ip);
     if (state.status !== 'pending') return this.decided(session, grant, state, 'authorized', projectId);
-    if (!(await this.store.projects.ofAccount(session.accountId, projectId))) throw new ApiError(404, 'Project not found');
+    if (!(await this.store.projects.ofAccount(session.accountId, projectId))) throw new ApiError('project_not_found');
     if (!(await this.store.grants.claimDecision(this.decision(session, grant, 'authorized', projectId)))) {
       return this.decided(session, grant, await this.state(grant), 'authorized', projectId);
     }
@@ -214,8 +214,8 @@ export class DeviceFlowService {
     if (d.decision === 'authorized' && wanted === 'authorized' && d.projectId === projectId) {
       return this.viewOf(grant, state.status === 'consumed' ? 'consumed' : 'authorized', d.projectId);
     }
-    if (d.decision === 'denied') throw new ApiError(409, 'You already denied this request');
-    throw new ApiError(409, wanted === 'denied' ? 'You already approved this request' : 'You already approved this request for another project');
+    if (d.decision === 'denied') throw new ApiError('already_decided', 'You already denied this request');
+    throw new ApiError('already_decided', wanted === 'denied' ? 'You already approved this request' : 'You already approved this request for another project');
   }
 
   private decision(session: Session, grant: GrantDoc, decision: DecisionDoc['decision'], projectId: string | null): DecisionDoc {

@@ -78,7 +78,7 @@ export const DEFAULT_TIMEOUT_MS = 2_000;
 export const DEFAULT_CACHE_SIZE = 10_000;
 
 /** 503 with Retry-After, as while the database is away: retrying soon is the right move. */
-const unavailable = () => new ApiError(503, 'Service temporarily unavailable; retry later', {}, { 'Retry-After': '1' });
+const unavailable = () => new ApiError('service_unavailable', undefined, {}, { 'Retry-After': '1' });
 
 export interface RemoteOptions {
   /** How long a lookup waits for the primary; default 2 s. */

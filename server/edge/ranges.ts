@@ -92,8 +92,8 @@ interface Staged<K> {
 
 /** k ± 1 for either key type (TS allows no arithmetic on a number | bigint generic). */
 interface KeyOps<K> {
-  succ(k: K): K;
-  pred(k: K): K;
+  succ: (k: K) => K;
+  pred: (k: K) => K;
   /** Output storage: typed for IPv4, where pushing 400k doubles into JS arrays costs more than the rest of a build. */
   alloc(n: number): Keys<K>;
   trim(keys: Keys<K>, n: number): Keys<K>;
@@ -340,8 +340,8 @@ export interface Compiled {
 function compile(v4: Staged<number>, v6: Staged<bigint>): Compiled {
   const n6 = v6.firsts.length;
   const c: Compiled = {
-    starts4: Uint32Array.from(v4.firsts as ArrayLike<number>),
-    ends4: Uint32Array.from(v4.lasts as ArrayLike<number>),
+    starts4: Uint32Array.from(v4.firsts),
+    ends4: Uint32Array.from(v4.lasts),
     starts6: new Uint32Array(n6 * 4),
     ends6: new Uint32Array(n6 * 4),
   };

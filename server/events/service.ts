@@ -34,19 +34,19 @@ export class EventsService {
   /** Another account's event is 404 exactly like a missing one. */
   async get(accountId: string, requestId: string): Promise<FullEvent> {
     const e = await this.store.events.get(requestId);
-    if (!e || e.accountId !== accountId) throw new ApiError(404, 'Event not found');
+    if (!e || e.accountId !== accountId) throw new ApiError('event_not_found');
     return (await this.full(accountId, [e]))[0]!;
   }
 
   async update(accountId: string, requestId: string, patch: EventPatch): Promise<FullEvent> {
     const e = await this.store.events.get(requestId);
-    if (!e || e.accountId !== accountId) throw new ApiError(404, 'Event not found');
+    if (!e || e.accountId !== accountId) throw new ApiError('event_not_found');
     const set: Partial<Pick<EventDoc, 'suspect' | 'linkedId' | 'tagJson'>> = {};
     if (patch.suspect !== undefined) set.suspect = patch.suspect;
     if (patch.linkedId !== undefined) set.linkedId = patch.linkedId;
     if (patch.tag !== undefined) set.tagJson = patch.tag === null ? null : JSON.stringify(patch.tag);
     const updated = await this.store.events.update(requestId, set);
-    if (!updated) throw new ApiError(404, 'Event not found');
+    if (!updated) throw new ApiError('event_not_found');
     return (await this.full(accountId, [updated]))[0]!;
   }
 }

@@ -23,7 +23,7 @@ export class ExplorerService {
 
   /** Another account's project is 404 exactly like a missing one. */
   async projectEvents(accountId: string, projectId: string, q: ExplorerQuery): Promise<{ events: EventSummary[]; paginationKey?: string }> {
-    if (!(await this.store.projects.ofAccount(accountId, projectId))) throw new ApiError(404, 'Project not found');
+    if (!(await this.store.projects.ofAccount(accountId, projectId))) throw new ApiError('project_not_found');
     const page = await this.search.search(accountId, q, projectId);
     return { events: page.events.map(eventSummary), ...(page.paginationKey !== undefined ? { paginationKey: page.paginationKey } : {}) };
   }

@@ -10,11 +10,9 @@ import { authenticateKey } from '../keys/authenticate.js';
 import type { ProxyService } from '../proxy/service.js';
 import type { Store } from '../store/index.js';
 import './context.js';
+import { readCookie } from './cookies.js';
 
 type TsRestRequest = Request & { tsRestRoute?: { metadata?: unknown } };
-
-const INVALID_KEY = 'Invalid or missing API key';
-const INVALID_SECRET = 'Invalid or missing secret key';
 
 function bearer(req: Request): string | undefined {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
@@ -39,7 +37,7 @@ function serverKey(req: Request): string | undefined {
 function checkCsrf(req: Request, ownOrigin: string): void {
   if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return;
   const hasBody = req.method !== 'DELETE';
-  if (hasBody && !req.is('application/json')) throw new ApiError(415, 'Content-Type must be application/json');
+  if (hasBody && !req.is('application/json')) throw new ApiError('unsupported_media_type');
   const origin = header(req, 'origin');
   let source: string | undefined = origin;
   if (!source) {
@@ -50,7 +48,7 @@ function checkCsrf(req: Request, ownOrigin: string): void {
       source = undefined;
     }
   }
-  if (source !== ownOrigin) throw new ApiError(403, 'Cross-site request rejected');
+  if (source !== ownOrigin) throw new ApiError('cross_site_request');
 }
 
 export interface AuthDeps {
@@ -70,20 +68,20 @@ export function authMiddleware({ store, clock, accounts, proxy, ownOrigin }: Aut
         case 'public':
           break;
         case 'browserKey':
-          req.auth.apiKey = await mustKey(header(req, 'x-api-key'), ['live', 'test'], INVALID_KEY);
+          req.auth.apiKey = await mustKey(header(req, 'x-api-key'), ['live', 'test'], 'invalid_api_key');
           break;
         case 'secretKey':
-          req.auth.apiKey = await mustKey(serverKey(req), ['secret'], INVALID_SECRET);
+          req.auth.apiKey = await mustKey(serverKey(req), ['secret'], 'invalid_secret_key');
           break;
         case 'anyKey':
-          req.auth.apiKey = await mustKey(serverKey(req), ['live', 'test', 'secret'], INVALID_KEY);
+          req.auth.apiKey = await mustKey(serverKey(req), ['live', 'test', 'secret'], 'invalid_api_key');
           break;
         case 'session':
           req.auth.session = await mustSession(req);
           break;
         case 'admin':
           req.auth.session = await mustSession(req);
-          if (!(await accounts.isAdmin(req.auth.session.accountId))) throw new ApiError(403, 'Administrators only');
+          if (!(await accounts.isAdmin(req.auth.session.accountId))) throw new ApiError('admin_only');
           break;
       }
       // A first-party proxy's request: believed only with the key's project's proxy secret.
@@ -100,14 +98,14 @@ export function authMiddleware({ store, clock, accounts, proxy, ownOrigin }: Aut
   };
 
   async function mustSession(req: Request) {
-    const session = await accounts.sessionFromCookie(req.cookies?.[SESSION_COOKIE]);
-    if (!session) throw new ApiError(401, 'Not signed in');
+    const session = await accounts.sessionFromCookie(readCookie(req, SESSION_COOKIE));
+    if (!session) throw new ApiError('not_signed_in');
     return session;
   }
 
-  async function mustKey(presented: string | undefined, types: Parameters<typeof authenticateKey>[2], message: string) {
+  async function mustKey(presented: string | undefined, types: Parameters<typeof authenticateKey>[2], refusal: 'invalid_api_key' | 'invalid_secret_key') {
     const key = await authenticateKey(store, presented, types);
-    if (!key) throw new ApiError(401, message);
+    if (!key) throw new ApiError(refusal);
     await store.apiKeys.touch(key._id, new Date(clock.now()), key.lastUsedAt);
     return key;
   }

@@ -29,18 +29,17 @@ export const requestValidationErrorHandler = (err: RequestValidationError, _req:
     [err.body, 'body'],
   ];
   const [zerr, where] = parts.find(([e]) => e !== null) ?? [null, 'request'];
-  next(new ApiError(400, zerr ? describeZodError(zerr, where) : 'Invalid request'));
+  next(new ApiError('validation_failed', zerr ? describeZodError(zerr, where) : 'Invalid request'));
 };
 
 export const notFoundHandler: RequestHandler = (_req, _res, next) => {
-  next(new ApiError(404, 'Not found'));
+  next(new ApiError('not_found'));
 };
 
 /** Seconds a client should wait before retrying while the database is away. */
 export const DATABASE_RETRY_AFTER_S = 2;
 
-export const databaseUnavailable = () =>
-  new ApiError(503, 'Service temporarily unavailable; retry later', {}, { 'Retry-After': String(DATABASE_RETRY_AFTER_S) });
+export const databaseUnavailable = () => new ApiError('service_unavailable', undefined, {}, { 'Retry-After': String(DATABASE_RETRY_AFTER_S) });
 
 interface StatusError {
   status?: unknown;
@@ -49,14 +48,13 @@ interface StatusError {
   limit?: unknown;
 }
 
-/** body-parser's error types, by `type`. */
-const BODY_ERRORS: Record<string, (e: StatusError) => string> = {
-  'entity.too.large': (e) => `Request body too large (limit ${String(e.limit)} bytes)`,
-  'entity.parse.failed': () => 'Invalid JSON body',
-  'encoding.unsupported': () => 'Unsupported content encoding or charset',
-  'charset.unsupported': () => 'Unsupported content encoding or charset',
-  'request.aborted': () => 'Request aborted',
-  'entity.verify.failed': () => 'Invalid request body',
+/** body-parser's error types, by `type` (the only errors with these statuses it raises). */
+const BODY_ERRORS: Record<string, (e: StatusError) => ApiError> = {
+  'entity.too.large': (e) => new ApiError('body_too_large', `Request body too large (limit ${String(e.limit)} bytes)`),
+  'entity.parse.failed': () => new ApiError('invalid_json'),
+  'encoding.unsupported': () => new ApiError('unsupported_media_type', 'Unsupported content encoding or charset'),
+  'charset.unsupported': () => new ApiError('unsupported_media_type', 'Unsupported content encoding or charset'),
+  'request.aborted': () => new ApiError('malformed_body', 'Request aborted'),
 };
 
 /** The client error an error stands for, or null when it is not one. */
@@ -67,14 +65,16 @@ function clientError(err: unknown): ApiError | null {
   const status = Number(e.status ?? e.statusCode);
   if (!Number.isInteger(status) || status < 400 || status > 499) return null;
   const known = typeof e.type === 'string' ? BODY_ERRORS[e.type] : undefined;
-  if (known) return new ApiError(status, known(e));
+  if (known) return known(e);
   // Express's decode_param: a path parameter with a malformed %-escape.
-  if (err instanceof URIError) return new ApiError(status, 'Malformed percent-escape in the URL path');
+  if (err instanceof URIError) return new ApiError('malformed_path');
   // body-parser's inflate errors carry zlib's code (corrupt or truncated gzip/deflate).
   if (typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('Z_')) {
-    return new ApiError(status, 'Malformed compressed body');
+    return new ApiError('malformed_body', 'Malformed compressed body');
   }
-  return new ApiError(status, STATUS_CODES[status] ?? 'Bad request');
+  if (status === 413) return new ApiError('body_too_large', STATUS_CODES[413]!);
+  if (status === 415) return new ApiError('unsupported_media_type', STATUS_CODES[415]);
+  return new ApiError('bad_request');
 }
 
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
@@ -83,7 +83,8 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next)
   if (!answer) {
     // pino-http logs the response once, at error level, with this error and the request id.
     res.err = err as Error;
-    answer = new ApiError(500, `Internal error (incident ${String(req.id)})`);
+    // Our request ids are strings (app.ts); pino-http types them wider.
+    answer = new ApiError('internal_error', `Internal error (incident ${typeof req.id === 'object' ? JSON.stringify(req.id) : String(req.id)})`);
   }
   if (res.headersSent) {
     res.end();

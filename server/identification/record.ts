@@ -19,7 +19,7 @@ export function toRecord(d: VisitorDoc): VisitorRecord {
   return {
     id: d._id,
     // Stored component sets are the ones extractComponents made: their names are ComponentNames.
-    components: (Array.isArray(d.components) ? d.components : [d.components]) as Components[],
+    components: Array.isArray(d.components) ? d.components : [d.components],
     visitCount: d.visitCount + (d.mergedVisits ?? 0),
     firstSeenAt: d.firstSeenAt,
     lastSeenAt: d.lastSeenAt,

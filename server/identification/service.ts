@@ -286,5 +286,5 @@ function unwrap(signals: IdentifyRequest['signals']): Signals {
   for (const [name, result] of Object.entries(signals) as [SignalName, { value: unknown } | undefined][]) {
     if (result) out[name] = result.value;
   }
-  return out as Signals;
+  return out;
 }

@@ -19,7 +19,7 @@ export class KeysService {
 
   private async project(accountId: string, projectId: string) {
     const project = await this.store.projects.ofAccount(accountId, projectId);
-    if (!project) throw new ApiError(404, 'Project not found');
+    if (!project) throw new ApiError('project_not_found');
     return project;
   }
 
@@ -34,7 +34,12 @@ export class KeysService {
     const today = await this.store.attempts.takeAll([{ key: `keys:${accountId}`, max: ACCOUNT_LIMITS.keysPerDay, windowMs: DAY_MS }], now);
     if (!today.ok) {
       const retryAfter = String(Math.ceil(today.retryAfterMs / 1000));
-      throw new ApiError(429, `At most ${ACCOUNT_LIMITS.keysPerDay} keys can be created a day; try again tomorrow`, {}, { 'Retry-After': retryAfter });
+      throw new ApiError(
+        'too_many_attempts',
+        `At most ${ACCOUNT_LIMITS.keysPerDay} keys can be created a day; try again tomorrow`,
+        {},
+        { 'Retry-After': retryAfter },
+      );
     }
     const key = generateKey(type);
     const doc: ApiKeyDoc = {
@@ -53,7 +58,7 @@ export class KeysService {
     };
     if (!(await this.store.apiKeys.insertBounded(doc, ACCOUNT_LIMITS.activeKeysPerProject))) {
       await this.store.attempts.release(today.slots);
-      throw new ApiError(409, `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`);
+      throw new ApiError('limit_reached', `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`);
     }
     return { apiKey: apiKeyView(doc), key };
   }
@@ -65,16 +70,16 @@ export class KeysService {
 
   /** `DELETE /v1/keys/self`: a device-flow key revokes itself. */
   async revokeSelf(key: ApiKeyDoc) {
-    if (key.source !== 'cli') throw new ApiError(403, 'Only keys issued to a command-line tool can revoke themselves');
+    if (key.source !== 'cli') throw new ApiError('key_not_self_revocable');
     const doc = await this.store.apiKeys.revoke(key.projectId, key.id, new Date(this.clock.now()));
-    if (!doc) throw new ApiError(401, 'Invalid or missing API key');
+    if (!doc) throw new ApiError('invalid_api_key');
     return apiKeyView(doc);
   }
 
   async revoke(accountId: string, projectId: string, keyId: string) {
     await this.project(accountId, projectId);
     const doc = await this.store.apiKeys.revoke(projectId, keyId, new Date(this.clock.now()));
-    if (!doc) throw new ApiError(404, 'API key not found');
+    if (!doc) throw new ApiError('key_not_found');
     return apiKeyView(doc);
   }
 }

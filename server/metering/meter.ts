@@ -63,7 +63,7 @@ export class Meter {
 
     const second = this.sharedPerSecond ? await this.sharedPerSecond.take(key.accountId, limits.rps) : this.perSecond.hit(key.accountId, limits.rps, now);
     if (!second.ok) {
-      throw new ApiError(429, 'Rate limit exceeded', { usage: second.count, limit: limits.rps }, rateLimitHeaders(limits.rps, 1));
+      throw new ApiError('rate_limit_exceeded', undefined, { usage: second.count, limit: limits.rps }, rateLimitHeaders(limits.rps, 1));
     }
     const slot = admission.getStore();
     if (key.type === 'test') {
@@ -75,8 +75,8 @@ export class Meter {
     const month = await this.quota.take(key.accountId, limits.monthly);
     if (!month.ok) {
       throw new ApiError(
-        429,
-        'Monthly API call limit exceeded',
+        'monthly_quota_exceeded',
+        undefined,
         { usage: month.count, limit: limits.monthly },
         rateLimitHeaders(limits.monthly, secondsUntilNextPeriod(now)),
       );

@@ -2,19 +2,17 @@
 // /login?next=<this page>, which comes back here after sign-in.
 import type { RequestHandler } from 'express';
 import { SESSION_COOKIE, type AccountsService } from '../accounts/service.js';
+import { asyncHandler } from '../http/asyncHandler.js';
+import { readCookie } from '../http/cookies.js';
 
 export function signedInPage(accounts: AccountsService, html: string): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      res.setHeader('Cache-Control', 'no-store');
-      if (!(await accounts.sessionFromCookie(req.cookies?.[SESSION_COOKIE]))) {
-        // originalUrl is this route's own path and query: always same-origin.
-        res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
-        return;
-      }
-      res.type('html').send(html);
-    } catch (err) {
-      next(err);
+  return asyncHandler(async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    if (!(await accounts.sessionFromCookie(readCookie(req, SESSION_COOKIE)))) {
+      // originalUrl is this route's own path and query: always same-origin.
+      res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
+      return;
     }
-  };
+    res.type('html').send(html);
+  });
 }

@@ -43,5 +43,5 @@ export function checkAllowlist(
   const pageOk = allowed(hostOf(pageUrl), domains, keyType);
   const originOk = origin === undefined || allowed(hostOf(origin), domains, keyType);
   const hostOk = proxyHost === undefined || allowed(hostOf(`http://${proxyHost}`), domains, keyType);
-  if (!pageOk || !originOk || !hostOk) throw new ApiError(403, 'Domain not allowed');
+  if (!pageOk || !originOk || !hostOk) throw new ApiError('domain_not_allowed');
 }

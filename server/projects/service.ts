@@ -20,18 +20,18 @@ export class ProjectsService {
   async create(accountId: string, name: string, allowedDomains: string[] = []) {
     const doc = { _id: `prj_${ulid()}`, accountId, name, allowedDomains: dedupe(allowedDomains), createdAt: new Date(this.clock.now()) };
     if (!(await this.store.projects.insertBounded(doc, ACCOUNT_LIMITS.projects))) {
-      throw new ApiError(409, `An account can have at most ${ACCOUNT_LIMITS.projects} projects`);
+      throw new ApiError('limit_reached', `An account can have at most ${ACCOUNT_LIMITS.projects} projects`);
     }
     return projectView(doc);
   }
 
   async update(accountId: string, projectId: string, patch: { name?: string; allowedDomains?: string[] }) {
-    if (!(await this.store.projects.ofAccount(accountId, projectId))) throw new ApiError(404, 'Project not found');
+    if (!(await this.store.projects.ofAccount(accountId, projectId))) throw new ApiError('project_not_found');
     const set: { name?: string; allowedDomains?: string[] } = {};
     if (patch.name !== undefined) set.name = patch.name;
     if (patch.allowedDomains !== undefined) set.allowedDomains = dedupe(patch.allowedDomains);
     const doc = Object.keys(set).length ? await this.store.projects.update(projectId, set) : await this.store.projects.byId(projectId);
-    if (!doc) throw new ApiError(404, 'Project not found');
+    if (!doc) throw new ApiError('project_not_found');
     return projectView(doc);
   }
 }

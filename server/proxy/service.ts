@@ -33,7 +33,6 @@ export interface ProxiedRequest {
 }
 
 const HOUR = 3_600_000;
-const INVALID_SECRET = 'Invalid or revoked proxy secret';
 /** Host names, IPv4 and bracketed IPv6, with an optional port. */
 const HOST = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/;
 /** How old a proxy's reported error may be to be recorded. */
@@ -64,7 +63,7 @@ export class ProxyService {
 
   private async project(accountId: string, projectId: string): Promise<ProjectDoc> {
     const project = await this.store.projects.ofAccount(accountId, projectId);
-    if (!project) throw new ApiError(404, 'Project not found');
+    if (!project) throw new ApiError('project_not_found');
     return project;
   }
 
@@ -146,14 +145,14 @@ export class ProxyService {
     const project = await this.store.projects.byId(projectId);
     if (typeof raw !== 'string' || !this.secretMatches(project?.proxy, raw.trim())) {
       this.failed(projectId, 'invalid_secret');
-      throw new ApiError(401, INVALID_SECRET);
+      throw new ApiError('invalid_proxy_secret');
     }
     const clientIp = normalizeIp(header(headers, PROXY_HEADERS.clientIp) ?? '');
     const host = header(headers, PROXY_HEADERS.host)?.toLowerCase() ?? '';
     const proto = header(headers, PROXY_HEADERS.proto)?.toLowerCase();
     const refuse = (message: string) => {
       this.failed(projectId, 'invalid_headers');
-      return new ApiError(400, message);
+      return new ApiError('invalid_proxy_headers', message);
     };
     if (!clientIp) throw refuse(`${PROXY_HEADERS.clientIp}: missing or not an IP address`);
     if (host.length > 261 || !HOST.test(host)) throw refuse(`${PROXY_HEADERS.host}: missing or not a host name`);

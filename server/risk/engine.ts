@@ -52,18 +52,15 @@ function uaTlsMismatch(s: Signals, edge: EdgeFacts): { mismatch: boolean; eviden
     : { mismatch: true, evidence: `user agent claims ${ua.browser} but TLS ${edge.tls.ja4} is not a browser handshake` };
 }
 
-function velocityOf(recent: RecentActivity[], now: number) {
-  const out = { distinctIp: {} as Record<string, number>, distinctCountry: {} as Record<string, number>, events: {} as Record<string, number> };
-  for (const [name, ms] of Object.entries(VELOCITY_WINDOWS)) {
-    const inWindow = recent.filter((r) => r.t > now - ms);
-    out.events[name] = inWindow.length;
-    out.distinctIp[name] = new Set(inWindow.map((r) => r.ip)).size;
-    out.distinctCountry[name] = new Set(inWindow.map((r) => r.country).filter(Boolean)).size;
-  }
-  return out as {
-    distinctIp: Record<'5m' | '1h' | '24h', number>;
-    distinctCountry: Record<'5m' | '1h' | '24h', number>;
-    events: Record<'5m' | '1h' | '24h', number>;
+type PerWindow = Record<keyof typeof VELOCITY_WINDOWS, number>;
+
+function velocityOf(recent: RecentActivity[], now: number): { distinctIp: PerWindow; distinctCountry: PerWindow; events: PerWindow } {
+  const count = (of: (inWindow: RecentActivity[]) => number) =>
+    Object.fromEntries(Object.entries(VELOCITY_WINDOWS).map(([name, ms]) => [name, of(recent.filter((r) => r.t > now - ms))])) as PerWindow;
+  return {
+    distinctIp: count((w) => new Set(w.map((r) => r.ip)).size),
+    distinctCountry: count((w) => new Set(w.map((r) => r.country).filter(Boolean)).size),
+    events: count((w) => w.length),
   };
 }
 

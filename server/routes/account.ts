@@ -6,6 +6,7 @@ import { SESSION_COOKIE, SESSION_TTL_MS } from '../accounts/service.js';
 import { KNOWN_DEVICE_COOKIE, KNOWN_DEVICE_TTL_MS } from '../accounts/throttle.js';
 import { sessionOf } from '../http/context.js';
 import type { RouteDeps } from '../services.js';
+import { readCookie } from '../http/cookies.js';
 
 const s = initServer();
 
@@ -29,7 +30,7 @@ export const accountRoutes = ({ services, config }: RouteDeps) => {
       return { status: 201, body: await services.accounts.sessionView(user, account) };
     },
     login: async ({ body, req, res }) => {
-      const client = { ip: services.clientIp(req), knownDevice: req.cookies?.[KNOWN_DEVICE_COOKIE] };
+      const client = { ip: services.clientIp(req), knownDevice: readCookie(req, KNOWN_DEVICE_COOKIE) };
       const { user, account, ...cookies } = await services.accounts.login(body.email, body.password, client);
       signedIn(res, cookies);
       return { status: 200, body: await services.accounts.sessionView(user, account) };

@@ -4,6 +4,7 @@ import { DEVICE_COOKIE } from '../../contract/proxy.js';
 import { apiKeyOf } from '../http/context.js';
 import { admission } from '../metering/meter.js';
 import type { RouteDeps } from '../services.js';
+import { readCookie } from '../http/cookies.js';
 
 const s = initServer();
 
@@ -14,7 +15,7 @@ export const identifyRoutes = ({ services }: RouteDeps) =>
       const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
       // Through a first-party proxy (the auth middleware checked its secret): the browser behind it, and its device cookie.
       const proxied = req.auth?.proxy ?? null;
-      const cookie = proxied ? services.proxy.deviceCookie(key.projectId, req.cookies?.[DEVICE_COOKIE]) : null;
+      const cookie = proxied ? services.proxy.deviceCookie(key.projectId, readCookie(req, DEVICE_COOKIE)) : null;
       const edge = await services.edge(req, proxied);
       // Metering leaves the X-RateLimit-* headers of the admitted call in the slot.
       const slot: { headers?: Record<string, string> } = {};

@@ -26,7 +26,7 @@ export class SealingService {
 
   private async project(accountId: string, projectId: string) {
     const project = await this.store.projects.ofAccount(accountId, projectId);
-    if (!project) throw new ApiError(404, 'Project not found');
+    if (!project) throw new ApiError('project_not_found');
     return project;
   }
 

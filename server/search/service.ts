@@ -30,7 +30,7 @@ export function encodePaginationKey(ulid: string): string {
 export function decodePaginationKey(key: string): string {
   const text = /^[A-Za-z0-9_-]+$/.test(key) ? Buffer.from(key, 'base64url').toString() : '';
   const [version, ulid] = text.split('.');
-  if (version !== KEY_VERSION || !ulid || !ULID.test(ulid)) throw new ApiError(400, 'paginationKey: not a key this endpoint returned');
+  if (version !== KEY_VERSION || !ulid || !ULID.test(ulid)) throw new ApiError('validation_failed', 'paginationKey: not a key this endpoint returned');
   return ulid;
 }
 
@@ -77,12 +77,12 @@ export function factFilter(q: Query): ((f: EntryFacts) => boolean | undefined) |
 export function ipPlan(filter: string): { prefixes: string[]; contains: ((ip: string) => boolean) | null } {
   const parsed = parseIpFilter(filter);
   const ip = parsed ? ipBytes(parsed.address) : null;
-  if (!parsed || !ip) throw new ApiError(400, 'ip: must be an IP address or a CIDR (203.0.113.0/24, 2001:db8::/48)');
+  if (!parsed || !ip) throw new ApiError('validation_failed', 'ip: must be an IP address or a CIDR (203.0.113.0/24, 2001:db8::/48)');
   const total = ip.bytes.length * 8;
   let bits = parsed.bits ?? total;
   // An IPv4-mapped IPv6 address is searched as the IPv4 address it carries.
   if (ip.version === 4 && parsed.address.includes(':')) bits = parsed.bits === null ? 32 : parsed.bits - 96;
-  if (bits < 0 || bits > total) throw new ApiError(400, 'ip: prefix length out of range');
+  if (bits < 0 || bits > total) throw new ApiError('validation_failed', 'ip: prefix length out of range');
   const levels = [...IP_LEVELS[ip.version]].sort((a, b) => a - b);
   const finer = levels.find((l) => l >= bits)!;
   const spread = finer - bits;
@@ -96,7 +96,8 @@ export function ipPlan(filter: string): { prefixes: string[]; contains: ((ip: st
     return { prefixes, contains: null };
   }
   const coarser = [...levels].reverse().find((l) => l <= bits);
-  if (coarser === undefined) throw new ApiError(400, `ip: CIDR too wide (at least /${levels[0]! - Math.log2(MAX_IP_RANGES)} for IPv${ip.version})`);
+  if (coarser === undefined)
+    throw new ApiError('validation_failed', `ip: CIDR too wide (at least /${levels[0]! - Math.log2(MAX_IP_RANGES)} for IPv${ip.version})`);
   const net = ipaddr.fromByteArray(ip.bytes);
   const contains = (address: string) => {
     try {
@@ -121,7 +122,7 @@ export class EventSearchService {
    * explorer): a check on the entries, which record their project.
    */
   async search(accountId: string, q: Query, projectId?: string): Promise<{ events: FullEvent[]; paginationKey?: string }> {
-    if (q.start !== undefined && q.end !== undefined && q.start > q.end) throw new ApiError(400, 'start: must not be after end');
+    if (q.start !== undefined && q.end !== undefined && q.start > q.end) throw new ApiError('validation_failed', 'start: must not be after end');
     const cursor = q.paginationKey === undefined ? null : decodePaginationKey(q.paginationKey);
     const plan = await this.plan(accountId, q, projectId);
     if (!plan) return { events: [] };

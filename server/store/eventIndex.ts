@@ -191,9 +191,10 @@ export function factsOf(e: {
   const result = (name: string) => (e.verdicts[name] as { result?: unknown } | undefined)?.result === true;
   let ua = '';
   try {
-    ua = String((JSON.parse(e.signalsJson) as { client?: { userAgent?: { userAgent?: unknown } } }).client?.userAgent?.userAgent ?? '');
+    const seen = (JSON.parse(e.signalsJson) as { client?: { userAgent?: { userAgent?: unknown } } }).client?.userAgent?.userAgent;
+    if (typeof seen === 'string') ua = seen;
   } catch {
-    ua = '';
+    // Unreadable signals: no user agent to match.
   }
   const country = typeof e.ipLocation.country === 'string' ? e.ipLocation.country.toUpperCase() : '';
   return {

@@ -222,7 +222,7 @@ export class IdentityRepo {
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       const owner = (await this.get(_id))?.visitorId;
-      if (!owner) throw new Error(`index entry ${_id} vanished after a duplicate-key error`);
+      if (!owner) throw new Error(`index entry ${_id} vanished after a duplicate-key error`, { cause: err });
       return owner;
     }
   }

@@ -205,5 +205,5 @@ function changes(prior: VisitorDoc, next: VisitorDoc): UpdateFilter<VisitorDoc> 
     ...(Object.keys($set).length ? { $set } : {}),
     ...(Object.keys($push).length ? { $push } : {}),
     ...(Object.keys($unset).length ? { $unset } : {}),
-  } as UpdateFilter<VisitorDoc>;
+  };
 }

@@ -29,7 +29,7 @@ export class VisitHistoryService {
   /** Another account's visitor is 404 exactly like a missing one. */
   async history(accountId: string, visitorId: string, before: string | undefined): Promise<VisitHistory> {
     const visitor = await this.aliases.survivor(accountId, visitorId);
-    if (!visitor || visitor.visitCount + (visitor.mergedVisits ?? 0) === 0) throw new ApiError(404, 'Visitor not found');
+    if (!visitor || visitor.visitCount + (visitor.mergedVisits ?? 0) === 0) throw new ApiError('visitor_not_found');
     const merged = await this.aliases.aliasesOf(visitor);
     const newest = merged.length
       ? await this.newestOfAll([visitor, ...merged], before)
@@ -77,7 +77,7 @@ export class VisitHistoryService {
       const seq = seqOfVisitId(before);
       const pages = seq === null ? [] : await Promise.all(sources.filter((s) => seq <= s.visitCount).map((s) => this.visitPage(s, pageOf(seq))));
       const found = pages.flat().find((v) => v.id === before);
-      if (!found) throw new ApiError(400, BAD_CURSOR);
+      if (!found) throw new ApiError('invalid_cursor', BAD_CURSOR);
       cursor = { t: found.timestamp, id: found.id };
     }
     const older = (v: StoredVisit) => !cursor || v.timestamp < cursor.t || (v.timestamp === cursor.t && v.id < cursor.id);
@@ -101,9 +101,9 @@ export class VisitHistoryService {
     const time = timeCursor(before);
     if (time !== null) return this.seqBeforeTime(visitor, time);
     const seq = seqOfVisitId(before);
-    if (seq === null || seq > visitor.visitCount) throw new ApiError(400, BAD_CURSOR);
+    if (seq === null || seq > visitor.visitCount) throw new ApiError('invalid_cursor', BAD_CURSOR);
     const page = await this.visitPage(visitor, pageOf(seq));
-    if (!page.some((v) => v.id === before)) throw new ApiError(400, BAD_CURSOR);
+    if (!page.some((v) => v.id === before)) throw new ApiError('invalid_cursor', BAD_CURSOR);
     return seq - 1;
   }
 

@@ -96,13 +96,13 @@ export class WebhooksService {
 
   private async project(accountId: string, projectId: string) {
     const project = await this.store.projects.ofAccount(accountId, projectId);
-    if (!project) throw new ApiError(404, 'Project not found');
+    if (!project) throw new ApiError('project_not_found');
     return project;
   }
 
   private async endpointOf(accountId: string, projectId: string, endpointId: string) {
     const e = await this.store.webhooks.endpoint(endpointId);
-    if (!e || e.accountId !== accountId || e.projectId !== projectId) throw new ApiError(404, 'Webhook endpoint not found');
+    if (!e || e.accountId !== accountId || e.projectId !== projectId) throw new ApiError('webhook_endpoint_not_found');
     return e;
   }
 
@@ -120,7 +120,7 @@ export class WebhooksService {
     await this.project(accountId, projectId);
     const checked = checkEndpointUrl(url, this.allowPrivate);
     if ((await this.store.webhooks.endpointsOf(projectId)).length >= WEBHOOK_LIMITS.endpointsPerProject) {
-      throw new ApiError(409, `A project can have at most ${WEBHOOK_LIMITS.endpointsPerProject} webhook endpoints`);
+      throw new ApiError('limit_reached', `A project can have at most ${WEBHOOK_LIMITS.endpointsPerProject} webhook endpoints`);
     }
     const secret = newSecret();
     const now = new Date(this.clock.now());
@@ -162,7 +162,7 @@ export class WebhooksService {
   async redeliver(accountId: string, projectId: string, endpointId: string, requestId: string) {
     const e = await this.endpointOf(accountId, projectId, endpointId);
     const d = await this.store.webhooks.delivery(`${e._id}|${requestId}`);
-    if (!d) throw new ApiError(404, 'Delivery not found');
+    if (!d) throw new ApiError('delivery_not_found');
     const now = this.clock.now();
     const set = { status: 'pending' as const, since: now, nextAttemptAt: now };
     await this.store.webhooks.updateDelivery(d._id, set);

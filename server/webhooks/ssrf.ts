@@ -65,14 +65,14 @@ export function checkEndpointUrl(raw: string, allowPrivate: boolean): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new ApiError(400, 'url: must be an absolute http(s) URL');
+    throw new ApiError('validation_failed', 'url: must be an absolute http(s) URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ApiError(400, 'url: must be an absolute http(s) URL');
-  if (url.username || url.password) throw new ApiError(400, 'url: must not contain credentials');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ApiError('validation_failed', 'url: must be an absolute http(s) URL');
+  if (url.username || url.password) throw new ApiError('validation_failed', 'url: must not contain credentials');
   if (!allowPrivate) {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const literal = normalizeIp(host) !== null;
-    if ((literal && forbiddenAddress(host)) || /^localhost$|\.localhost$/i.test(host)) throw new ApiError(400, `url: ${PRIVATE_TARGET}`);
+    if ((literal && forbiddenAddress(host)) || /^localhost$|\.localhost$/i.test(host)) throw new ApiError('validation_failed', `url: ${PRIVATE_TARGET}`);
   }
   return url;
 }
@@ -88,7 +88,7 @@ type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: No
 export function guardedLookup(allowPrivate: boolean, resolve: Resolver = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { family: options.family, hints: options.hints, all: true }, (err, addresses) => {
-      const answer = callback as (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+      const answer = callback;
       if (err) return answer(err, options.all ? [] : '', 0);
       if (!addresses.length) return answer(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), options.all ? [] : '', 0);
       if (!allowPrivate && addresses.some((a) => forbiddenAddress(a.address))) {

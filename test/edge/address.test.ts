@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { normalizeIp, parseCidr, prefixOf, v4Key, v6Key, v6ToString, type Ip } from '../../server/edge/address.js';
+import { normalizeIp, parseCidr, prefixOf, v4Key, v6Key, v6ToString } from '../../server/edge/address.js';
 
 describe('normalizeIp', () => {
   it.each([

@@ -11,14 +11,14 @@ const ip6 = (k: bigint): Ip => ({ address: v6ToString(k), version: 6 });
 // Keys drawn mostly from a small window so that ranges overlap and touch, plus
 // the extremes of the address space.
 const key4 = fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0xffffff00, max: 0xffffffff }), fc.integer({ min: 0, max: 0xffffffff }));
-const range4 = fc.tuple(key4, key4).map(([a, b]) => (a <= b ? [a, b] : [b, a]) as [number, number]);
+const range4 = fc.tuple(key4, key4).map(([a, b]): [number, number] => (a <= b ? [a, b] : [b, a]));
 const key6 = fc.oneof(
   fc.bigInt({ min: 0n, max: 300n }),
   fc.bigInt({ min: (1n << 64n) - 150n, max: (1n << 64n) + 150n }),
   fc.bigInt({ min: V6_MAX - 300n, max: V6_MAX }),
   fc.bigInt({ min: 0n, max: V6_MAX }),
 );
-const range6 = fc.tuple(key6, key6).map(([a, b]) => (a <= b ? [a, b] : [b, a]) as [bigint, bigint]);
+const range6 = fc.tuple(key6, key6).map(([a, b]): [bigint, bigint] => (a <= b ? [a, b] : [b, a]));
 
 /** The specification of RangeTable: the containing range with the latest start, then the shortest, then the last added. */
 function naiveWinner<K extends number | bigint>(ranges: [K, K][], k: K): number | undefined {

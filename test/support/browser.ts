@@ -29,7 +29,7 @@ export async function servedHarness(testFile: string, env: Record<string, string
   let handler: RequestListener = (_req, res) => res.end();
   const served = await listen((req, res) => handler(req, res));
   const h = await createHarness(testFile, { ...env, BASE_URL: served.url });
-  handler = h.app as unknown as RequestListener;
+  handler = h.app;
   return {
     h,
     origin: served.url,

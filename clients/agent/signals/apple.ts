@@ -21,7 +21,9 @@ export const appleCollectors: Collectors<'applePay' | 'privateClickMeasurement'>
     collect() {
       const a = document.createElement('a') as HTMLAnchorElement & { attributionSourceId?: unknown; attributionsourceid?: unknown };
       const id = a.attributionSourceId ?? a.attributionsourceid;
-      return { sourceId: id === undefined || id === null ? null : clipOrNull(String(id), 64) };
+      return {
+        sourceId: id === undefined || id === null ? null : clipOrNull(typeof id === 'string' || typeof id === 'number' ? String(id) : JSON.stringify(id), 64),
+      };
     },
   },
 };

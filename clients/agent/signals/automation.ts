@@ -41,7 +41,7 @@ const DRIVER_KEY = /^\$?(cdc|wdc)_/;
 async function notificationQuirk(): Promise<boolean> {
   if (typeof Notification === 'undefined' || !nav.permissions) return false;
   try {
-    const status = await nav.permissions.query({ name: 'notifications' as PermissionName });
+    const status = await nav.permissions.query({ name: 'notifications' });
     return Notification.permission === 'denied' && status.state === 'prompt';
   } catch {
     return false;

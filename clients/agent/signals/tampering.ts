@@ -35,11 +35,16 @@ const TARGETS: Target[] = [
   ['MediaDevices', proto('MediaDevices'), ['enumerateDevices']],
 ];
 
+// Taken when the agent loads, before a page's script can replace it.
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called with .call() on each function examined
 const fnToString = Function.prototype.toString;
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** True when `fn` does not look like a built-in function named `key`. */
-function isLie(fn: Function, key: string, isGetter: boolean): boolean {
+type Callable = (...args: never[]) => unknown;
+const isCallable = (v: unknown): v is Callable => typeof v === 'function';
+
+function isLie(fn: Callable, key: string, isGetter: boolean): boolean {
   // Native source text is "function NAME() { [native code] }"; engines differ
   // in whitespace and some omit the "get " prefix on getters.
   const source = new RegExp(`^function (get )?${escape(key)}\\(\\) \\{\\s*\\[native code\\]\\s*\\}$`);
@@ -72,8 +77,10 @@ function findLies(): string[] {
     for (const key of keys) {
       const d = Object.getOwnPropertyDescriptor(p, key);
       if (!d) continue;
-      const fn = d.get || d.value;
-      if (typeof fn !== 'function') continue;
+      // Only read and printed, never called detached.
+      // eslint-disable-next-line @typescript-eslint/unbound-method
+      const fn: unknown = d.get ?? d.value;
+      if (!isCallable(fn)) continue;
       let lied = isLie(fn, key, !!d.get);
       if (d.get && !lied) {
         // A native getter called on the prototype itself throws "Illegal invocation".

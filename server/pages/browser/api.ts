@@ -20,7 +20,7 @@ export async function api<T = unknown>(method: 'GET' | 'POST', path: string, bod
   } catch {
     return { status: 0, body: { error: 'Could not reach the server. Check your connection and try again.' } as T, retryAfter: null };
   }
-  let parsed: unknown = null;
+  let parsed: unknown;
   try {
     parsed = await res.json();
   } catch {

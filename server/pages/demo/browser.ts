@@ -60,7 +60,7 @@ async function run(event?: Event): Promise<void> {
     text('r-request', result.requestId);
     const items = Object.entries(result.verdicts).map(([name, v]) => {
       const li = document.createElement('li');
-      const fired = (v as { result: boolean }).result;
+      const fired = v.result;
       li.className = fired ? 'fired' : '';
       li.textContent = `${name}: ${fired ? 'yes' : 'no'}`;
       return li;

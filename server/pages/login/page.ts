@@ -6,6 +6,8 @@ import type { RequestHandler } from 'express';
 import { SESSION_COOKIE, type AccountsService } from '../../accounts/service.js';
 import { pageHtml } from '../html.js';
 import { safeNext } from '../next.js';
+import { asyncHandler } from '../../http/asyncHandler.js';
+import { readCookie } from '../../http/cookies.js';
 
 const BODY = `<main>
 <section class="panel" id="login">
@@ -25,17 +27,13 @@ const BODY = `<main>
 export function loginPage(accounts: AccountsService, baseUrl: string): RequestHandler {
   const origin = new URL(baseUrl).origin;
   const html = pageHtml({ title: 'Sign in · deviceid', script: 'login.js', body: BODY });
-  return async (req, res, next) => {
-    try {
-      res.setHeader('Cache-Control', 'no-store');
-      const target = safeNext(typeof req.query.next === 'string' ? req.query.next : null, origin);
-      if (target && (await accounts.sessionFromCookie(req.cookies?.[SESSION_COOKIE]))) {
-        res.redirect(303, target);
-        return;
-      }
-      res.type('html').send(html);
-    } catch (err) {
-      next(err);
+  return asyncHandler(async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const target = safeNext(typeof req.query.next === 'string' ? req.query.next : null, origin);
+    if (target && (await accounts.sessionFromCookie(readCookie(req, SESSION_COOKIE)))) {
+      res.redirect(303, target);
+      return;
     }
-  };
+    res.type('html').send(html);
+  });
 }
