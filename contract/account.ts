@@ -21,24 +21,35 @@ export const KEY_TYPES = ['live', 'test', 'secret'] as const;
 const isoDate = z.string().datetime();
 const Period = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month, YYYY-MM');
 
-export const UserSchema = z.object({ id: z.string(), email: z.string().email(), name: z.string().nullable(), createdAt: isoDate }).openapi({ title: 'User' });
+export const UserSchema = z
+  .object({
+    id: z.string().describe('The user (`usr_…`)'),
+    email: z.string().email().describe('The address the user signs in with'),
+    name: z.string().nullable().describe('The name given at sign-up; null when none was'),
+    createdAt: isoDate.describe('When the user signed up'),
+  })
+  .openapi({ title: 'User', description: 'A person who signs in to the dashboard' });
 
 export const AccountSchema = z
   .object({
-    id: z.string(),
-    plan: z.enum(PLAN_NAMES),
-    limits: z.object({
-      rps: z.number().int().describe('Identify requests per second, across all keys of the account'),
-      monthly: z.number().int().describe('Identify calls with live keys per calendar month (UTC)'),
-    }),
-    usage: z.object({
-      period: Period.describe('Calendar month in UTC, YYYY-MM; the quota resets at its end'),
-      count: z.number().int().nonnegative().describe('Successful identify calls with live keys this period'),
-    }),
+    id: z.string().describe('The account (`acc_…`)'),
+    plan: z.enum(PLAN_NAMES).describe("The account's plan: it sets the limits below"),
+    limits: z
+      .object({
+        rps: z.number().int().describe('Identify requests per second, across all keys of the account'),
+        monthly: z.number().int().describe('Identify calls with live keys per calendar month (UTC)'),
+      })
+      .describe("The plan's limits"),
+    usage: z
+      .object({
+        period: Period.describe('Calendar month in UTC, YYYY-MM; the quota resets at its end'),
+        count: z.number().int().nonnegative().describe('Successful identify calls with live keys this period'),
+      })
+      .describe("This month's metered use"),
     admin: z.boolean().describe("This account administers the instance (invitations, everyone's plans)"),
     canChangePlan: z.boolean().describe('PUT /api/account/plan is allowed: for the administrator, or for everyone with PLAN_SELF_SERVICE=true'),
   })
-  .openapi({ title: 'Account' });
+  .openapi({ title: 'Account', description: 'What is metered and billed: plan, limits and this month’s use' });
 
 export const UsageSchema = z
   .object({
@@ -57,13 +68,15 @@ export const UsageSchema = z
             count: z.number().int().nonnegative().describe('Successful identify calls with live keys that day'),
             test: z.number().int().nonnegative().describe('Successful identify calls with test keys that day (not counted against the quota)'),
           })
-          .openapi({ title: 'UsageDay' }),
+          .openapi({ title: 'UsageDay', description: 'Identify calls on one day (UTC)' }),
       )
       .describe('One entry per day of the period up to today (UTC); every day of a past month'),
   })
-  .openapi({ title: 'Usage' });
+  .openapi({ title: 'Usage', description: 'Identify calls of a month, by day, against the plan' });
 
-export const SessionViewSchema = z.object({ user: UserSchema, account: AccountSchema }).openapi({ title: 'SessionView' });
+export const SessionViewSchema = z
+  .object({ user: UserSchema, account: AccountSchema })
+  .openapi({ title: 'SessionView', description: 'Who is signed in, and their account' });
 
 export const EmailSchema = z.string().trim().toLowerCase().max(254).email();
 
@@ -79,12 +92,12 @@ export const DomainSchema = z
 
 export const ProjectSchema = z
   .object({
-    id: z.string(),
-    name: z.string(),
+    id: z.string().describe('The project (`prj_…`): what keys, events and visitors belong to'),
+    name: z.string().describe('Name shown in the dashboard'),
     allowedDomains: z.array(z.string()).describe('Hosts identify accepts for this project (exact host, or *.example.com for subdomains). Empty: any host.'),
-    createdAt: isoDate,
+    createdAt: isoDate.describe('When the project was created'),
   })
-  .openapi({ title: 'Project' });
+  .openapi({ title: 'Project', description: 'A site or app: its keys, allowed hosts, events and visitors' });
 
 export const ApiKeySchema = z
   .object({
@@ -122,12 +135,12 @@ export const accountContract = c.router(
         'Who may sign up is set by the operator (SIGNUP): anyone, holders of an invitation, or nobody; the first account of an instance always may, and becomes its administrator. The password must be hard to guess (zxcvbn score 3).',
       body: z
         .object({
-          email: Email,
-          password: z.string().min(10, 'must be at least 10 characters').max(1024),
-          name: z.string().trim().max(100).optional(),
+          email: Email.describe('The address to sign in with (stored lower-cased)'),
+          password: z.string().min(10, 'must be at least 10 characters').max(1024).describe('At least 10 characters and hard to guess (zxcvbn score 3)'),
+          name: z.string().trim().max(100).optional().describe('How to address the user; optional'),
           invitation: z.string().max(100).optional().describe('The token of an invitation (from its link, /login?invite=…)'),
         })
-        .openapi({ title: 'SignupRequest' }),
+        .openapi({ title: 'SignupRequest', description: 'A new user and its account' }),
       responses: {
         201: SessionViewSchema,
         ...commonErrorResponses,
@@ -151,7 +164,9 @@ export const accountContract = c.router(
       method: 'POST',
       path: '/api/auth/login',
       summary: 'Sign in; sets the session cookie',
-      body: z.object({ email: Email, password: z.string().max(1024) }).openapi({ title: 'LoginRequest' }),
+      body: z
+        .object({ email: Email.describe('The address signed up with'), password: z.string().max(1024).describe('The password') })
+        .openapi({ title: 'LoginRequest', description: 'Email and password' }),
       responses: {
         200: SessionViewSchema,
         ...commonErrorResponses,
@@ -198,7 +213,9 @@ export const accountContract = c.router(
       method: 'PUT',
       path: '/api/account/plan',
       summary: "Switch the account's own plan: the administrator, or anyone with PLAN_SELF_SERVICE=true (no billing)",
-      body: z.object({ plan: z.enum(PLAN_NAMES) }).openapi({ title: 'SetPlanRequest' }),
+      body: z
+        .object({ plan: z.enum(PLAN_NAMES).describe('The plan to switch to') })
+        .openapi({ title: 'SetPlanRequest', description: "Switch the account's own plan" }),
       responses: {
         200: AccountSchema,
         ...sessionRoutes,
@@ -211,14 +228,19 @@ export const accountContract = c.router(
       method: 'GET',
       path: '/api/projects',
       summary: "The account's projects",
-      responses: { 200: z.object({ projects: z.array(ProjectSchema) }), ...sessionRoutes },
+      responses: { 200: z.object({ projects: z.array(ProjectSchema).describe("The account's projects, oldest first") }), ...sessionRoutes },
       metadata: meta({ auth: 'session' }),
     },
     createProject: {
       method: 'POST',
       path: '/api/projects',
       summary: `Create a project (at most ${ACCOUNT_LIMITS.projects} per account)`,
-      body: z.object({ name: ProjectName, allowedDomains: z.array(DomainSchema).max(100).optional() }).openapi({ title: 'CreateProjectRequest' }),
+      body: z
+        .object({
+          name: ProjectName.describe('Name shown in the dashboard'),
+          allowedDomains: z.array(DomainSchema).max(100).optional().describe('Hosts identify accepts (exact, or *.example.com); none or empty: any host'),
+        })
+        .openapi({ title: 'CreateProjectRequest', description: 'A new project' }),
       responses: {
         201: ProjectSchema,
         ...sessionRoutes,
@@ -233,7 +255,12 @@ export const accountContract = c.router(
       method: 'PATCH',
       path: '/api/projects/:projectId',
       summary: 'Rename a project or replace its allowed domains',
-      body: z.object({ name: ProjectName.optional(), allowedDomains: z.array(DomainSchema).max(100).optional() }).openapi({ title: 'UpdateProjectRequest' }),
+      body: z
+        .object({
+          name: ProjectName.optional().describe('A new name; absent: unchanged'),
+          allowedDomains: z.array(DomainSchema).max(100).optional().describe('The new list of allowed hosts, replacing the old one; absent: unchanged'),
+        })
+        .openapi({ title: 'UpdateProjectRequest', description: 'What to change in a project; absent fields stay' }),
       responses: { 200: ProjectSchema, ...sessionRoutes, ...csrfResponses, 404: errorResponse('project_not_found', "'Project not found'") },
       metadata: meta({ auth: 'session', csrf: true }),
     },
@@ -241,14 +268,23 @@ export const accountContract = c.router(
       method: 'GET',
       path: '/api/projects/:projectId/keys',
       summary: "A project's API keys (never their values)",
-      responses: { 200: z.object({ keys: z.array(ApiKeySchema) }), ...sessionRoutes, 404: errorResponse('project_not_found', "'Project not found'") },
+      responses: {
+        200: z.object({ keys: z.array(ApiKeySchema).describe("The project's keys, revoked ones included (never a key's secret)") }),
+        ...sessionRoutes,
+        404: errorResponse('project_not_found', "'Project not found'"),
+      },
       metadata: meta({ auth: 'session' }),
     },
     createKey: {
       method: 'POST',
       path: '/api/projects/:projectId/keys',
       summary: `Create an API key; its value is returned only in this response (at most ${ACCOUNT_LIMITS.activeKeysPerProject} active per project, ${ACCOUNT_LIMITS.keysPerDay} created per account a day)`,
-      body: z.object({ name: KeyName, type: z.enum(KEY_TYPES) }).openapi({ title: 'CreateKeyRequest' }),
+      body: z
+        .object({
+          name: KeyName.describe('A name to recognise the key by'),
+          type: z.enum(KEY_TYPES).describe('`live` or `test` for the agent (test keys are not metered), `secret` for the server API'),
+        })
+        .openapi({ title: 'CreateKeyRequest', description: 'A new API key' }),
       responses: {
         201: z.object({ apiKey: ApiKeySchema, key: z.string().describe('The plaintext key. Shown once; store it now.') }),
         ...sessionRoutes,

@@ -102,7 +102,7 @@ export const GRANT_STATUSES = ['pending', 'authorized', 'consumed', 'denied'] as
 
 export const GrantViewSchema = z
   .object({
-    userCode: UserCodeDisplay,
+    userCode: UserCodeDisplay.describe('The code the tool shows its user (XXXX-XXXX)'),
     clientName: z.string().describe('The name the tool sent; self-asserted, not verified'),
     keyName: z.string().describe('Name of the live key approval creates: `<clientName> (CLI)`'),
     status: z
@@ -114,7 +114,7 @@ export const GrantViewSchema = z
     requestUserAgent: z.string().nullable().describe('User-Agent header of that request'),
     projectId: z.string().nullable().describe('The project chosen on approval; null otherwise'),
   })
-  .openapi({ title: 'DeviceGrant' });
+  .openapi({ title: 'DeviceGrant', description: "A command-line tool's request for a key, as its consent page shows it" });
 
 const UserCodeParam = z.object({
   userCode: z.string().max(64).describe('The user code; any case, with or without the dash (other punctuation and spaces are ignored)'),
@@ -197,7 +197,9 @@ export const deviceFlowContract = c.router(
       description:
         'The consent page calls this only after the user confirmed that the code matches the terminal. The tool’s next poll then receives a new live key of the project named `<client_name> (CLI)`, source `cli`. Repeating the same approval answers 200 again.',
       pathParams: UserCodeParam,
-      body: z.object({ projectId: z.string().min(1).max(100) }).openapi({ title: 'AuthorizeGrantRequest' }),
+      body: z
+        .object({ projectId: z.string().min(1).max(100).describe('The project of your account the new live key belongs to') })
+        .openapi({ title: 'AuthorizeGrantRequest', description: 'Approve the grant for one of your projects' }),
       responses: {
         200: GrantViewSchema,
         ...grantErrors,
@@ -216,7 +218,7 @@ export const deviceFlowContract = c.router(
       description:
         'The tool’s next poll answers 410 `{status: "denied"}` and it must start over. Send `{}` as the JSON body. Repeating a denial answers 200 again.',
       pathParams: UserCodeParam,
-      body: z.object({}).strict().openapi({ title: 'DenyGrantRequest' }),
+      body: z.object({}).strict().openapi({ title: 'DenyGrantRequest', description: 'Deny the grant (an empty body)' }),
       responses: {
         200: GrantViewSchema,
         ...grantErrors,

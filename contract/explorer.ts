@@ -36,49 +36,49 @@ export const ExplorerQuerySchema = z
 
 export const EventSummarySchema = z
   .object({
-    requestId: RequestIdSchema,
+    requestId: RequestIdSchema.describe('The event'),
     visitorId: VisitorIdSchema.describe('The device as known now (the survivor when the visitor has since been merged)'),
     timestamp: TimestampMs,
-    ip: z.string(),
+    ip: z.string().describe('The client IP address'),
     country: z.string().describe('Country code of the IP location; empty when unknown'),
-    city: z.string(),
+    city: z.string().describe('City of the IP location; empty when unknown'),
     browser: z.string().describe('Browser and system read from the User-Agent, e.g. "Chrome 130 on Windows"'),
     bot: z.enum(BOT_KINDS).describe('`good`: a crawler naming itself in the User-Agent (unverified); `bad`: the bot verdict fired otherwise; `none`'),
-    botProbability: z.number().min(0).max(1),
+    botProbability: z.number().min(0).max(1).describe('How likely the visit came from a bot, 0 to 1'),
     suspect: z.boolean().describe('Manually flagged as suspect'),
-    suspectScore: z.number().int().min(0).max(100),
-    confidence: z.number().min(0).max(1),
+    suspectScore: z.number().int().min(0).max(100).describe('Risk score, 0 to 100: the weighted sum of the verdicts that fired'),
+    confidence: z.number().min(0).max(1).describe('How sure the service is that visitorId is this device, 0 to 1'),
     linkedId: z.string().optional().describe('Present only if set'),
-    url: z.string(),
+    url: z.string().describe('The page the agent ran on'),
   })
-  .openapi({ title: 'EventSummary' });
+  .openapi({ title: 'EventSummary', description: 'An event as the explorer lists it' });
 
 export const VisitSummarySchema = z
   .object({
-    id: z.string().uuid(),
+    id: z.string().uuid().describe('The visit'),
     timestamp: TimestampMs,
-    country: z.string(),
-    city: z.string(),
-    region: z.string(),
+    country: z.string().describe('Country code of the IP location; empty when unknown'),
+    city: z.string().describe('City of the IP location; empty when unknown'),
+    region: z.string().describe('Region (state, province) of the IP location; empty when unknown'),
     network: z.string().describe('The organisation of the IP address (its AS); empty when unknown'),
     browser: z.string().describe('Browser and system read from the User-Agent'),
-    confidence: z.number().min(0).max(1),
-    botProbability: z.number().min(0).max(1),
-    riskFactors: z.array(RiskFactorSchema),
+    confidence: z.number().min(0).max(1).describe('How sure the service was that this visit was this device, 0 to 1'),
+    botProbability: z.number().min(0).max(1).describe('How likely the visit came from a bot, 0 to 1'),
+    riskFactors: z.array(RiskFactorSchema).describe('The verdicts that fired on this visit, with their weights'),
     originalVisitorId: VisitorIdSchema.optional().describe('Present only for a visit identified as a visitor since merged into this one'),
   })
-  .openapi({ title: 'VisitSummary' });
+  .openapi({ title: 'VisitSummary', description: 'One visit in a visitor’s timeline' });
 
 export const VisitorTimelineSchema = z
   .object({
     visitorId: VisitorIdSchema.describe('The visitor asked for, or the one it has been merged into'),
     mergedFrom: z.array(VisitorIdSchema).describe('Visitors merged into this one; their visits are part of the timeline'),
-    totalVisits: z.number().int().nonnegative(),
+    totalVisits: z.number().int().nonnegative().describe('Visits of this visitor and of those merged into it'),
     firstSeenAt: TimestampMs,
     visits: z.array(VisitSummarySchema).max(VISITS_PAGE_SIZE).describe('At most 20 visits, newest first, in every project of the account'),
     nextBefore: z.string().optional().describe('Present when the page is full: the `before` of the next, older page'),
   })
-  .openapi({ title: 'VisitorTimeline' });
+  .openapi({ title: 'VisitorTimeline', description: 'A visitor (the whole device, merges included) and a page of its visits' });
 
 export const explorerContract = c.router(
   {
@@ -93,10 +93,10 @@ export const explorerContract = c.router(
       responses: {
         200: z
           .object({
-            events: z.array(EventSummarySchema),
+            events: z.array(EventSummarySchema).describe('The matching events, newest first (oldest first with reverse=true)'),
             paginationKey: z.string().optional().describe('Present when there may be more events: the `paginationKey` of the next page'),
           })
-          .openapi({ title: 'ExplorerPage' }),
+          .openapi({ title: 'ExplorerPage', description: 'A page of the explorer’s event search' }),
         ...sessionRoutes,
         400: errorResponse(
           'validation_failed',

@@ -84,22 +84,22 @@ export const ProxySettingsSchema = z
     previousValidUntil: isoDate.nullable().describe('Until when the previous secret keeps working (24 hours after the rotation)'),
     cookie: z
       .object({
-        name: z.literal(DEVICE_COOKIE),
-        maxAgeSeconds: z.literal(DEVICE_COOKIE_MAX_AGE_S),
+        name: z.literal(DEVICE_COOKIE).describe("The cookie's name on the customer's site"),
+        maxAgeSeconds: z.literal(DEVICE_COOKIE_MAX_AGE_S).describe('Its lifetime: 400 days, the longest browsers keep a cookie'),
       })
       .describe('The device cookie proxied identify calls set on the site'),
   })
-  .openapi({ title: 'ProxySettings' });
+  .openapi({ title: 'ProxySettings', description: "A project's first-party proxy: whether a secret is set (never the secret) and the device cookie" });
 
 export const ProxySecretSchema = ProxySettingsSchema.extend({
   secret: z.string().describe('The proxy secret (`svc_proxy_…`). Shown only in this response: put it in the proxy’s configuration, never in a page.'),
-}).openapi({ title: 'ProxySecret' });
+}).openapi({ title: 'ProxySecret', description: 'The proxy settings with the new secret, shown once' });
 
 export const ProxyErrorSchema = z
   .object({
-    code: z.enum(PROXY_ERROR_CODES),
+    code: z.enum(PROXY_ERROR_CODES).describe('What went wrong, for programs'),
     message: z.string().describe('What happened, for people'),
-    at: isoDate,
+    at: isoDate.describe('When it happened'),
     source: z
       .enum(['service', 'proxy'])
       .describe('`service`: the service refused a proxied request; `proxy`: the proxy reported it could not reach the service'),
@@ -115,7 +115,7 @@ export const ProxyTrafficSchema = z
     share: z.number().min(0).max(1).nullable().describe('proxied / identify; null when there was no identify call'),
     lastError: ProxyErrorSchema.nullable().describe('The last error a proxy of the project met (kept until another replaces it)'),
   })
-  .openapi({ title: 'ProxyTraffic' });
+  .openapi({ title: 'ProxyTraffic', description: "Share of the last 24 h's identify calls that came through a proxy, and the last error a proxy met" });
 
 const notFound = { 404: errorResponse('project_not_found', "Unknown project, or another account's") };
 const path = '/api/projects/:projectId/proxy';
@@ -135,7 +135,7 @@ export const proxyContract = c.router(
       summary: 'Create the proxy secret, or rotate it; the secret is returned only in this response',
       description:
         'Rotating keeps the previous secret working for 24 hours, so proxies can be redeployed with the new one meanwhile (a secret older than that is dropped). To end a leaked secret at once, revoke (DELETE) and create again. Stored as its SHA-256 only. Body: `{}`.',
-      body: z.object({}).strict().openapi({ title: 'CreateProxySecretRequest' }),
+      body: z.object({}).strict().openapi({ title: 'CreateProxySecretRequest', description: 'Create or rotate the proxy secret (an empty body)' }),
       responses: { 201: ProxySecretSchema, ...sessionRoutes, ...csrfResponses, ...notFound },
       metadata: meta({ auth: 'session', csrf: true }),
     },

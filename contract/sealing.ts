@@ -12,7 +12,7 @@ export const SealingSchema = z
     enabled: z.boolean().describe('Whether identify answers sealed results for this project'),
     since: z.string().datetime().nullable().describe('When the current key was created (ISO 8601); null while off'),
   })
-  .openapi({ title: 'Sealing' });
+  .openapi({ title: 'Sealing', description: "Whether a project's identify answers are sealed, and its key's hint" });
 
 export const SealedIdentifyResultSchema = z
   .object({
@@ -41,10 +41,11 @@ export const sealingContract = c.router(
       summary: 'Turn sealing on with a new key, or rotate the key; the key is returned only in this response',
       description:
         'From this moment identify answers `{sealedResult}` for the project, sealed with the new key (a previous key stops working at once). Body: `{}`.',
-      body: z.object({}).strict().openapi({ title: 'CreateSealingKeyRequest' }),
+      body: z.object({}).strict().openapi({ title: 'CreateSealingKeyRequest', description: 'Turn sealing on, or rotate its key (an empty body)' }),
       responses: {
         201: SealingSchema.extend({ key: z.string().describe('The 32-byte AES-256 key, base64. Shown once; store it on your backend.') }).openapi({
           title: 'SealingKey',
+          description: 'The sealing key, shown once',
         }),
         ...sessionRoutes,
         ...csrfResponses,

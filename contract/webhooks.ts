@@ -15,34 +15,37 @@ export const WEBHOOK_LIMITS = {
 
 export const WebhookEndpointSchema = z
   .object({
-    id: z.string().regex(/^whe_[0-9A-HJKMNP-TV-Z]{26}$/),
-    url: z.string(),
+    id: z
+      .string()
+      .regex(/^whe_[0-9A-HJKMNP-TV-Z]{26}$/)
+      .describe('The endpoint'),
+    url: z.string().describe('Where each identification is POSTed, signed'),
     secretHint: z.string().describe('The last 4 characters of the signing secret'),
-    createdAt: z.string().datetime(),
-    secretRotatedAt: z.string().datetime(),
+    createdAt: z.string().datetime().describe('When the endpoint was added'),
+    secretRotatedAt: z.string().datetime().describe('When the signing secret was last set (creation or rotation)'),
   })
-  .openapi({ title: 'WebhookEndpoint' });
+  .openapi({ title: 'WebhookEndpoint', description: 'Where a project sends each identification' });
 
 export const WebhookDeliverySchema = z
   .object({
     requestId: RequestIdSchema.describe('The event delivered (one delivery per endpoint and event)'),
     status: z.enum(['pending', 'delivered', 'failed']).describe('`failed`: no 2xx within 24 hours of retries (or the endpoint or event is gone)'),
-    attempts: z.number().int().nonnegative(),
+    attempts: z.number().int().nonnegative().describe('Attempts made so far'),
     lastStatus: z.number().int().nullable().describe('HTTP status of the last attempt; null when it got no answer'),
-    lastError: z.string().nullable(),
-    lastAttemptAt: z.string().datetime().nullable(),
-    nextAttemptAt: z.string().datetime().nullable(),
-    deliveredAt: z.string().datetime().nullable(),
-    createdAt: z.string().datetime(),
+    lastError: z.string().nullable().describe('Why the last attempt failed (status, timeout, refused address); null when it did not'),
+    lastAttemptAt: z.string().datetime().nullable().describe('When the last attempt was made; null before the first'),
+    nextAttemptAt: z.string().datetime().nullable().describe('When the next attempt is due; null once delivered or failed'),
+    deliveredAt: z.string().datetime().nullable().describe('When the endpoint answered 2xx; null until then'),
+    createdAt: z.string().datetime().describe('When the delivery was queued (the event was stored)'),
   })
-  .openapi({ title: 'WebhookDelivery' });
+  .openapi({ title: 'WebhookDelivery', description: 'One event sent to one endpoint: attempts and outcome' });
 
 const WebhookSecretSchema = z
   .object({
     endpoint: WebhookEndpointSchema,
     secret: z.string().describe('The signing secret (`whsec_…`). Shown only in this response; store it where you verify signatures.'),
   })
-  .openapi({ title: 'WebhookSecret' });
+  .openapi({ title: 'WebhookSecret', description: 'An endpoint with its signing secret, shown once' });
 
 const UrlBody = z
   .object({
@@ -52,7 +55,7 @@ const UrlBody = z
       .describe('http(s) URL; loopback, private and link-local addresses are refused unless the operator allows them (WEBHOOKS_ALLOW_PRIVATE)'),
   })
   .strict()
-  .openapi({ title: 'CreateWebhookRequest' });
+  .openapi({ title: 'CreateWebhookRequest', description: 'A new webhook endpoint' });
 
 const NOT_FOUND = { Project: 'project_not_found', 'Webhook endpoint': 'webhook_endpoint_not_found', Delivery: 'delivery_not_found' } as const;
 const notFound = (what: keyof typeof NOT_FOUND) => ({ 404: errorResponse(NOT_FOUND[what], `Unknown ${what.toLowerCase()}, or another account's`) });
@@ -64,7 +67,7 @@ export const webhooksContract = c.router(
       method: 'GET',
       path: projectPath,
       summary: "A project's webhook endpoints (never their secrets)",
-      responses: { 200: z.object({ endpoints: z.array(WebhookEndpointSchema) }), ...sessionRoutes, ...notFound('Project') },
+      responses: { 200: z.object({ endpoints: z.array(WebhookEndpointSchema).describe("The project's endpoints") }), ...sessionRoutes, ...notFound('Project') },
       metadata: meta({ auth: 'session' }),
     },
     createWebhook: {
@@ -105,7 +108,11 @@ export const webhooksContract = c.router(
       method: 'GET',
       path: `${projectPath}/:endpointId/deliveries`,
       summary: `The endpoint's delivery log: the newest ${WEBHOOK_LIMITS.logSize} deliveries (kept 30 days)`,
-      responses: { 200: z.object({ deliveries: z.array(WebhookDeliverySchema) }), ...sessionRoutes, ...notFound('Webhook endpoint') },
+      responses: {
+        200: z.object({ deliveries: z.array(WebhookDeliverySchema).describe('The latest deliveries to this endpoint, newest first') }),
+        ...sessionRoutes,
+        ...notFound('Webhook endpoint'),
+      },
       metadata: meta({ auth: 'session' }),
     },
     redeliver: {

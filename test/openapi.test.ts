@@ -272,6 +272,21 @@ describe('the two documents', () => {
     expect(checked).toBeGreaterThan(150);
   });
 
+  it('describe every component and property, the dashboard document too', () => {
+    for (const audience of AUDIENCES) {
+      const doc = docs[audience];
+      const schemas = doc.components.schemas as Record<string, Json>;
+      const target = (s: Json): Json | undefined =>
+        s.$ref ? schemas[String(s.$ref).split('/').pop()!] : s.allOf?.length === 1 ? target(s.allOf[0]) : undefined;
+      for (const [name, schema] of Object.entries(schemas)) expect(schema.description, `${audience} ${name}`).toMatch(/\w/);
+      for (const { at, node } of schemaNodes(doc)) {
+        for (const [k, v] of Object.entries((node.properties ?? {}) as Record<string, Json>)) {
+          expect(v.description ?? target(v)?.description, `${audience} ${at}.${k}`).toMatch(/\w/);
+        }
+      }
+    }
+  });
+
   it('cover the spec endpoints with their statuses and security', () => {
     const op = (path: string, method: string) => docs.public.paths[path]?.[method];
     expect(Object.keys(op('/v1/identify', 'post').responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429', '500', '503']));
