@@ -21,18 +21,21 @@ function lines(file, from, to) {
 }
 
 const GROUPS = {
-  next: { mutate: ['server/pages/next.ts'], tests: ['test/next.test.ts'] },
+  next: { mutate: ['server/pages/next.ts'], tests: ['test/server/pages/next.test.ts'] },
   throttle: {
     mutate: ['server/accounts/throttle.ts', 'server/store/attempts.ts', lines('server/accounts/service.ts', 'async login(', 'private async startSession(')],
-    tests: ['test/throttle.test.ts', 'test/maintenance.test.ts'],
+    tests: ['test/server/accounts/throttle.test.ts', 'test/server/maintenance.test.ts'],
   },
   signup: {
     mutate: ['server/accounts/signupPolicy.ts', 'server/accounts/admin.ts', lines('server/accounts/service.ts', 'async signup(', 'async login(')],
-    tests: ['test/signup.test.ts', 'test/passwords.test.ts'],
+    tests: ['test/server/accounts/signup.test.ts', 'test/server/accounts/passwords.test.ts'],
   },
-  passwords: { mutate: ['server/accounts/passwordPolicy.ts'], tests: ['test/passwords.test.ts'] },
-  quota: { mutate: ['server/metering/leases.ts', 'server/store/leaseChain.ts', 'server/store/usage.ts'], tests: ['test/quota.test.ts', 'test/usage.test.ts'] },
-  caches: { mutate: ['server/store/ttlCache.ts'], tests: ['test/caches.test.ts'] },
+  passwords: { mutate: ['server/accounts/passwordPolicy.ts'], tests: ['test/server/accounts/passwords.test.ts'] },
+  quota: {
+    mutate: ['server/metering/leases.ts', 'server/store/leaseChain.ts', 'server/store/usage.ts'],
+    tests: ['test/server/metering/quota.test.ts', 'test/server/accounts/usage.test.ts'],
+  },
+  caches: { mutate: ['server/store/ttlCache.ts'], tests: ['test/server/store/caches.test.ts'] },
 };
 
 const group = GROUPS[process.env.MUTATION_GROUP ?? ''];

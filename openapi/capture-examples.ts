@@ -3,7 +3,7 @@
 // on the dev database (or MONGODB_URI), driven through its HTTP API as a
 // customer, a command-line tool and the administrator would. Keys in the
 // answers are replaced by placeholders that fail their checksum, so secret
-// scanners ignore them. test/openapi.test.ts checks every example against its
+// scanners ignore them. test/openapi/openapi.test.ts checks every example against its
 // response schema, so a contract change that outdates one fails there.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

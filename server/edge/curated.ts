@@ -1,7 +1,7 @@
 // The curated edge tables, kept as JSON in server/edge/data/ (each file says
 // where its facts come from) and checked against these schemas when the
 // module loads: a malformed edit fails start-up and the tests, never a
-// lookup. Duplicates and overlaps are the tests' job (test/edge/curated.test.ts).
+// lookup. Duplicates and overlaps are the tests' job (test/server/edge/curated.test.ts).
 import { z } from 'zod';
 import { ASN_CATEGORIES } from '../../contract/edge.js';
 import { parseCidr } from './address.js';

@@ -11,7 +11,7 @@
 // ULID, an account id or a kind), so retention's ['req_', req_<time>) range
 // reads events only, a search's `<acc>|<kind>|` ranges entries of that account
 // and kind only, and the outbox's ('~o|', …) range outbox entries only.
-// test/events-collection.test.ts pins the account id's form and the ranges.
+// test/server/store/events-collection.test.ts pins the account id's form and the ranges.
 // (The entries used to have a collection of their own, `eventIndex`;
 // server/store/migrations.ts moves an older database's entries here.)
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';

@@ -40,7 +40,7 @@ export function testDbName(file: string): string {
  * LISTS_DIR defaults to an empty directory: no lists unless a test provides
  * fixtures. Sign-up is open and not limited per address, so that tests can
  * create many accounts from 127.0.0.1 (the first is the instance's
- * administrator); test/signup.test.ts covers the modes and limits.
+ * administrator); test/server/accounts/signup.test.ts covers the modes and limits.
  */
 export const TEST_ENV = {
   DATA_DIR: '.data/test',

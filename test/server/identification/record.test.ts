@@ -1,0 +1,153 @@
+// What a visit, a merge and an undone merge do to a visitor record
+// (server/identification/record.ts), and how confidence reads the
+// calibration (server/identification/confidence.ts).
+import { describe, expect, it } from 'vitest';
+import { confidenceOf, SPARSE_CEILING, SPARSE_COVERAGE } from '../../../server/identification/confidence.js';
+import { CALIBRATION } from '../../../server/identification/calibration.js';
+import { ASNS_CAP, PREFIXES_CAP, TOKENS_CAP, type Match, type Visit, type VisitorRecord } from '../../../server/identification/linker.js';
+import { mergeRecords, recordVisit, unmergeRecords } from '../../../server/identification/record.js';
+
+const T0 = Date.UTC(2026, 0, 15);
+const blank = (id: string, o: Partial<VisitorRecord> = {}): VisitorRecord => ({
+  id,
+  components: [{ canvas: 'c1' }],
+  visitCount: 0,
+  firstSeenAt: T0,
+  lastSeenAt: T0,
+  prefixes: [],
+  asns: [],
+  novelPrefixes: 0,
+  novelAsns: 0,
+  webkit: false,
+  tokens: [],
+  mergedInto: null,
+  suspects: [],
+  residual: null,
+  ...o,
+});
+const visitAt = (now: number, prefix: string, asn: number, tokenHash: string | null, components = { canvas: 'c1' }): Visit => ({
+  components,
+  tokenHash,
+  network: { prefix, asn, kind: 'fixed' },
+  incognito: false,
+  now,
+});
+const match = (visitorId: string, o: Partial<Match> = {}): Match => ({ visitorId, kind: 'token', p: 1, tokenRejected: false, ...o });
+
+describe('recordVisit', () => {
+  it('counts the visit, keeps the last two component sets and the first visit time', () => {
+    let v = recordVisit(blank('a'), match('a'), visitAt(T0 + 1, '1.1.1.0/24', 1, 't1'));
+    expect(v).toMatchObject({ visitCount: 1, firstSeenAt: T0 + 1, lastSeenAt: T0 + 1, components: [{ canvas: 'c1' }] });
+    v = recordVisit(v, match('a'), visitAt(T0 + 2, '1.1.1.0/24', 1, 't1', { canvas: 'c2' }));
+    expect(v).toMatchObject({ visitCount: 2, firstSeenAt: T0 + 1, lastSeenAt: T0 + 2, components: [{ canvas: 'c2' }, { canvas: 'c1' }] });
+  });
+
+  it('counts networks new to the visitor, and keeps each one with its visits, newest first, within caps', () => {
+    let v = blank('a');
+    for (let i = 0; i < PREFIXES_CAP + 3; i++) v = recordVisit(v, match('a'), visitAt(T0 + i, `10.0.${i}.0/24`, 100 + (i % (ASNS_CAP + 2)), null));
+    v = recordVisit(v, match('a'), visitAt(T0 + 99, '10.0.0.0/24', 100, null));
+    expect(v.prefixes).toHaveLength(PREFIXES_CAP);
+    expect(v.asns).toHaveLength(ASNS_CAP);
+    expect(v.prefixes[0]).toEqual({ p: '10.0.0.0/24', n: 1, last: T0 + 99 });
+    expect(v.novelPrefixes).toBe(PREFIXES_CAP + 3 + 1);
+    expect(v.asns[0]!.a).toBe(100);
+    // ASes fall out of the remembered ones and count as new when they come back.
+    expect(v.novelAsns).toBe(PREFIXES_CAP + 3);
+    v = recordVisit(v, match('a'), visitAt(T0 + 100, '10.0.0.0/24', 100, null));
+    expect(v.prefixes[0]).toEqual({ p: '10.0.0.0/24', n: 2, last: T0 + 100 });
+    expect(v.novelPrefixes).toBe(PREFIXES_CAP + 4);
+  });
+
+  it('remembers when each token was first and last presented, not a rejected one, within a cap', () => {
+    let v = recordVisit(blank('a'), match('a'), visitAt(T0, 'p', 1, 't1'));
+    v = recordVisit(v, match('a'), visitAt(T0 + 5, 'p', 1, 't1'));
+    expect(v.tokens).toEqual([{ hash: 't1', first: T0, last: T0 + 5 }]);
+    v = recordVisit(v, match('a', { tokenRejected: true }), visitAt(T0 + 6, 'p', 1, 'stolen'));
+    expect(v.tokens.map((t) => t.hash)).toEqual(['t1']);
+    for (let i = 0; i < TOKENS_CAP + 2; i++) v = recordVisit(v, match('a'), visitAt(T0 + 10 + i, 'p', 1, `x${i}`));
+    expect(v.tokens).toHaveLength(TOKENS_CAP);
+    expect(v.tokens[0]!.hash).toBe(`x${TOKENS_CAP + 1}`);
+  });
+
+  it('takes the suspects a young visitor came out of the visit with', () => {
+    const v = recordVisit(blank('a', { suspects: [{ id: 'u', logOdds: 1, net: 0, since: T0 }] }), match('a', { suspects: [] }), visitAt(T0, 'p', 1, null));
+    expect(v.suspects).toEqual([]);
+    const kept = recordVisit(blank('a', { suspects: [{ id: 'u', logOdds: 1, net: 0, since: T0 }] }), match('a'), visitAt(T0, 'p', 1, null));
+    expect(kept.suspects).toHaveLength(1);
+  });
+});
+
+describe('merge and unmerge', () => {
+  const older = blank('u', {
+    visitCount: 5,
+    firstSeenAt: T0,
+    lastSeenAt: T0 + 10,
+    prefixes: [{ p: 'home', n: 5, last: T0 + 10 }],
+    asns: [{ a: 1, n: 5, last: T0 + 10 }],
+    novelPrefixes: 1,
+    novelAsns: 1,
+    tokens: [{ hash: 'tu', first: T0, last: T0 + 10 }],
+  });
+  const young = blank('b', {
+    visitCount: 2,
+    firstSeenAt: T0 + 20,
+    lastSeenAt: T0 + 30,
+    components: [{ canvas: 'c9' }],
+    prefixes: [
+      { p: 'home', n: 1, last: T0 + 30 },
+      { p: 'cafe', n: 1, last: T0 + 20 },
+    ],
+    asns: [{ a: 1, n: 2, last: T0 + 30 }],
+    novelPrefixes: 2,
+    novelAsns: 1,
+    tokens: [{ hash: 'tb', first: T0 + 20, last: T0 + 30 }],
+    suspects: [{ id: 'u', logOdds: 2, net: 0, since: T0 + 20 }],
+  });
+
+  it("gives the survivor the young visitor's visits, networks, tokens (marked) and latest components", () => {
+    const { from, into, aliases } = mergeRecords(young, older, [blank('z', { mergedInto: 'b' })]);
+    expect(from).toMatchObject({ mergedInto: 'u', suspects: [] });
+    expect(into).toMatchObject({ visitCount: 7, firstSeenAt: T0, lastSeenAt: T0 + 30, components: [{ canvas: 'c9' }], novelPrefixes: 3, novelAsns: 2 });
+    expect(into.prefixes).toEqual([
+      { p: 'home', n: 6, last: T0 + 30 },
+      { p: 'cafe', n: 1, last: T0 + 20 },
+    ]);
+    expect(into.asns).toEqual([{ a: 1, n: 7, last: T0 + 30 }]);
+    expect(into.tokens).toEqual([
+      { hash: 'tb', first: T0 + 20, last: T0 + 30, via: 'b' },
+      { hash: 'tu', first: T0, last: T0 + 10 },
+    ]);
+    expect(aliases).toEqual([expect.objectContaining({ id: 'z', mergedInto: 'u' })]);
+  });
+
+  it('undoes it: the young visitor stands alone with its tokens again', () => {
+    const { from, into } = mergeRecords(young, older, []);
+    const undone = unmergeRecords(from, into);
+    expect(undone.from).toMatchObject({ mergedInto: null, suspects: [], tokens: [{ hash: 'tb', first: T0 + 20, last: T0 + 30 }] });
+    expect(undone.into.tokens).toEqual([{ hash: 'tu', first: T0, last: T0 + 10 }]);
+    expect(undone.into.visitCount).toBe(5);
+  });
+});
+
+describe('confidence', () => {
+  it('is the calibrated chance of being right for the path and the decision probability', () => {
+    for (const kind of ['token', 'exact', 'fuzzy', 'new'] as const) {
+      const knots = CALIBRATION[kind];
+      const [x, y] = knots[Math.floor(knots.length / 2)]!;
+      expect(confidenceOf({ kind, p: x, coverage: 1 })).toBe(Math.min(0.99, Math.round(y * 100) / 100));
+    }
+  });
+  it('interpolates between knots and holds beyond the ends', () => {
+    const [[x0, y0], [x1, y1]] = CALIBRATION.new as [[number, number], [number, number]];
+    expect(confidenceOf({ kind: 'new', p: (x0 + x1) / 2, coverage: 1 })).toBe(Math.round(((y0 + y1) / 2) * 100) / 100);
+    expect(confidenceOf({ kind: 'new', p: 0, coverage: 1 })).toBe(Math.round(y0 * 100) / 100);
+  });
+  it('never claims certainty', () => {
+    expect(confidenceOf({ kind: 'exact', p: 1, coverage: 1 })).toBeLessThanOrEqual(0.99);
+  });
+  it('stays low when few signals were collected', () => {
+    expect(confidenceOf({ kind: 'exact', p: 1, coverage: 0.15 })).toBeLessThan(SPARSE_CEILING);
+    expect(confidenceOf({ kind: 'exact', p: 1, coverage: SPARSE_COVERAGE / 2 })).toBeLessThan(confidenceOf({ kind: 'exact', p: 1, coverage: SPARSE_COVERAGE }));
+    expect(confidenceOf({ kind: 'exact', p: 1, coverage: SPARSE_COVERAGE })).toBeGreaterThan(0.9);
+  });
+});

@@ -1,0 +1,77 @@
+// The dashboard page over HTTP: sign-in redirect, security headers, its
+// script, and the DB-IP attribution footer on every page.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { safeNext } from '../../../server/pages/next.js';
+import { createHarness, type Harness } from '../../support/harness.js';
+import { signUp } from '../../support/dashboard.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness(import.meta.filename);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const SECURITY = {
+  'content-security-policy': expect.stringMatching(/default-src 'none'.*script-src 'self'.*frame-ancestors 'none'/),
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+};
+const FOOTER = 'IP Geolocation by <a href="https://db-ip.com">DB-IP</a>';
+
+describe('dashboard page', () => {
+  it('GET /dashboard without a session redirects to sign-in with /dashboard as `next`', async () => {
+    const res = await h.http().get('/dashboard');
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/login?next=%2Fdashboard');
+    expect(res.headers).toMatchObject(SECURITY);
+    // The login page reads `next` back as the same path and sends a signed-in user there.
+    const next = new URL(res.headers.location!, h.config.baseUrl).searchParams.get('next');
+    expect(safeNext(next, new URL(h.config.baseUrl).origin)).toBe('/dashboard');
+    const c = await signUp(h);
+    const back = await c.agent.get(res.headers.location!);
+    expect(back.status).toBe(303);
+    expect(back.headers.location).toBe('/dashboard');
+  });
+
+  it('GET /dashboard with an expired or forged session redirects too', async () => {
+    const res = await h.http().get('/dashboard').set('cookie', 'deviceid_session=forged');
+    expect(res.status).toBe(303);
+  });
+
+  it('GET /dashboard signed in serves static markup with security headers and the footer', async () => {
+    const c = await signUp(h);
+    const res = await c.agent.get('/dashboard');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.headers).toMatchObject({ ...SECURITY, 'cache-control': 'no-store' });
+    expect(res.text).toContain('<script src="/assets/dashboard.js" defer></script>');
+    expect(res.text).toContain(FOOTER);
+    // Static shell: no inline scripts or handlers, and nothing of the account in it.
+    expect(res.text).not.toMatch(/<script>|\son\w+=|style=/);
+    expect(res.text).not.toContain(c.accountId);
+  });
+
+  it('serves /assets/dashboard.js, a browser bundle of the page and the contract client', async () => {
+    const res = await h.http().get('/assets/dashboard.js');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/javascript/);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.text).toContain('/api/account/usage');
+    // One copy of zod (ESM, ~64 KB of the ~154 KB, the contract's documentation of every signal included), not its CommonJS build as well (that would add ~64 KB).
+    expect(res.text.length).toBeLessThan(170_000);
+    expect(res.text).not.toMatch(/\brequire\(|process\.env/);
+  });
+
+  it('puts the DB-IP attribution on the login and consent pages too', async () => {
+    const login = await h.http().get('/login');
+    expect(login.status).toBe(200);
+    expect(login.text).toContain(FOOTER);
+    const c = await signUp(h);
+    const consent = await c.agent.get('/cli/auth');
+    expect(consent.status).toBe(200);
+    expect(consent.text).toContain(FOOTER);
+  });
+});

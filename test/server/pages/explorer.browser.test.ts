@@ -1,0 +1,265 @@
+// The dashboard's events explorer and visitor timeline in headless Chromium:
+// devices identified with the project's key show as the newest events;
+// filters by visitor, linkedId, bot and suspect (a bad filter's error next to
+// the form); Load more; a row's full event as JSON; a visitor id opens its
+// timeline (Older visits, Back to events and the browser's Back); all of it
+// again at 390 px without horizontal scrolling. Screenshots go to
+// test-results/explorer/ (git-ignored).
+import { mkdirSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium, servedHarness, watchProblems } from '../../support/browser.js';
+import type { Harness } from '../../support/harness.js';
+import { deviceValues, identifyBody } from '../../support/signals.js';
+
+const SHOTS = new URL('../../../test-results/explorer/', import.meta.url);
+
+type V = ReturnType<typeof deviceValues>;
+/**
+ * What Chrome sends with the agent's request, names capitalised as on the
+ * wire (Node's fetch lowercases them, a shape the bot verdict counts).
+ */
+const BROWSER_HEADERS = {
+  'sec-ch-ua': '"Chromium";v="130", "Google Chrome";v="130", "Not?A_Brand";v="99"',
+  'sec-ch-ua-mobile': '?0',
+  'sec-ch-ua-platform': '"Windows"',
+  'User-Agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
+  Accept: '*/*',
+  'Sec-Fetch-Site': 'same-site',
+  'Sec-Fetch-Mode': 'cors',
+  'Sec-Fetch-Dest': 'empty',
+  'Accept-Encoding': 'gzip, deflate, br, zstd',
+  'Accept-Language': 'en-US,en;q=0.9',
+};
+const headless = (v: V): V => ({ ...v, automation: { ...v.automation, webdriver: true, headlessUserAgent: true } });
+
+describe.skipIf(!hasChromium)('the events explorer and visitor timeline in the dashboard', () => {
+  let origin: string;
+  let h: Harness;
+  let closeService: () => Promise<void>;
+  let browser: Browser;
+  let signedIn: Awaited<ReturnType<BrowserContext['storageState']>>;
+  const problems: string[] = [];
+  const ids: Record<string, { requestId: string; visitorId: string }> = {};
+
+  beforeAll(async () => {
+    ({
+      h,
+      origin,
+      close: closeService,
+    } = await servedHarness(import.meta.filename, { TRUST_PROXY: '127.0.0.1/32,::1', PLANS: '{"free":{"rps":100000,"monthly":1000000}}' }));
+    mkdirSync(SHOTS, { recursive: true });
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await closeService?.();
+  });
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: new URL(name, SHOTS).pathname, fullPage: true });
+  /** The panel alone, where the full page would make it small. */
+  const panelShot = (page: Page, id: string, name: string) => page.locator(`#${id}`).screenshot({ path: new URL(name, SHOTS).pathname });
+  /** No horizontal scrolling: the document is no wider than the viewport. */
+  const noSideScroll = async (page: Page) => {
+    const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    expect(scroll, `${page.url()} is ${scroll}px wide in a ${client}px viewport`).toBeLessThanOrEqual(client);
+  };
+  const rows = (page: Page, body = 'events-body') => page.locator(`#${body} tr`);
+  const shownIds = (page: Page) => page.locator('#events-body tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.requestId));
+  const req = (...names: string[]) => names.map((n) => ids[n]!.requestId);
+
+  async function identify(name: string, key: string, ip: string, v: V, extra: Record<string, unknown> = {}) {
+    h.clock.advance(60_000);
+    const res = await request(h.app).post('/v1/identify').set(BROWSER_HEADERS).set('X-API-Key', key).set('X-Forwarded-For', ip).send(identifyBody(v, extra));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    ids[name] = res.body as { requestId: string; visitorId: string };
+  }
+
+  it('lists, filters and pages the newest events, shows one as JSON and a visitor timeline (1280 px)', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    // The page's clock is the service's (key ages).
+    await context.clock.setFixedTime(h.clock.now());
+    const page = watchProblems(await context.newPage(), problems);
+    await page.goto(`${origin}/login?next=%2Fdashboard`);
+    await page.getByRole('button', { name: 'Create one', exact: true }).click();
+    await page.fill('#email', 'explorer-user@example.com');
+    await page.fill('#password', 'correct horse battery');
+    await page.click('#submit');
+    await page.waitForURL(`${origin}/dashboard`, { timeout: 60_000 });
+    // A new project has no events yet: the empty state says what to do.
+    await page.locator('#events-empty', { hasText: 'No identifications in this project yet' }).waitFor();
+    expect(await page.textContent('#events-title')).toBe('Events: Default project');
+
+    // Keys through the dashboard API (same session), then devices identified with the browser key.
+    const projectId = ((await (await context.request.get(`${origin}/api/projects`)).json()) as { projects: { id: string }[] }).projects[0]!.id;
+    const newKey = async (type: string) => {
+      const res = await context.request.post(`${origin}/api/projects/${projectId}/keys`, { headers: { origin }, data: { name: type, type } });
+      expect(res.status()).toBe(201);
+      return ((await res.json()) as { key: string }).key;
+    };
+    const live = await newKey('live');
+    const secret = await newKey('secret');
+    const a = deviceValues(901);
+    await identify('a1', live, '8.8.8.8', a);
+    await identify('a2', live, '8.8.8.8', a, { linkedId: 'user-1' });
+    await identify('b', live, '86.8.23.155', deviceValues(902), { linkedId: 'user-1' });
+    await identify('bad', live, '8.9.10.11', headless(deviceValues(903)));
+    await request(h.app).patch(`/v1/events/${ids.b!.requestId}`).set('Authorization', `Bearer ${secret}`).send({ suspect: true }).expect(200);
+
+    await page.reload();
+    await rows(page).nth(3).waitFor();
+    expect(await shownIds(page)).toEqual(req('bad', 'b', 'a2', 'a1'));
+    expect(await page.textContent('#events-status')).toBe('4 events.');
+    const bRow = page.locator(`#events-body tr[data-request-id="${ids.b!.requestId}"]`);
+    const bText = await bRow.textContent();
+    for (const part of [ids.b!.visitorId, 'Chrome 130 on Windows', '86.8.23.155', 'GB', 'no bot', 'suspect', 'linkedId user-1']) expect(bText).toContain(part);
+    expect(await page.locator(`#events-body tr[data-request-id="${ids.bad!.requestId}"] .badge.warn`).textContent()).toBe('bad bot');
+    expect(await page.locator('#events-more').isVisible()).toBe(false);
+    await shot(page, '30-explorer.png');
+    await panelShot(page, 'events-panel', '31-explorer-panel.png');
+
+    // Filters: by visitor (the device's two events), linkedId, bot, suspect; a bad value's error by the form.
+    await page.fill('#f-visitor', ids.a1!.visitorId);
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.waitForFunction(() => document.querySelectorAll('#events-body tr').length === 2);
+    expect(await shownIds(page)).toEqual(req('a2', 'a1'));
+    await panelShot(page, 'events-panel', '32-explorer-visitor-filter.png');
+    await page.fill('#f-visitor', 'nope');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.locator('#events-error').waitFor({ state: 'visible' });
+    expect(await page.textContent('#events-error')).toMatch(/^visitorId: must be iq_ followed by a ULID/);
+    expect(await rows(page).count()).toBe(0);
+    await panelShot(page, 'events-panel', '33-explorer-bad-filter.png');
+    await page.getByRole('button', { name: 'Clear', exact: true }).click();
+    await rows(page).nth(3).waitFor();
+    expect(await page.locator('#events-error').isVisible()).toBe(false);
+    await page.fill('#f-linked', 'user-1');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.waitForFunction(() => document.querySelectorAll('#events-body tr').length === 2);
+    expect(await shownIds(page)).toEqual(req('b', 'a2'));
+    await page.getByRole('button', { name: 'Clear', exact: true }).click();
+    await page.selectOption('#f-bot', 'bad');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.waitForFunction(() => document.querySelectorAll('#events-body tr').length === 1);
+    expect(await shownIds(page)).toEqual(req('bad'));
+    await page.selectOption('#f-bot', '');
+    await page.selectOption('#f-suspect', 'true');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.locator(`#events-body tr[data-request-id="${ids.b!.requestId}"]`).waitFor();
+    expect(await shownIds(page)).toEqual(req('b'));
+    await page.fill('#f-linked', 'nobody');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.locator('#events-empty', { hasText: 'No events match these filters.' }).waitFor();
+    await page.getByRole('button', { name: 'Clear', exact: true }).click();
+    await rows(page).nth(3).waitFor();
+
+    // A row opens its full event, read with the session.
+    await bRow.locator('td').nth(4).click();
+    await page.locator('#event-detail').waitFor({ state: 'visible' });
+    await page.locator('#event-json', { hasText: '"requestId"' }).waitFor();
+    const event = JSON.parse((await page.textContent('#event-json'))!);
+    expect(event).toMatchObject({ requestId: ids.b!.requestId, visitorId: ids.b!.visitorId, linkedId: 'user-1', suspect: true, ip: '86.8.23.155' });
+    expect(Object.keys(event.signals.client).length).toBeGreaterThan(30);
+    expect(await bRow.getAttribute('class')).toContain('selected');
+    await shot(page, '34-explorer-event.png');
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
+    expect(await page.locator('#event-detail').isVisible()).toBe(false);
+
+    // More than a page: Load more adds the older ones.
+    const c = deviceValues(904);
+    for (let i = 0; i < 21; i++) await identify(`c${i}`, live, '86.8.23.155', c);
+    await page.getByRole('button', { name: 'Clear', exact: true }).click();
+    await page.waitForFunction(() => document.querySelectorAll('#events-body tr').length === 20);
+    expect(await page.textContent('#events-status')).toBe('20 events; there may be more.');
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('#events-body tr').length === 25);
+    expect((await shownIds(page)).slice(-4)).toEqual(req('bad', 'b', 'a2', 'a1'));
+    expect(new Set(await shownIds(page)).size).toBe(25);
+    expect(await page.locator('#events-more').isVisible()).toBe(false);
+
+    // A visitor id opens its timeline: its visits newest first, then older ones.
+    await page
+      .getByRole('button', { name: `Visits of ${ids.c0!.visitorId}` })
+      .first()
+      .click();
+    await page.locator('#visitor-panel').waitFor({ state: 'visible' });
+    await rows(page, 'visits-body').nth(19).waitFor();
+    expect(page.url()).toBe(`${origin}/dashboard#visitor=${ids.c0!.visitorId}`);
+    expect(await page.locator('#events-panel').isVisible()).toBe(false);
+    expect(await page.textContent('#visitor-id')).toBe(ids.c0!.visitorId);
+    expect(await page.textContent('#visitor-total')).toBe('21');
+    const firstVisit = await rows(page, 'visits-body').first().textContent();
+    for (const part of ['GB', 'Virgin Media', 'Chrome 130 on Windows']) expect(firstVisit).toContain(part);
+    await page.getByRole('button', { name: 'Older visits' }).click();
+    await rows(page, 'visits-body').nth(20).waitFor();
+    expect(await page.locator('#visits-more').isVisible()).toBe(false);
+    await shot(page, '35-visitor-timeline.png');
+    await panelShot(page, 'visitor-panel', '36-visitor-timeline-panel.png');
+
+    // The browser's Back returns to the events as they were; so does "Back to events".
+    await page.goBack();
+    await page.locator('#events-panel').waitFor({ state: 'visible' });
+    expect(await rows(page).count()).toBe(25);
+    await page
+      .getByRole('button', { name: `Visits of ${ids.a1!.visitorId}` })
+      .first()
+      .click();
+    await rows(page, 'visits-body').nth(1).waitFor();
+    expect(await rows(page, 'visits-body').count()).toBe(2);
+    // "Show its events" filters the explorer by this visitor.
+    await page.getByRole('button', { name: 'Show its events (with IP addresses)' }).click();
+    await page.locator('#events-panel').waitFor({ state: 'visible' });
+    await page.waitForFunction(() => document.querySelectorAll('#events-body tr').length === 2);
+    expect(await page.inputValue('#f-visitor')).toBe(ids.a1!.visitorId);
+    expect(page.url()).toBe(`${origin}/dashboard`);
+    await page
+      .getByRole('button', { name: `Visits of ${ids.a1!.visitorId}` })
+      .first()
+      .click();
+    await page.locator('#visitor-panel').waitFor({ state: 'visible' });
+    await page.getByRole('button', { name: '← Back to events' }).click();
+    await page.locator('#events-panel').waitFor({ state: 'visible' });
+    expect(page.url()).toBe(`${origin}/dashboard`);
+
+    // A timeline link works on its own (a reload, a shared address).
+    await page.goto(`${origin}/dashboard#visitor=${ids.b!.visitorId}`);
+    await rows(page, 'visits-body').first().waitFor();
+    expect(await page.textContent('#visitor-id')).toBe(ids.b!.visitorId);
+    await page.getByRole('button', { name: '← Back to events' }).click();
+    await page.locator('#events-panel').waitFor({ state: 'visible' });
+    expect(page.url()).toBe(`${origin}/dashboard`);
+
+    signedIn = await context.storageState();
+    await context.close();
+    expect(problems).toEqual([]);
+  }, 180_000);
+
+  it('fits 390 px: the table, the event JSON and the timeline without horizontal scrolling', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, storageState: signedIn });
+    await context.clock.setFixedTime(h.clock.now());
+    const page = watchProblems(await context.newPage(), problems);
+    await page.goto(`${origin}/dashboard`);
+    await rows(page).nth(19).waitFor();
+    await page.locator('#events-panel').scrollIntoViewIfNeeded();
+    await noSideScroll(page);
+    await shot(page, '40-explorer-390.png');
+    await panelShot(page, 'events-panel', '41-explorer-panel-390.png');
+
+    await page.fill('#f-visitor', ids.b!.visitorId);
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.waitForFunction(() => document.querySelectorAll('#events-body tr').length === 1);
+    await page.getByRole('button', { name: `Full event ${ids.b!.requestId}` }).click();
+    await page.locator('#event-json', { hasText: '"requestId"' }).waitFor();
+    await noSideScroll(page);
+    await panelShot(page, 'events-panel', '42-explorer-event-390.png');
+
+    await page.getByRole('button', { name: `Visits of ${ids.b!.visitorId}` }).click();
+    await rows(page, 'visits-body').first().waitFor();
+    await noSideScroll(page);
+    await panelShot(page, 'visitor-panel', '43-visitor-timeline-390.png');
+    await context.close();
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
