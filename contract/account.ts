@@ -1,7 +1,7 @@
 // The dashboard API: sign-up/sign-in, the account and its plan, projects and
 // API keys. Session cookie auth; our design (spec 2.10, 3.2, 5, 8).
 import { z } from 'zod';
-import { commonErrorResponses, initContract, meta, errorResponse } from './common.js';
+import { commonErrorResponses, initContract, meta, errorResponse, ROLES } from './common.js';
 
 const c = initContract();
 
@@ -75,8 +75,12 @@ export const UsageSchema = z
   .openapi({ title: 'Usage', description: 'Identify calls of a month, by day, against the plan' });
 
 export const SessionViewSchema = z
-  .object({ user: UserSchema, account: AccountSchema })
-  .openapi({ title: 'SessionView', description: 'Who is signed in, and their account' });
+  .object({
+    user: UserSchema,
+    account: AccountSchema.describe("The session's current account: the one session routes without an `:accountId` act on"),
+    role: z.enum(ROLES).describe('The signed-in user’s role in that account'),
+  })
+  .openapi({ title: 'SessionView', description: 'Who is signed in, their current account and their role in it' });
 
 export const EmailSchema = z.string().trim().toLowerCase().max(254).email();
 
@@ -118,10 +122,15 @@ const Email = EmailSchema;
 const ProjectName = z.string().trim().min(1, 'must not be empty').max(100);
 const KeyName = z.string().trim().min(1, 'must not be empty').max(100);
 
-export const sessionRoutes = { ...commonErrorResponses, 401: errorResponse('not_signed_in', 'Not signed in') };
+const ROLE_REFUSAL = "'Your role does not allow this': the signed-in member's role in the account is below the route's (README: Accounts)";
+export const sessionRoutes = {
+  ...commonErrorResponses,
+  401: errorResponse('not_signed_in', 'Not signed in, or no longer a member of the current account (the session ended)'),
+  403: errorResponse('role_not_allowed', ROLE_REFUSAL),
+};
 /** Answers of state-changing dashboard routes (CSRF protection). */
 export const csrfResponses = {
-  403: errorResponse('cross_site_request', "'Cross-site request rejected': Origin (or Referer) is not this service"),
+  403: errorResponse('cross_site_request', `'Cross-site request rejected': Origin (or Referer) is not this service; or ${ROLE_REFUSAL}`),
   415: errorResponse('unsupported_media_type', 'The body must be application/json'),
 };
 
@@ -138,7 +147,13 @@ export const accountContract = c.router(
           email: Email.describe('The address to sign in with (stored lower-cased)'),
           password: z.string().min(10, 'must be at least 10 characters').max(1024).describe('At least 10 characters and hard to guess (zxcvbn score 3)'),
           name: z.string().trim().max(100).optional().describe('How to address the user; optional'),
-          invitation: z.string().max(100).optional().describe('The token of an invitation (from its link, /login?invite=…)'),
+          invitation: z
+            .string()
+            .max(100)
+            .optional()
+            .describe(
+              "The token of an invitation (from its link, /login?invite=…): the administrator's creates a new account; an account's (`dij_…`) joins that account with its role instead",
+            ),
         })
         .openapi({ title: 'SignupRequest', description: 'A new user and its account' }),
       responses: {
@@ -164,14 +179,25 @@ export const accountContract = c.router(
       method: 'POST',
       path: '/api/auth/login',
       summary: 'Sign in; sets the session cookie',
+      description:
+        "The session starts in the account the user last worked in (or the oldest they belong to). With an account's invitation (`dij_…`, for this email) the user first joins that account with the invitation's role, and the session starts there.",
       body: z
-        .object({ email: Email.describe('The address signed up with'), password: z.string().max(1024).describe('The password') })
-        .openapi({ title: 'LoginRequest', description: 'Email and password' }),
+        .object({
+          email: Email.describe('The address signed up with'),
+          password: z.string().max(1024).describe('The password'),
+          invitation: z.string().max(100).optional().describe("An account's invitation (`dij_…`) to accept on signing in"),
+        })
+        .openapi({ title: 'LoginRequest', description: 'Email and password, and an invitation to accept' }),
       responses: {
         200: SessionViewSchema,
         ...commonErrorResponses,
         401: errorResponse('invalid_credentials', "'Invalid email or password'"),
         ...csrfResponses,
+        403: errorResponse(
+          'no_account',
+          "No account left to sign in to (every membership was removed), an invitation that is not valid (the error says why), or 'Cross-site request rejected'",
+        ),
+        409: errorResponse('already_member', 'The invitation is for an account the user already belongs to'),
         429: errorResponse(
           'too_many_attempts',
           'Too many failed sign-ins for this email from this address, from this address, or for this email; retry after `Retry-After` seconds',
@@ -186,14 +212,14 @@ export const accountContract = c.router(
       summary: 'Sign out: ends the session and clears the cookie',
       body: c.noBody(),
       responses: { 204: c.noBody(), ...sessionRoutes, ...csrfResponses },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'signedIn' }),
     },
     getAccount: {
       method: 'GET',
       path: '/api/account',
       summary: 'The signed-in user, their account, its limits and this month’s usage',
       responses: { 200: SessionViewSchema, ...sessionRoutes },
-      metadata: meta({ auth: 'session' }),
+      metadata: meta({ auth: 'session', role: 'signedIn' }),
     },
     getUsage: {
       method: 'GET',
@@ -207,7 +233,7 @@ export const accountContract = c.router(
           error: 'period: must not be after the current month',
         }),
       },
-      metadata: meta({ auth: 'session' }),
+      metadata: meta({ auth: 'session', role: 'viewer' }),
     },
     setPlan: {
       method: 'PUT',
@@ -222,14 +248,14 @@ export const accountContract = c.router(
         ...csrfResponses,
         403: errorResponse('plan_change_not_allowed', "'Plans are assigned by the administrator' (or 'Cross-site request rejected')"),
       },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'owner' }),
     },
     listProjects: {
       method: 'GET',
       path: '/api/projects',
       summary: "The account's projects",
       responses: { 200: z.object({ projects: z.array(ProjectSchema).describe("The account's projects, oldest first") }), ...sessionRoutes },
-      metadata: meta({ auth: 'session' }),
+      metadata: meta({ auth: 'session', role: 'viewer' }),
     },
     createProject: {
       method: 'POST',
@@ -249,7 +275,7 @@ export const accountContract = c.router(
           error: `An account can have at most ${ACCOUNT_LIMITS.projects} projects`,
         }),
       },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
     },
     updateProject: {
       method: 'PATCH',
@@ -262,7 +288,7 @@ export const accountContract = c.router(
         })
         .openapi({ title: 'UpdateProjectRequest', description: 'What to change in a project; absent fields stay' }),
       responses: { 200: ProjectSchema, ...sessionRoutes, ...csrfResponses, 404: errorResponse('project_not_found', "'Project not found'") },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
     },
     listKeys: {
       method: 'GET',
@@ -273,7 +299,7 @@ export const accountContract = c.router(
         ...sessionRoutes,
         404: errorResponse('project_not_found', "'Project not found'"),
       },
-      metadata: meta({ auth: 'session' }),
+      metadata: meta({ auth: 'session', role: 'admin' }),
     },
     createKey: {
       method: 'POST',
@@ -297,7 +323,7 @@ export const accountContract = c.router(
           error: `At most ${ACCOUNT_LIMITS.keysPerDay} keys can be created a day; try again tomorrow`,
         }),
       },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
     },
     revokeKey: {
       method: 'DELETE',
@@ -310,7 +336,7 @@ export const accountContract = c.router(
         ...csrfResponses,
         404: errorResponse('key_not_found', "'API key not found'"),
       },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
     },
   },
   { strictStatusCodes: true },

@@ -23,8 +23,25 @@ export { initContract };
  */
 export type AuthKind = 'public' | 'browserKey' | 'secretKey' | 'anyKey' | 'session' | 'admin';
 
-export interface RouteMeta {
-  auth: AuthKind;
+/**
+ * A member's role in an account, strongest first: each role may do what the
+ * roles after it may (README: Accounts, the roles table).
+ * - `owner`: everything, including members, roles, the plan and the account.
+ * - `admin`: projects, allowlists, keys, webhooks, sealing, proxy secrets, invitations, visitor deletion.
+ * - `analyst`: reads events, visitors and usage; no keys, no secrets, no deletion.
+ * - `viewer`: usage and the event list only.
+ */
+export const ROLES = ['owner', 'admin', 'analyst', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * What a session route requires of the signed-in member, in the account it
+ * acts on (the path's `:accountId`, else the session's current account):
+ * at least this role, or `signedIn` (a member of the current account, any role).
+ */
+export type RoleRequirement = Role | 'signedIn';
+
+interface BaseMeta {
   /**
    * Dashboard routes that change state with the session cookie (or set it):
    * non-GET requests must be JSON and come from our own origin (CSRF).
@@ -37,6 +54,10 @@ export interface RouteMeta {
    */
   proxy?: boolean;
 }
+
+/** Every session route declares the role it needs: a route without one does not type-check. */
+export type RouteMeta =
+  (BaseMeta & { auth: 'public' | 'browserKey' | 'secretKey' | 'anyKey'; role?: never }) | (BaseMeta & { auth: 'session' | 'admin'; role: RoleRequirement });
 
 /** Typed route metadata (ts-rest types `metadata` as unknown). */
 export const meta = (m: RouteMeta): RouteMeta => m;

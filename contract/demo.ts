@@ -20,7 +20,7 @@ export const demoContract = c.router(
         ...sessionRoutes,
         404: errorResponse('event_not_found', "'Event not found': unknown id or another account's event"),
       },
-      metadata: meta({ auth: 'session' }),
+      metadata: meta({ auth: 'session', role: 'analyst' }),
     },
   },
   { strictStatusCodes: true },

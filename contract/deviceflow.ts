@@ -188,7 +188,7 @@ export const deviceFlowContract = c.router(
       summary: 'A device code grant as the consent page shows it',
       pathParams: UserCodeParam,
       responses: { 200: GrantViewSchema, ...grantErrors },
-      metadata: meta({ auth: 'session' }),
+      metadata: meta({ auth: 'session', role: 'signedIn' }),
     },
     authorizeGrant: {
       method: 'POST',
@@ -209,7 +209,7 @@ export const deviceFlowContract = c.router(
           error: 'You already denied this request',
         }),
       },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
     },
     denyGrant: {
       method: 'POST',
@@ -225,7 +225,7 @@ export const deviceFlowContract = c.router(
         ...csrfResponses,
         409: errorResponse('already_decided', 'You already approved this grant', { error: 'You already approved this request' }),
       },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'signedIn' }),
     },
   },
   { strictStatusCodes: true },

@@ -36,6 +36,8 @@ export const ERRORS = {
   signup_not_allowed: { status: 403 },
   invitation_used: { status: 403, text: 'This invitation has already been used' },
   key_not_self_revocable: { status: 403, text: 'Only keys issued to a command-line tool can revoke themselves' },
+  role_not_allowed: { status: 403, text: 'Your role does not allow this' },
+  no_account: { status: 403, text: 'You are not a member of any account' },
   forbidden: { status: 403, text: 'Forbidden' },
   // 404
   event_not_found: { status: 404, text: 'Event not found' },
@@ -44,6 +46,7 @@ export const ERRORS = {
   key_not_found: { status: 404, text: 'API key not found' },
   account_not_found: { status: 404, text: 'Account not found' },
   invitation_not_found: { status: 404, text: 'Invitation not found' },
+  member_not_found: { status: 404, text: 'Member not found' },
   webhook_endpoint_not_found: { status: 404, text: 'Webhook endpoint not found' },
   delivery_not_found: { status: 404, text: 'Delivery not found' },
   unknown_user_code: { status: 404, text: 'Unknown code: check the code shown in your terminal' },
@@ -51,6 +54,8 @@ export const ERRORS = {
   // 409
   email_taken: { status: 409, text: 'Email already registered' },
   already_decided: { status: 409 },
+  already_member: { status: 409, text: 'Already a member of this account' },
+  last_owner: { status: 409, text: 'An account must keep at least one owner' },
   limit_reached: { status: 409 },
   conflict: { status: 409, text: 'Conflict' },
   // 410

@@ -105,7 +105,7 @@ export const explorerContract = c.router(
         ),
         404: errorResponse('project_not_found', "'Project not found': unknown project, or another account's"),
       },
-      metadata: meta({ auth: 'session' }),
+      metadata: meta({ auth: 'session', role: 'viewer' }),
     },
     getVisitorTimeline: {
       method: 'GET',
@@ -127,7 +127,7 @@ export const explorerContract = c.router(
         }),
         404: errorResponse('visitor_not_found', "'Visitor not found': unknown id or another account's visitor"),
       },
-      metadata: meta({ auth: 'session' }),
+      metadata: meta({ auth: 'session', role: 'analyst' }),
     },
   },
   { strictStatusCodes: true },

@@ -13,6 +13,7 @@ import { proxyContract } from './proxy.js';
 import { sealingContract } from './sealing.js';
 import { visitorsContract } from './visitors.js';
 import { keysContract } from './keys.js';
+import { membersContract } from './members.js';
 import { visitsContract } from './visits.js';
 import { webhooksContract } from './webhooks.js';
 
@@ -38,6 +39,7 @@ export type Contract = {
   webhooks: typeof webhooksContract;
   explorer: typeof explorerContract;
   proxy: typeof proxyContract;
+  members: typeof membersContract;
 };
 
 export const contract: Contract = c.router({
@@ -55,6 +57,7 @@ export const contract: Contract = c.router({
   webhooks: webhooksContract,
   explorer: explorerContract,
   proxy: proxyContract,
+  members: membersContract,
 });
 
 export * from './account.js';
@@ -68,6 +71,7 @@ export * from './events.js';
 export * from './explorer.js';
 export * from './identify.js';
 export * from './keys.js';
+export * from './members.js';
 export * from './proxy.js';
 export * from './risk.js';
 export * from './sealing.js';

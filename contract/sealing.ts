@@ -33,7 +33,7 @@ export const sealingContract = c.router(
       path: '/api/projects/:projectId/sealing',
       summary: 'Whether the project seals identify results (never the key)',
       responses: { 200: SealingSchema, ...sessionRoutes, ...notFound },
-      metadata: meta({ auth: 'session' }),
+      metadata: meta({ auth: 'session', role: 'admin' }),
     },
     createSealingKey: {
       method: 'POST',
@@ -51,7 +51,7 @@ export const sealingContract = c.router(
         ...csrfResponses,
         ...notFound,
       },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
     },
     disableSealing: {
       method: 'DELETE',
@@ -59,7 +59,7 @@ export const sealingContract = c.router(
       summary: 'Turn sealing off: identify answers the plain compact result again, and the key is forgotten',
       body: c.noBody(),
       responses: { 200: SealingSchema, ...sessionRoutes, ...csrfResponses, ...notFound },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
     },
   },
   { strictStatusCodes: true },

@@ -68,7 +68,7 @@ export const webhooksContract = c.router(
       path: projectPath,
       summary: "A project's webhook endpoints (never their secrets)",
       responses: { 200: z.object({ endpoints: z.array(WebhookEndpointSchema).describe("The project's endpoints") }), ...sessionRoutes, ...notFound('Project') },
-      metadata: meta({ auth: 'session' }),
+      metadata: meta({ auth: 'session', role: 'admin' }),
     },
     createWebhook: {
       method: 'POST',
@@ -86,7 +86,7 @@ export const webhooksContract = c.router(
           error: `A project can have at most ${WEBHOOK_LIMITS.endpointsPerProject} webhook endpoints`,
         }),
       },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
     },
     rotateWebhookSecret: {
       method: 'POST',
@@ -94,7 +94,7 @@ export const webhooksContract = c.router(
       summary: 'Replace the signing secret; the new one is returned only in this response and signs every delivery from now on',
       body: z.object({}).strict(),
       responses: { 201: WebhookSecretSchema, ...sessionRoutes, ...csrfResponses, ...notFound('Webhook endpoint') },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
     },
     deleteWebhook: {
       method: 'DELETE',
@@ -102,7 +102,7 @@ export const webhooksContract = c.router(
       summary: 'Remove an endpoint, with its delivery log; its pending deliveries are given up',
       body: c.noBody(),
       responses: { 200: z.object({ endpoint: WebhookEndpointSchema }), ...sessionRoutes, ...csrfResponses, ...notFound('Webhook endpoint') },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
     },
     listDeliveries: {
       method: 'GET',
@@ -113,7 +113,7 @@ export const webhooksContract = c.router(
         ...sessionRoutes,
         ...notFound('Webhook endpoint'),
       },
-      metadata: meta({ auth: 'session' }),
+      metadata: meta({ auth: 'session', role: 'admin' }),
     },
     redeliver: {
       method: 'POST',
@@ -121,7 +121,7 @@ export const webhooksContract = c.router(
       summary: 'Deliver an event to the endpoint again (now, then with back-off for another 24 hours until a 2xx)',
       body: z.object({}).strict(),
       responses: { 202: WebhookDeliverySchema, ...sessionRoutes, ...csrfResponses, ...notFound('Delivery') },
-      metadata: meta({ auth: 'session', csrf: true }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
     },
   },
   { strictStatusCodes: true },

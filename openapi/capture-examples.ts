@@ -96,6 +96,48 @@ try {
   await take('setAccountPlan', await admin.put(`/api/admin/accounts/${accounts.accounts[0].id}/plan`).set('origin', origin).send({ plan: 'builder' }));
   await take('setPlan', await admin.put('/api/account/plan').set('origin', origin).send({ plan: 'growth' }));
 
+  // A team: Grace is invited as an analyst, joins by signing up, and is promoted; a second account of Ada's own.
+  const accountId: string = accounts.accounts[0].id;
+  const invited = await take(
+    'createMemberInvitation',
+    await admin.post(`/api/accounts/${accountId}/invitations`).set('origin', origin).send({ email: 'grace@example.com', role: 'analyst' }),
+    201,
+  );
+  const spareInvitation = (await admin.post(`/api/accounts/${accountId}/invitations`).set('origin', origin).send({ email: 'alan@example.com', role: 'viewer' }))
+    .body.invitation.id;
+  await take('revokeMemberInvitation', await admin.delete(`/api/accounts/${accountId}/invitations/${spareInvitation}`).set('origin', origin));
+  const grace = request.agent(app);
+  await grace
+    .post('/api/auth/signup')
+    .set('origin', origin)
+    .send({ email: 'grace@example.com', password: 'a cobol compiler in 1959', name: 'Grace', invitation: new URL(invited.url).searchParams.get('invite') });
+  await take('listMemberInvitations', await admin.get(`/api/accounts/${accountId}/invitations`));
+  const graceId = (await admin.get(`/api/accounts/${accountId}/members`)).body.members[1].userId;
+  await take('changeRole', await admin.patch(`/api/accounts/${accountId}/members/${graceId}`).set('origin', origin).send({ role: 'admin' }));
+  await take('listMembers', await admin.get(`/api/accounts/${accountId}/members`));
+  const graceOwn = request.agent(app);
+  const ownInvite = (await admin.post('/api/admin/invitations').set('origin', origin).send({ email: 'grace.h@example.com' })).body.url;
+  await graceOwn
+    .post('/api/auth/signup')
+    .set('origin', origin)
+    .send({ email: 'grace.h@example.com', password: 'a cobol compiler in 1959', invitation: new URL(ownInvite).searchParams.get('invite') });
+  const joinAda = (await admin.post(`/api/accounts/${accountId}/invitations`).set('origin', origin).send({ email: 'grace.h@example.com', role: 'viewer' })).body
+    .url;
+  await take(
+    'acceptInvitation',
+    await graceOwn
+      .post('/api/invitations/accept')
+      .set('origin', origin)
+      .send({ invitation: new URL(joinAda).searchParams.get('invite') }),
+  );
+  await take('listMyAccounts', await graceOwn.get('/api/session/accounts'));
+  const graceOwnAccount = (await graceOwn.get('/api/session/accounts')).body.accounts[0].id;
+  await take('switchAccount', await graceOwn.put('/api/session/account').set('origin', origin).send({ accountId: graceOwnAccount }));
+  await take(
+    'removeMember',
+    await admin.delete(`/api/accounts/${accountId}/members/${(await graceOwn.get('/api/account')).body.user.id}`).set('origin', origin),
+  );
+
   // Webhooks and sealing in the dashboard (sealing off again before identify).
   await take('listWebhooks', await admin.get(`/api/projects/${projectId}/webhooks`));
   const hook = await take(
@@ -169,6 +211,7 @@ try {
   const denied = (await request(app).post('/api/cli/device-code').send({ client_name: 'acme-deploy' })).body;
   await take('denyGrant', await admin.post(`/api/cli/grants/${denied.user_code}/deny`).set('origin', origin).send({}));
   await take('deleteVisitor', await request(app).delete(`/v1/visitors/${first.visitorId}`).set('authorization', `Bearer ${secret}`), 202);
+  await take('listAudit', await admin.get(`/api/accounts/${accountId}/audit?limit=3`));
   await take('healthz', await request(app).get('/healthz'));
   const ready = await take('readyz', await request(app).get('/readyz'));
   ready.database = { reachable: true };

@@ -46,6 +46,7 @@ export const ROUTERS: Record<Audience, AppRouter> = {
     webhooks: contract.webhooks,
     explorer: contract.explorer,
     proxy: contract.proxy,
+    members: contract.members,
   }),
 };
 
@@ -96,6 +97,10 @@ const TAGS: Record<Audience, Array<{ name: string; description: string }>> = {
     {
       name: 'proxy',
       description: "A project's first-party proxy: its proxy secret (shown once, rotated with a 24-hour overlap, revoked) and whether proxied traffic arrives.",
+    },
+    {
+      name: 'members',
+      description: "Teams: an account's members and their roles, invitations to join it, the session's current account, and the audit log.",
     },
     { name: 'admin', description: "The instance administrator's invitations and plans." },
   ],
@@ -304,7 +309,10 @@ export function buildOpenApi({ serverUrl = '/', audience = 'public' }: OpenApiOp
           const media = (response.content as Record<string, Json> | undefined)?.['application/json'];
           if (documented.example !== undefined && media) media.example = documented.example;
         }
-        return { ...operation, security: SECURITY[(route.metadata as RouteMeta | undefined)?.auth ?? 'public'] };
+        const routeMeta = route.metadata as RouteMeta | undefined;
+        // The role a session route needs (README: Accounts), for readers and generators alike.
+        const role = routeMeta?.role ? { 'x-required-role': routeMeta.role } : {};
+        return { ...operation, ...role, security: SECURITY[routeMeta?.auth ?? 'public'] };
       },
     },
   ) as unknown as Json;

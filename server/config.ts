@@ -28,6 +28,8 @@ export const DEFAULT_CACHE_TTL_MS = 2_000;
 /** Recent visitors whose document and tokens identify keeps per process (VISITOR_CACHE_SIZE). */
 export const DEFAULT_VISITOR_CACHE_SIZE = 50_000;
 export const DEFAULT_RETENTION_DAYS = 90;
+/** The audit log is kept at least this long (and this long by default). */
+export const MIN_AUDIT_RETENTION_DAYS = 400;
 
 /** Who may sign up; see server/accounts/signupPolicy.ts. */
 export const SIGNUP_MODES = ['open', 'invite', 'closed'] as const;
@@ -116,6 +118,7 @@ const EnvSchema = z.object({
   SIGNUPS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(5),
   PLAN_SELF_SERVICE: z.enum(['true', 'false']).default('false'),
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(DEFAULT_RETENTION_DAYS),
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(MIN_AUDIT_RETENTION_DAYS).max(36_500).default(MIN_AUDIT_RETENTION_DAYS),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_DB_TIMEOUT_MS),
   WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   EDGE_DATA: z.enum(EDGE_DATA_MODES).default('shared'),
@@ -154,6 +157,8 @@ export interface Config {
   planSelfService: boolean;
   /** Events (and their visits) older than this many days are deleted by the periodic sweep. */
   retentionDays: number;
+  /** Audit log entries older than this many days (at least 400) are deleted by the periodic sweep. */
+  auditRetentionDays: number;
   /** Time limit of each database round trip. */
   dbTimeoutMs: number;
   /** How long API keys, projects and accounts are served from this process's cache (another process's change is seen within this bound). */
@@ -209,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signup: { mode: e.SIGNUP, perIpPerHour: e.SIGNUPS_PER_IP_PER_HOUR },
     planSelfService: e.PLAN_SELF_SERVICE === 'true',
     retentionDays: e.RETENTION_DAYS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     dbTimeoutMs: e.DB_TIMEOUT_MS,
     cacheTtlMs: e.CACHE_TTL_MS,
     visitorCacheSize: e.VISITOR_CACHE_SIZE,

@@ -110,7 +110,7 @@ async function main(): Promise<void> {
     const resumeDeletions = () => services.deletions.resume();
     void resumeDeletions().catch((err: unknown) => logger.warn({ err }, 'resuming deletions failed'));
     stopSweeps = startSweeps(
-      { ...defaultSweeps(store, config.retentionDays), deletions: resumeDeletions, webhooks: (now) => services.webhooks.sweep(now) },
+      { ...defaultSweeps(store, config.retentionDays, config.auditRetentionDays), deletions: resumeDeletions, webhooks: (now) => services.webhooks.sweep(now) },
       systemClock,
       logger,
     );

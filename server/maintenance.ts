@@ -5,6 +5,7 @@
 // version stored into today's layout.
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
+import { MIN_AUDIT_RETENTION_DAYS } from './config.js';
 import { grantSweep } from './deviceflow/service.js';
 import { retentionSweep } from './retention.js';
 import type { Store } from './store/index.js';
@@ -21,15 +22,17 @@ import { migrate } from './store/migrations.js';
 export async function startupMaintenance(store: Store, logger: Logger): Promise<void> {
   const moved = await migrate(store);
   if (moved.eventIndex) logger.info({ entries: moved.eventIndex }, 'moved the search and outbox entries of eventIndex into events');
+  if (moved.owners) logger.info({ owners: moved.owners }, 'made the user of each single-user account its owner');
 }
 
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 export type Sweep = (now: Date) => Promise<number>;
 
-export function defaultSweeps(store: Store, retentionDays: number): Record<string, Sweep> {
+export function defaultSweeps(store: Store, retentionDays: number, auditRetentionDays = MIN_AUDIT_RETENTION_DAYS): Record<string, Sweep> {
   return {
     retention: retentionSweep(store, retentionDays),
+    audit: (now) => store.audit.deleteBefore(new Date(now.getTime() - auditRetentionDays * 24 * 3600_000)),
     sessions: (now) => store.sessions.deleteExpired(now),
     attemptSlots: (now) => store.attempts.deleteExpired(now),
     deviceGrants: grantSweep(store),

@@ -4,7 +4,9 @@
 import type { Request } from 'express';
 import type { Logger } from 'pino';
 import { AdminService } from './accounts/admin.js';
+import { MembersService } from './accounts/members.js';
 import { AccountsService } from './accounts/service.js';
+import { AuditLog } from './audit/log.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { LauncherStatus } from './database.js';
@@ -43,6 +45,10 @@ export interface AppDeps {
 export interface Services {
   accounts: AccountsService;
   admin: AdminService;
+  /** An account's members, their roles and invitations to join it. */
+  members: MembersService;
+  /** Who changed what: every service records its changes here. */
+  audit: AuditLog;
   keys: KeysService;
   projects: ProjectsService;
   meter: Meter;
@@ -76,15 +82,17 @@ export type RouteDeps = AppDeps & { services: Services };
 
 export function createServices(deps: AppDeps): Services {
   const { store, config, clock, logger } = deps;
+  const audit = new AuditLog(store, clock);
+  const members = new MembersService(store, config, clock, audit);
   const meter = new Meter(store, config.plans, clock, config.workers);
-  const keys = new KeysService(store, clock);
+  const keys = new KeysService(store, clock, audit);
   const box = new SecretBox(config.serverSecret);
-  const sealing = new SealingService(store, box, clock);
+  const sealing = new SealingService(store, box, clock, audit);
   const aliases = new VisitorAliases(store);
-  const events = new EventsService(store, aliases);
+  const events = new EventsService(store, aliases, audit);
   const visits = new VisitHistoryService(store, aliases);
   const search = new EventSearchService(store, aliases, events);
-  const webhooks = new WebhooksService(store, box, events, clock, logger, config.webhooksAllowPrivate);
+  const webhooks = new WebhooksService(store, box, events, clock, logger, config.webhooksAllowPrivate, audit);
   // Sealed results and webhooks reach identify through its hooks, on the project document it has read.
   const identification = new IdentificationService(
     store,
@@ -97,18 +105,23 @@ export function createServices(deps: AppDeps): Services {
     },
     config.visitorCacheSize,
   );
-  const proxy = new ProxyService(store, clock, new DeviceCookies(config.serverSecret), new ProxyTraffic(store.proxyStats, clock));
-  const deletions = new DeletionService(store, aliases, clock, (accountId, requestIds) => webhooks.forgetEvents(accountId, requestIds));
+  const proxy = new ProxyService(store, clock, new DeviceCookies(config.serverSecret), new ProxyTraffic(store.proxyStats, clock), audit);
+  const deletions = new DeletionService(store, aliases, clock, audit, async (accountId, requestIds) => {
+    await webhooks.forgetEvents(accountId, requestIds);
+    await store.audit.forgetEvents(accountId, requestIds);
+  });
   return {
-    accounts: new AccountsService(store, config, clock, (accountId, period) => meter.month(accountId, period)),
-    admin: new AdminService(store, config, clock),
+    accounts: new AccountsService(store, config, clock, (accountId, period) => meter.month(accountId, period), members, audit),
+    admin: new AdminService(store, config, clock, audit),
+    members,
+    audit,
     keys,
-    projects: new ProjectsService(store, clock),
+    projects: new ProjectsService(store, clock, audit),
     meter,
     identification,
     events,
     visits,
-    deviceFlow: new DeviceFlowService(store, keys, config, clock),
+    deviceFlow: new DeviceFlowService(store, keys, config, clock, audit),
     search,
     explorer: new ExplorerService(store, search, visits),
     deletions,

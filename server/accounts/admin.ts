@@ -8,6 +8,7 @@ import { ApiError } from '../errors.js';
 import type { AccountDoc } from '../store/accounts.js';
 import type { InvitationDoc, InvitationUseDoc } from '../store/invitations.js';
 import type { Store } from '../store/index.js';
+import type { AuditLog } from '../audit/log.js';
 import type { Session } from './service.js';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
@@ -34,6 +35,7 @@ export class AdminService {
     private readonly store: Store,
     private readonly config: Config,
     private readonly clock: Clock,
+    private readonly audit: AuditLog,
   ) {}
 
   private now = () => new Date(this.clock.now());
@@ -52,6 +54,7 @@ export class AdminService {
       revokedAt: null,
     };
     await this.store.invitations.insert(doc);
+    await this.audit.record(session.accountId, 'instance.invitation_create', { target: { type: 'invitation', id: doc.id }, after: { email: doc.email } });
     return { invitation: invitationView(doc, null, now), url: `${this.config.baseUrl}/login?invite=${token}` };
   }
 
@@ -60,21 +63,38 @@ export class AdminService {
     return (await this.store.invitations.list()).map(({ invitation, use }) => invitationView(invitation, use, now));
   }
 
-  async revokeInvitation(invitationId: string) {
-    const doc = await this.store.invitations.revoke(invitationId, this.now());
-    if (!doc) throw new ApiError('invitation_not_found');
+  async revokeInvitation(session: Session, invitationId: string) {
+    const revoked = await this.store.invitations.revoke(invitationId, this.now());
+    if (!revoked) throw new ApiError('invitation_not_found');
+    const { doc } = revoked;
+    // A repeated revocation changes nothing: recorded once, when it happened.
+    if (revoked.changed) {
+      await this.audit.record(session.accountId, 'instance.invitation_revoke', { target: { type: 'invitation', id: doc.id }, after: { email: doc.email } });
+    }
     return invitationView(doc, await this.store.invitations.use(doc.id), this.now());
   }
 
+  /** Every account with its members' emails. */
   async accounts() {
-    const [accounts, adminId] = await Promise.all([this.store.accounts.listAccounts(), this.store.accounts.adminAccountId(this.now())]);
-    return accounts.map((a) => adminAccountView(a, adminId));
+    const [accounts, members, adminId] = await Promise.all([
+      this.store.accounts.listAccounts(),
+      this.store.members.all(),
+      this.store.accounts.adminAccountId(this.now()),
+    ]);
+    const users = await this.store.accounts.usersByIds([...new Set(members.map((m) => m.userId))]);
+    const emailsOf = (accountId: string) =>
+      members.filter((m) => m.accountId === accountId).flatMap((m) => users.filter((u) => u._id === m.userId).map((u) => u.email));
+    return accounts.map((a) => adminAccountView({ ...a, emails: emailsOf(a._id) }, adminId));
   }
 
   async setPlan(accountId: string, plan: PlanName) {
-    const account = await this.store.accounts.setPlan(accountId, plan);
+    const before = await this.store.accounts.account(accountId);
+    const account = before && (await this.store.accounts.setPlan(accountId, plan));
     if (!account) throw new ApiError('account_not_found');
-    const [emails, adminId] = await Promise.all([this.store.accounts.emailsOf(accountId), this.store.accounts.adminAccountId(this.now())]);
+    if (before.plan !== plan)
+      await this.audit.record(accountId, 'plan.change', { target: { type: 'account', id: accountId }, before: { plan: before.plan }, after: { plan } });
+    const [members, adminId] = await Promise.all([this.store.members.ofAccount(accountId), this.store.accounts.adminAccountId(this.now())]);
+    const emails = (await this.store.accounts.usersByIds(members.map((m) => m.userId))).map((u) => u.email);
     return adminAccountView({ ...account, emails }, adminId);
   }
 }

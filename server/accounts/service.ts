@@ -7,7 +7,12 @@ import type { Clock } from '../clock.js';
 import type { Config, PlanName } from '../config.js';
 import { ApiError } from '../errors.js';
 import { dayOf, daysInPeriod, periodOf } from '../metering/period.js';
+import type { Role } from '../../contract/common.js';
+import type { AuditLog } from '../audit/log.js';
 import type { AccountDoc, UserDoc } from '../store/accounts.js';
+import { memberId, type MemberDoc } from '../store/members.js';
+import { isMemberInvitationToken } from './invitationToken.js';
+import type { MembersService } from './members.js';
 import type { Store } from '../store/index.js';
 import { ipLimitKey } from '../edge/address.js';
 import { passwordWeakness } from './passwordPolicy.js';
@@ -25,6 +30,7 @@ export const SIGNUP_WINDOW_MS = 3600_000;
 export interface Session {
   id: string; // hash of the cookie value
   userId: string;
+  /** The current account: where session routes without an `:accountId` act. */
   accountId: string;
 }
 
@@ -47,6 +53,8 @@ export class AccountsService {
     private readonly clock: Clock,
     /** Usage as identify counts it (metering/meter.ts). */
     private readonly usageOf: (accountId: string, period: string) => Promise<MonthUsage>,
+    private readonly members: MembersService,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -62,6 +70,8 @@ export class AccountsService {
     const perIp = { key: `signup:ip:${ipLimitKey(ip)}`, max: this.config.signup.perIpPerHour, windowMs: SIGNUP_WINDOW_MS };
     const limited = await this.store.attempts.takeAll([perIp], now);
     if (!limited.ok) throw tooMany('Too many sign-ups from this address; try again later', limited.retryAfterMs);
+
+    if (invitation && isMemberInvitationToken(invitation)) return this.signupToJoin({ email, password, name }, invitation, now);
 
     const firstAccount = (await this.store.accounts.adminAccountId(now)) === null;
     const invited = invitation ? await this.store.invitations.byHash(hashToken(invitation)) : null;
@@ -97,6 +107,8 @@ export class AccountsService {
       }
     }
     await this.store.accounts.insertAccountAndUser(account, user);
+    // The one who signs up owns the account.
+    await this.store.members.add({ _id: memberId(account._id, user._id), accountId: account._id, userId: user._id, role: 'owner', joinedAt: now });
     await this.store.projects.insert({
       _id: `prj_${ulid()}`,
       accountId: account._id,
@@ -104,7 +116,36 @@ export class AccountsService {
       allowedDomains: [],
       createdAt: now,
     });
-    return { user, account, token: await this.startSession(user), knownDevice: knownDeviceCookie(this.config.serverSecret, email) };
+    const self = { actor: { type: 'user' as const, id: user._id, label: email } };
+    await this.audit.record(account._id, 'account.create', { target: { type: 'account', id: account._id }, after: { email, plan: account.plan } }, self);
+    return { user, account, role: 'owner' as const, ...(await this.signedIn(user, account._id)) };
+  }
+
+  /**
+   * Sign-up with an invitation to an existing account: a new user who joins
+   * it with the invitation's role (no account of their own). Admitted in
+   * every SIGNUP mode, since a member invited them; the invitation is for
+   * this email only.
+   */
+  private async signupToJoin({ email, password, name }: Omit<SignupRequest, 'invitation'>, token: string, now: Date) {
+    const invitation = await this.members.check(token, email);
+    const user: UserDoc = {
+      _id: `usr_${ulid()}`,
+      email,
+      name: name || null,
+      accountId: invitation.accountId,
+      passwordHash: await hashPassword(password),
+      createdAt: now,
+    };
+    if (!(await this.store.accounts.claimEmail(email, user._id))) throw new ApiError('email_taken');
+    await this.store.accounts.insertUser(user);
+    const member = await this.members.join(invitation, user);
+    const account = await this.mustAccount(member.accountId);
+    return { user, account, role: member.role, ...(await this.signedIn(user, account._id)) };
+  }
+
+  private async signedIn(user: UserDoc, accountId: string) {
+    return { token: await this.startSession(user, accountId), knownDevice: knownDeviceCookie(this.config.serverSecret, user.email) };
   }
 
   /**
@@ -112,26 +153,41 @@ export class AccountsService {
    * (throttle.ts), so concurrent guesses never evaluate more passwords than
    * the limits allow; a success gives its slots back.
    */
-  async login(email: string, password: string, client: { ip: string; knownDevice: unknown }) {
+  async login(email: string, password: string, client: { ip: string; knownDevice: unknown }, invitation?: string) {
     const now = new Date(this.clock.now());
     const device = knownDevice(this.config.serverSecret, email, client.knownDevice);
     const taken = await this.store.attempts.takeAll(signInLimits(email, ipLimitKey(client.ip), device), now);
     if (!taken.ok) throw tooMany('Too many failed sign-in attempts; try again later', taken.retryAfterMs);
     const user = await this.store.accounts.userByEmail(email);
     const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-    if (!user || !ok) throw new ApiError('invalid_credentials');
+    if (!user || !ok) {
+      // Recorded in each account of the user it was aimed at (an unknown email belongs to no account).
+      for (const m of user ? await this.store.members.ofUser(user._id) : []) {
+        await this.audit.record(m.accountId, 'auth.login_failed', { target: { type: 'user', id: m.userId }, after: { email } });
+      }
+      throw new ApiError('invalid_credentials');
+    }
     await this.store.attempts.release(taken.slots);
-    const account = await this.mustAccount(user.accountId);
-    return { user, account, token: await this.startSession(user), knownDevice: knownDeviceCookie(this.config.serverSecret, email) };
+    const self = { actor: { type: 'user' as const, id: user._id, label: user.email } };
+    let joined: MemberDoc | null = null;
+    if (invitation) joined = await this.members.join(await this.members.check(invitation, user.email), user);
+    const memberships = await this.store.members.ofUser(user._id);
+    // Where the user last worked, else their oldest account.
+    const member = joined ?? memberships.find((m) => m.accountId === user.accountId) ?? memberships[0];
+    if (!member) throw new ApiError('no_account');
+    const account = await this.mustAccount(member.accountId);
+    await this.audit.record(account._id, 'auth.login', { target: { type: 'user', id: user._id } }, self);
+    return { user, account, role: member.role, ...(await this.signedIn(user, account._id)) };
   }
 
-  private async startSession(user: UserDoc): Promise<string> {
+  private async startSession(user: UserDoc, accountId: string): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const now = this.clock.now();
+    if (user.accountId !== accountId) await this.store.accounts.setLastAccount(user._id, accountId);
     await this.store.sessions.insert({
       _id: hashToken(token),
       userId: user._id,
-      accountId: user.accountId,
+      accountId,
       createdAt: new Date(now),
       expiresAt: new Date(now + SESSION_TTL_MS),
     });
@@ -153,15 +209,43 @@ export class AccountsService {
     await this.store.sessions.delete(session.id);
   }
 
-  async view(session: Session) {
+  /** The session's user, current account and role in it (`member`: the membership the auth middleware read). */
+  async view(session: Session, member: MemberDoc) {
     const user = await this.store.accounts.user(session.userId);
     if (!user) throw new ApiError('not_signed_in');
     const account = await this.mustAccount(session.accountId);
-    return { user: userView(user), account: await this.accountView(account) };
+    return this.sessionView(user, account, member.role);
   }
 
-  async sessionView(user: UserDoc, account: AccountDoc) {
-    return { user: userView(user), account: await this.accountView(account) };
+  async sessionView(user: UserDoc, account: AccountDoc, role: Role) {
+    return { user: userView(user), account: await this.accountView(account), role };
+  }
+
+  /** The accounts the user belongs to, oldest membership first. */
+  async myAccounts(session: Session) {
+    const memberships = await this.store.members.ofUser(session.userId);
+    const accounts = await this.store.accounts.accountsByIds(memberships.map((m) => m.accountId));
+    return memberships.flatMap((m) => {
+      const a = accounts.find((x) => x._id === m.accountId);
+      return a ? [{ id: a._id, plan: a.plan, role: m.role, current: a._id === session.accountId, joinedAt: m.joinedAt.toISOString() }] : [];
+    });
+  }
+
+  /** Makes another of the user's accounts current, in this session and for their next sign-in. */
+  async switchAccount(session: Session, accountId: string) {
+    const member = await this.store.members.get(accountId, session.userId);
+    if (!member) throw new ApiError('account_not_found');
+    await this.store.sessions.setAccount(session.id, accountId);
+    await this.store.accounts.setLastAccount(session.userId, accountId);
+    return this.view({ ...session, accountId }, member);
+  }
+
+  /** Joins an account with an invitation while signed in; it becomes the current account. */
+  async acceptInvitation(session: Session, token: string) {
+    const user = await this.store.accounts.user(session.userId);
+    if (!user) throw new ApiError('not_signed_in');
+    const member = await this.members.join(await this.members.check(token, user.email), user);
+    return this.switchAccount(session, member.accountId);
   }
 
   async accountView(account: AccountDoc) {
@@ -204,8 +288,11 @@ export class AccountsService {
     if (!this.config.planSelfService && !(await this.isAdmin(session.accountId))) {
       throw new ApiError('plan_change_not_allowed');
     }
+    const before = await this.mustAccount(session.accountId);
     const account = await this.store.accounts.setPlan(session.accountId, plan);
     if (!account) throw new ApiError('not_signed_in');
+    if (before.plan !== plan)
+      await this.audit.record(account._id, 'plan.change', { target: { type: 'account', id: account._id }, before: { plan: before.plan }, after: { plan } });
     return this.accountView(account);
   }
 

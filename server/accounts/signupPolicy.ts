@@ -11,7 +11,7 @@ import type { SignupMode } from '../config.js';
 /** What an invitation presented at sign-up turned out to be. */
 export type InvitationState = 'none' | 'unknown' | 'revoked' | 'expired' | 'used' | 'other-email' | 'valid';
 
-const INVITATION_PROBLEMS: Record<Exclude<InvitationState, 'valid'>, string> = {
+export const INVITATION_PROBLEMS: Record<Exclude<InvitationState, 'valid'>, string> = {
   none: 'Sign-up needs an invitation from the administrator',
   unknown: 'This invitation is not valid',
   revoked: 'This invitation has been withdrawn',

@@ -14,6 +14,7 @@
 //     still hold of them (pending deliveries, the delivery log);
 //  5. delete their visit pages and visitor documents;
 //  6. delete events identified while the job ran (a second pass of step 4).
+import type { AuditLog } from '../audit/log.js';
 import { ulid } from 'ulid';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
@@ -45,6 +46,7 @@ export class DeletionService {
     private readonly store: Store,
     private readonly aliases: VisitorAliases,
     private readonly clock: Clock,
+    private readonly audit: AuditLog,
     /** Forgets the deleted events elsewhere (webhook deliveries). */
     private readonly onEventsDeleted: EventsDeleted = async () => {},
   ) {}
@@ -70,6 +72,8 @@ export class DeletionService {
       return this.view(other);
     }
     if (visitorId !== survivor._id) await this.store.deletions.point(job, [visitorId]);
+    // Named by the deletion's id only: once done, nothing in the database names the visitor.
+    await this.audit.record(accountId, 'visitor.delete', { target: { type: 'deletion', id: job.id } });
     if (!this.paused) void this.run(job._id).catch(() => undefined);
     return this.view(job);
   }

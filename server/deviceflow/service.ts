@@ -25,6 +25,8 @@ import {
   UNKNOWN_CODES_PER_IP,
   UNKNOWN_CODES_PER_USER,
 } from '../../contract/deviceflow.js';
+import { KEY_CREATOR, roleAllows } from '../accounts/access.js';
+import type { AuditLog } from '../audit/log.js';
 import { ApiError } from '../errors.js';
 import type { KeysService } from '../keys/service.js';
 import type { ConsumptionDoc, DecisionDoc, GrantDoc } from '../store/grants.js';
@@ -87,6 +89,7 @@ export class DeviceFlowService {
     private readonly keys: KeysService,
     private readonly config: Config,
     private readonly clock: Clock,
+    private readonly audit: AuditLog,
   ) {}
 
   // ---- The tool's side: POST /api/cli/device-code, POST /api/cli/token ----
@@ -153,8 +156,10 @@ export class DeviceFlowService {
   /** authorized → consumed: only the poll whose claim insert wins creates and returns the key. */
   private async consume(grant: GrantDoc, decision: DecisionDoc): Promise<PollResult> {
     const projectId = decision.projectId!;
-    // Projects are checked again: access may have changed since the approval.
+    // Projects and the approver's role are checked again: access may have changed since the approval.
     if (!(await this.store.projects.ofAccount(decision.accountId, projectId))) return ended('denied');
+    const approver = await this.store.members.get(decision.accountId, decision.userId);
+    if (!approver || !roleAllows(approver.role, KEY_CREATOR)) return ended('denied');
     const claim: ConsumptionDoc = {
       _id: consumptionId(grant._id),
       grantId: grant._id,
@@ -165,7 +170,9 @@ export class DeviceFlowService {
     if (!(await this.store.grants.claimConsumption(claim))) return ended('consumed');
     let issued;
     try {
-      issued = await this.keys.issue(decision.accountId, projectId, cliKeyName(grant.clientName), 'live', 'cli');
+      // Recorded as the approver's: the tool polling has no identity of its own.
+      const by = { actor: { type: 'user' as const, id: decision.userId, label: null } };
+      issued = await this.keys.issue(decision.accountId, projectId, cliKeyName(grant.clientName), 'live', 'cli', by);
     } catch (err) {
       // No key reached anyone: give the claim back so the tool's retry can succeed.
       await this.store.grants.releaseConsumption(grant._id).catch(() => undefined);
@@ -193,6 +200,7 @@ export class DeviceFlowService {
     if (!(await this.store.grants.claimDecision(this.decision(session, grant, 'authorized', projectId)))) {
       return this.decided(session, grant, await this.state(grant), 'authorized', projectId);
     }
+    await this.audit.record(session.accountId, 'deviceflow.authorize', { target: { type: 'project', id: projectId }, after: { clientName: grant.clientName } });
     return this.viewOf(grant, 'authorized', projectId);
   }
 
@@ -202,6 +210,7 @@ export class DeviceFlowService {
     if (!(await this.store.grants.claimDecision(this.decision(session, grant, 'denied', null)))) {
       return this.decided(session, grant, await this.state(grant), 'denied', null);
     }
+    await this.audit.record(session.accountId, 'deviceflow.deny', { after: { clientName: grant.clientName } });
     return this.viewOf(grant, 'denied', null);
   }
 

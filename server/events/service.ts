@@ -3,6 +3,7 @@
 // results. An event names the visitor identify returned; read now, it names
 // that visitor's survivor when it has since been merged (originalVisitorId
 // keeps the id identify returned).
+import type { AuditLog } from '../audit/log.js';
 import type { z } from 'zod';
 import type { FullEventSchema } from '../../contract/events.js';
 import { ApiError } from '../errors.js';
@@ -22,6 +23,7 @@ export class EventsService {
   constructor(
     private readonly store: Store,
     private readonly aliases: VisitorAliases,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Full events with their visitor ids resolved through merges (one walk per distinct visitor). */
@@ -47,6 +49,10 @@ export class EventsService {
     if (patch.tag !== undefined) set.tagJson = patch.tag === null ? null : JSON.stringify(patch.tag);
     const updated = await this.store.events.update(requestId, set);
     if (!updated) throw new ApiError('event_not_found');
+    const fields = (d: EventDoc) => ({ suspect: d.suspect, linkedId: d.linkedId, tag: d.tagJson === null ? null : (JSON.parse(d.tagJson) as unknown) });
+    const [before, after] = [fields(e), fields(updated)];
+    if (JSON.stringify(before) !== JSON.stringify(after))
+      await this.audit.record(accountId, 'event.update', { target: { type: 'event', id: requestId }, before, after });
     return (await this.full(accountId, [updated]))[0]!;
   }
 }

@@ -20,6 +20,7 @@ import { explorerRoutes } from '../routes/explorer.js';
 import { healthRoutes } from '../routes/health.js';
 import { identifyRoutes } from '../routes/identify.js';
 import { keysRoutes } from '../routes/keys.js';
+import { membersRoutes } from '../routes/members.js';
 import { openApiDocument } from '../routes/openapi.js';
 import { proxyRoutes } from '../routes/proxy.js';
 import { sealingRoutes } from '../routes/sealing.js';
@@ -149,6 +150,7 @@ export function createApp(deps: AppDeps): App {
     webhooks: webhooksRoutes(rd),
     explorer: explorerRoutes(rd),
     proxy: proxyRoutes(rd),
+    members: membersRoutes(rd),
   });
 
   createExpressEndpoints(contract, router, app, {
@@ -161,6 +163,7 @@ export function createApp(deps: AppDeps): App {
         accounts: services.accounts,
         proxy: services.proxy,
         ownOrigin: new URL(deps.config.baseUrl).origin,
+        clientIp: (req) => services.clientIp(req),
       }) as never,
     ],
     requestValidationErrorHandler: requestValidationErrorHandler as never,

@@ -1,9 +1,14 @@
-// One middleware enforces the `auth` (and `csrf`) declared in each route's
-// metadata. It runs before ts-rest validates the request, so a bad key is 401
-// even when the body is also invalid.
+// One middleware enforces the `auth`, `role` (and `csrf`) declared in each
+// route's metadata. It runs before ts-rest validates the request, so a bad key
+// is 401 even when the body is also invalid. Session routes read the member's
+// role from the database on every request (never cached), so removing a member
+// or lowering a role holds on their very next request in every process. It
+// also names the request's actor for the audit log (audit/context.ts).
 import type { NextFunction, Request, Response } from 'express';
 import type { RouteMeta } from '../../contract/common.js';
-import { SESSION_COOKIE, type AccountsService } from '../accounts/service.js';
+import { roleAllows } from '../accounts/access.js';
+import { SESSION_COOKIE, type AccountsService, type Session } from '../accounts/service.js';
+import { ANONYMOUS, withActor, type RequestActor } from '../audit/context.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { authenticateKey } from '../keys/authenticate.js';
@@ -57,14 +62,16 @@ export interface AuthDeps {
   accounts: AccountsService;
   proxy: ProxyService;
   ownOrigin: string;
+  /** The client's address as the edge sees it (TRUST_PROXY aware). */
+  clientIp: (req: Request) => string;
 }
 
-export function authMiddleware({ store, clock, accounts, proxy, ownOrigin }: AuthDeps) {
+export function authMiddleware({ store, clock, accounts, proxy, ownOrigin, clientIp }: AuthDeps) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     try {
-      const meta = (req as TsRestRequest).tsRestRoute?.metadata as RouteMeta | undefined;
+      const meta = ((req as TsRestRequest).tsRestRoute?.metadata as RouteMeta | undefined) ?? { auth: 'public' };
       req.auth = {};
-      switch (meta?.auth ?? 'public') {
+      switch (meta.auth) {
         case 'public':
           break;
         case 'browserKey':
@@ -77,30 +84,52 @@ export function authMiddleware({ store, clock, accounts, proxy, ownOrigin }: Aut
           req.auth.apiKey = await mustKey(serverKey(req), ['live', 'test', 'secret'], 'invalid_api_key');
           break;
         case 'session':
-          req.auth.session = await mustSession(req);
+        case 'admin': {
+          const session = await mustSession(req);
+          // A route naming an account acts on it; any other on the session's current account. Administration acts on the administrator's.
+          const named = meta.auth === 'session' ? req.params.accountId : undefined;
+          const member = await store.members.get(named ?? session.accountId, session.userId);
+          if (!member) {
+            if (named !== undefined && named !== session.accountId) throw new ApiError('account_not_found');
+            // No longer a member of the session's account (removed, perhaps through another process): the session ends here.
+            await accounts.logout(session);
+            throw new ApiError('not_signed_in');
+          }
+          if (meta.auth === 'admin' && !(await accounts.isAdmin(session.accountId))) throw new ApiError('admin_only');
+          if (!roleAllows(member.role, meta.role)) throw new ApiError('role_not_allowed');
+          req.auth.session = session;
+          req.auth.member = member;
           break;
-        case 'admin':
-          req.auth.session = await mustSession(req);
-          if (!(await accounts.isAdmin(req.auth.session.accountId))) throw new ApiError('admin_only');
-          break;
+        }
       }
       // A first-party proxy's request: believed only with the key's project's proxy secret.
-      if (meta?.proxy && req.auth.apiKey) {
+      if (meta.proxy && req.auth.apiKey) {
         const proxied = await proxy.authenticate(req.auth.apiKey.projectId, req.headers);
         if (proxied) req.auth.proxy = proxied;
       }
-      if (meta?.csrf) checkCsrf(req, ownOrigin);
-      next();
+      if (meta.csrf) checkCsrf(req, ownOrigin);
+      withActor(actorOf(req), next);
     } catch (err) {
       // Express 4 does not catch rejected promises of middleware.
       next(err);
     }
   };
 
+  function actorOf(req: Request): RequestActor {
+    const { session, apiKey } = req.auth ?? {};
+    const actor = session ? userActor(session) : apiKey ? { type: 'key' as const, id: apiKey.id, label: apiKey.hint } : ANONYMOUS;
+    return { actor, ip: clientIp(req), userAgent: header(req, 'user-agent')?.slice(0, 512) ?? null };
+  }
+
   async function mustSession(req: Request) {
     const session = await accounts.sessionFromCookie(readCookie(req, SESSION_COOKIE));
     if (!session) throw new ApiError('not_signed_in');
     return session;
+  }
+
+  // The email is added when a change is recorded (audit/log.ts): most requests change nothing.
+  function userActor(session: Session) {
+    return { type: 'user' as const, id: session.userId, label: null };
   }
 
   async function mustKey(presented: string | undefined, types: Parameters<typeof authenticateKey>[2], refusal: 'invalid_api_key' | 'invalid_secret_key') {

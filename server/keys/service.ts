@@ -2,6 +2,7 @@
 // returned once by `create` and never stored.
 import { ulid } from 'ulid';
 import { ACCOUNT_LIMITS } from '../../contract/account.js';
+import type { AuditLog } from '../audit/log.js';
 import type { Clock } from '../clock.js';
 import { apiKeyView } from '../accounts/views.js';
 import { ApiError } from '../errors.js';
@@ -11,10 +12,21 @@ import { generateKey, hashKey, keyHint } from './format.js';
 
 const DAY_MS = 24 * 3600_000;
 
+/** What the audit log keeps of a key: never its value (the hint is the prefix and last four characters). */
+const keyFacts = (k: ReturnType<typeof apiKeyView>) => ({
+  name: k.name,
+  type: k.type,
+  projectId: k.projectId,
+  hint: k.hint,
+  source: k.source,
+  status: k.status,
+});
+
 export class KeysService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly audit: AuditLog,
   ) {}
 
   private async project(accountId: string, projectId: string) {
@@ -28,8 +40,11 @@ export class KeysService {
     return this.issue(accountId, projectId, name, type, source);
   }
 
-  /** Issues a key for a project already known to belong to the account, within the account's limits. */
-  async issue(accountId: string, projectId: string, name: string, type: ApiKeyType, source: ApiKeyDoc['source']) {
+  /**
+   * Issues a key for a project already known to belong to the account, within the account's limits.
+   * `by`: who it is recorded as made by when not the request's actor (the member who approved a device grant).
+   */
+  async issue(accountId: string, projectId: string, name: string, type: ApiKeyType, source: ApiKeyDoc['source'], by?: Parameters<AuditLog['record']>[3]) {
     const now = new Date(this.clock.now());
     const today = await this.store.attempts.takeAll([{ key: `keys:${accountId}`, max: ACCOUNT_LIMITS.keysPerDay, windowMs: DAY_MS }], now);
     if (!today.ok) {
@@ -60,7 +75,9 @@ export class KeysService {
       await this.store.attempts.release(today.slots);
       throw new ApiError('limit_reached', `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`);
     }
-    return { apiKey: apiKeyView(doc), key };
+    const view = apiKeyView(doc);
+    await this.audit.record(accountId, 'key.create', { target: { type: 'key', id: doc.id }, after: keyFacts(view) }, by);
+    return { apiKey: view, key };
   }
 
   async list(accountId: string, projectId: string) {
@@ -71,15 +88,24 @@ export class KeysService {
   /** `DELETE /v1/keys/self`: a device-flow key revokes itself. */
   async revokeSelf(key: ApiKeyDoc) {
     if (key.source !== 'cli') throw new ApiError('key_not_self_revocable');
-    const doc = await this.store.apiKeys.revoke(key.projectId, key.id, new Date(this.clock.now()));
-    if (!doc) throw new ApiError('invalid_api_key');
-    return apiKeyView(doc);
+    const revoked = await this.store.apiKeys.revoke(key.projectId, key.id, new Date(this.clock.now()));
+    if (!revoked) throw new ApiError('invalid_api_key');
+    return this.revoked(revoked);
   }
 
   async revoke(accountId: string, projectId: string, keyId: string) {
     await this.project(accountId, projectId);
-    const doc = await this.store.apiKeys.revoke(projectId, keyId, new Date(this.clock.now()));
-    if (!doc) throw new ApiError('key_not_found');
-    return apiKeyView(doc);
+    const revoked = await this.store.apiKeys.revoke(projectId, keyId, new Date(this.clock.now()));
+    if (!revoked) throw new ApiError('key_not_found');
+    return this.revoked(revoked);
+  }
+
+  /** Recorded once: when this call revoked it (revoking again answers the same and changes nothing). */
+  private async revoked({ doc, changed }: { doc: ApiKeyDoc; changed: boolean }) {
+    const view = apiKeyView(doc);
+    if (changed) {
+      await this.audit.record(doc.accountId, 'key.revoke', { target: { type: 'key', id: doc.id }, before: { status: 'active' }, after: keyFacts(view) });
+    }
+    return view;
   }
 }

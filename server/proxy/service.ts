@@ -5,6 +5,7 @@
 // valid secret the client address, the site's host and its scheme come from
 // the proxy's headers, a wrong or revoked secret is 401, and without one those
 // headers are ignored. Proxied answers set the device cookie (cookie.ts).
+import type { AuditLog } from '../audit/log.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   DEVICE_COOKIE,
@@ -59,6 +60,7 @@ export class ProxyService {
     private readonly clock: Clock,
     private readonly cookies: DeviceCookies,
     private readonly trafficCounter: ProxyTraffic,
+    private readonly audit: AuditLog,
   ) {}
 
   private async project(accountId: string, projectId: string): Promise<ProjectDoc> {
@@ -97,13 +99,23 @@ export class ProxyService {
     const current: ProxySecretDoc = { hash: hashKey(secret), hint: keyHint(secret), createdAt: new Date(now) };
     const next: ProjectProxy = { current, previous: proxy ? { ...proxy.current, until: new Date(now + PROXY_ROTATION_OVERLAP_MS) } : null };
     await this.store.projects.setProxy(projectId, next);
+    const hints = (p: ProjectProxy | null | undefined) => ({ current: p?.current.hint ?? null, previous: p?.previous?.hint ?? null });
+    await this.audit.record(accountId, 'proxy.secret_create', { target: { type: 'project', id: projectId }, before: hints(proxy), after: hints(next) });
     return { ...this.view(next), secret };
   }
 
   /** Revokes the secret and a previous one still in its overlap. */
   async revoke(accountId: string, projectId: string) {
-    await this.project(accountId, projectId);
+    const { proxy } = await this.project(accountId, projectId);
     await this.store.projects.setProxy(projectId, null);
+    if (proxy) {
+      const before = { current: proxy.current.hint, previous: proxy.previous?.hint ?? null };
+      await this.audit.record(accountId, 'proxy.secret_revoke', {
+        target: { type: 'project', id: projectId },
+        before,
+        after: { current: null, previous: null },
+      });
+    }
     return this.view(null);
   }
 

@@ -4,7 +4,7 @@ import type { CookieOptions, Response } from 'express';
 import { contract } from '../../contract/index.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../accounts/service.js';
 import { KNOWN_DEVICE_COOKIE, KNOWN_DEVICE_TTL_MS } from '../accounts/throttle.js';
-import { sessionOf } from '../http/context.js';
+import { memberOf, sessionOf } from '../http/context.js';
 import type { RouteDeps } from '../services.js';
 import { readCookie } from '../http/cookies.js';
 
@@ -25,22 +25,22 @@ export const accountRoutes = ({ services, config }: RouteDeps) => {
 
   return s.router(contract.account, {
     signup: async ({ body, req, res }) => {
-      const { user, account, ...cookies } = await services.accounts.signup(body, services.clientIp(req));
+      const { user, account, role, ...cookies } = await services.accounts.signup(body, services.clientIp(req));
       signedIn(res, cookies);
-      return { status: 201, body: await services.accounts.sessionView(user, account) };
+      return { status: 201, body: await services.accounts.sessionView(user, account, role) };
     },
     login: async ({ body, req, res }) => {
       const client = { ip: services.clientIp(req), knownDevice: readCookie(req, KNOWN_DEVICE_COOKIE) };
-      const { user, account, ...cookies } = await services.accounts.login(body.email, body.password, client);
+      const { user, account, role, ...cookies } = await services.accounts.login(body.email, body.password, client, body.invitation);
       signedIn(res, cookies);
-      return { status: 200, body: await services.accounts.sessionView(user, account) };
+      return { status: 200, body: await services.accounts.sessionView(user, account, role) };
     },
     logout: async ({ req, res }) => {
       await services.accounts.logout(sessionOf(req));
       res.clearCookie(SESSION_COOKIE, cookie);
       return { status: 204, body: undefined };
     },
-    getAccount: async ({ req }) => ({ status: 200, body: await services.accounts.view(sessionOf(req)) }),
+    getAccount: async ({ req }) => ({ status: 200, body: await services.accounts.view(sessionOf(req), memberOf(req)) }),
     getUsage: async ({ req, query }) => ({ status: 200, body: await services.accounts.usage(sessionOf(req), query.period) }),
     setPlan: async ({ req, body }) => ({ status: 200, body: await services.accounts.setPlan(sessionOf(req), body.plan) }),
     listProjects: async ({ req }) => ({

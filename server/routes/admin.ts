@@ -10,7 +10,10 @@ export const adminRoutes = ({ services }: RouteDeps) =>
   s.router(contract.admin, {
     createInvitation: async ({ req, body }) => ({ status: 201, body: await services.admin.invite(sessionOf(req), body.email) }),
     listInvitations: async () => ({ status: 200, body: { invitations: await services.admin.invitations() } }),
-    revokeInvitation: async ({ params }) => ({ status: 200, body: { invitation: await services.admin.revokeInvitation(params.invitationId) } }),
+    revokeInvitation: async ({ req, params }) => ({
+      status: 200,
+      body: { invitation: await services.admin.revokeInvitation(sessionOf(req), params.invitationId) },
+    }),
     listAccounts: async () => ({ status: 200, body: { accounts: await services.admin.accounts() } }),
     setAccountPlan: async ({ params, body }) => ({ status: 200, body: await services.admin.setPlan(params.accountId, body.plan) }),
   });

@@ -1,6 +1,7 @@
 // Sealed results per project: the dashboard turns sealing on (a new key,
 // shown once), rotates or turns it off; identify seals the compact result
 // with the key of the project document it already read (no extra read).
+import type { AuditLog } from '../audit/log.js';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { IdentifyResultSchema } from '../../contract/identify.js';
@@ -22,6 +23,7 @@ export class SealingService {
     private readonly store: Store,
     private readonly box: SecretBox,
     private readonly clock: Clock,
+    private readonly audit: AuditLog,
   ) {}
 
   private async project(accountId: string, projectId: string) {
@@ -36,16 +38,23 @@ export class SealingService {
 
   /** Turns sealing on with a new key (or rotates it): the key, base64, returned only here. */
   async createKey(accountId: string, projectId: string) {
-    await this.project(accountId, projectId);
+    const before = await this.project(accountId, projectId);
     const key = randomBytes(SEALING_KEY_BYTES);
     const sealing = { key: this.box.seal(key), since: new Date(this.clock.now()) };
     await this.store.projects.setSealing(projectId, sealing);
+    await this.audit.record(accountId, 'sealing.key_create', {
+      target: { type: 'project', id: projectId },
+      before: { sealed: Boolean(before.sealing) },
+      after: { sealed: true },
+    });
     return { ...view({ sealing }), key: key.toString('base64') };
   }
 
   async disable(accountId: string, projectId: string) {
-    await this.project(accountId, projectId);
+    const before = await this.project(accountId, projectId);
     await this.store.projects.setSealing(projectId, null);
+    if (before.sealing)
+      await this.audit.record(accountId, 'sealing.disable', { target: { type: 'project', id: projectId }, before: { sealed: true }, after: { sealed: false } });
     return view({ sealing: null });
   }
 

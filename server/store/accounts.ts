@@ -16,6 +16,7 @@ export interface UserDoc {
   _id: string; // usr_<ulid>
   email: string;
   name: string | null;
+  /** The account the user last worked in: where a new session starts (if they are still a member; see members.ts). */
   accountId: string;
   passwordHash: string;
   createdAt: Date;
@@ -79,19 +80,33 @@ export class AccountsRepo {
     return (await this.instance.findOne({ _id: 'admin' }))?.accountId ?? null;
   }
 
-  /** Every account with its users' emails, oldest first (administration; not a hot path). */
-  async listAccounts(): Promise<(AccountDoc & { emails: string[] })[]> {
-    const [accounts, users] = await Promise.all([this.accounts.find({}).sort({ createdAt: 1, _id: 1 }).toArray(), this.users.find({}).toArray()]);
-    return accounts.map((a) => ({ ...a, emails: users.filter((u) => u.accountId === a._id).map((u) => u.email) }));
+  /** Every account, oldest first (administration; not a hot path). */
+  listAccounts(): Promise<AccountDoc[]> {
+    return this.accounts.find({}).sort({ createdAt: 1, _id: 1 }).toArray();
   }
 
-  async emailsOf(accountId: string): Promise<string[]> {
-    return (await this.users.find({ accountId }).toArray()).map((u) => u.email);
+  /** Users by id (those that exist). */
+  usersByIds(ids: string[]): Promise<UserDoc[]> {
+    return ids.length ? this.users.find({ _id: { $in: ids } }).toArray() : Promise.resolve([]);
+  }
+
+  accountsByIds(ids: string[]): Promise<AccountDoc[]> {
+    return ids.length ? this.accounts.find({ _id: { $in: ids } }).toArray() : Promise.resolve([]);
   }
 
   async insertAccountAndUser(account: AccountDoc, user: UserDoc): Promise<void> {
     await this.accounts.insertOne(account);
     await this.users.insertOne(user);
+  }
+
+  /** A user who joins an existing account (an invitation to it). */
+  async insertUser(user: UserDoc): Promise<void> {
+    await this.users.insertOne(user);
+  }
+
+  /** Remembers the account the user works in, where their next session starts. */
+  async setLastAccount(userId: string, accountId: string): Promise<void> {
+    await this.users.updateOne({ _id: userId }, { $set: { accountId } });
   }
 
   async userByEmail(email: string): Promise<UserDoc | null> {

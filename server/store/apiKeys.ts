@@ -62,14 +62,19 @@ export class ApiKeysRepo {
   }
 
   /** Revokes the project's key; null when it does not exist. Revoking twice keeps the first revokedAt. */
-  async revoke(projectId: string, keyId: string, now: Date): Promise<ApiKeyDoc | null> {
+  /** The key revoked, and whether this call revoked it (false: it already was); null when the project has no such key. */
+  async revoke(projectId: string, keyId: string, now: Date): Promise<{ doc: ApiKeyDoc; changed: boolean } | null> {
     const doc = await this.col.findOne({ id: keyId, projectId });
     if (!doc) return null;
     this.cache.delete(doc._id);
-    if (doc.status === 'revoked') return doc;
-    const revoked = await this.col.findOneAndUpdate({ _id: doc._id }, { $set: { status: 'revoked', revokedAt: now } }, { returnDocument: 'after' });
+    if (doc.status === 'revoked') return { doc, changed: false };
+    const revoked = await this.col.findOneAndUpdate(
+      { _id: doc._id, status: 'active' },
+      { $set: { status: 'revoked', revokedAt: now } },
+      { returnDocument: 'after' },
+    );
     this.cache.delete(doc._id);
-    return revoked;
+    return revoked ? { doc: revoked, changed: true } : { doc: (await this.col.findOne({ _id: doc._id })) ?? doc, changed: false };
   }
 
   /** Records use, at most once a minute per key. */

@@ -14,6 +14,9 @@ import { EventsRepo } from './events.js';
 import { IdentityRepo } from './identity.js';
 import { GrantsRepo } from './grants.js';
 import { InvitationsRepo } from './invitations.js';
+import { MemberInvitationsRepo } from './memberInvitations.js';
+import { MembersRepo } from './members.js';
+import { AuditRepo } from './audit.js';
 import { ProjectsRepo } from './projects.js';
 import { ProxyStatsRepo } from './proxyStats.js';
 import { SessionsRepo } from './sessions.js';
@@ -61,6 +64,9 @@ export class Store {
   readonly deletions: DeletionsRepo;
   readonly webhooks: WebhooksRepo;
   readonly proxyStats: ProxyStatsRepo;
+  readonly members: MembersRepo;
+  readonly memberInvitations: MemberInvitationsRepo;
+  readonly audit: AuditRepo;
 
   readonly db: Db;
   private readonly reachability: Reachability;
@@ -90,6 +96,9 @@ export class Store {
     this.deletions = new DeletionsRepo(db);
     this.webhooks = new WebhooksRepo(db);
     this.proxyStats = new ProxyStatsRepo(db);
+    this.members = new MembersRepo(db);
+    this.memberInvitations = new MemberInvitationsRepo(db);
+    this.audit = new AuditRepo(db);
   }
 
   /**
@@ -136,7 +145,14 @@ export class Store {
   }
 
   private async ensureIndexes(): Promise<void> {
-    await Promise.all([this.apiKeys.ensureIndexes(), this.projects.ensureIndexes(), this.sessions.ensureIndexes(), this.webhooks.ensureIndexes()]);
+    await Promise.all([
+      this.apiKeys.ensureIndexes(),
+      this.projects.ensureIndexes(),
+      this.sessions.ensureIndexes(),
+      this.webhooks.ensureIndexes(),
+      this.members.ensureIndexes(),
+      this.memberInvitations.ensureIndexes(),
+    ]);
   }
 
   /** False while the database is known to be unreachable: callers answer 503 at once. */

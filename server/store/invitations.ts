@@ -60,10 +60,12 @@ export class InvitationsRepo {
     return invitations.map((invitation) => ({ invitation, use: uses.find((u) => u._id === invitation.id) ?? null }));
   }
 
-  async revoke(invitationId: string, now: Date): Promise<InvitationDoc | null> {
+  /** The invitation withdrawn, and whether this call withdrew it (false: it already was); null when there is none. */
+  async revoke(invitationId: string, now: Date): Promise<{ doc: InvitationDoc; changed: boolean } | null> {
     const doc = await this.col.findOne({ id: invitationId });
     if (!doc) return null;
-    if (doc.revokedAt) return doc;
-    return this.col.findOneAndUpdate({ _id: doc._id }, { $set: { revokedAt: now } }, { returnDocument: 'after' });
+    if (doc.revokedAt) return { doc, changed: false };
+    const after = await this.col.findOneAndUpdate({ _id: doc._id, revokedAt: null }, { $set: { revokedAt: now } }, { returnDocument: 'after' });
+    return after ? { doc: after, changed: true } : { doc: (await this.col.findOne({ _id: doc._id })) ?? doc, changed: false };
   }
 }

@@ -6,6 +6,7 @@
 // to move.
 import { MongoBulkWriteError, type Collection, type Db, type Document } from 'mongodb';
 import { EVENTS } from './eventIndex.js';
+import { upsert } from './errors.js';
 import type { Store } from './index.js';
 
 /** Where search and outbox entries were kept before they moved into the events collection. */
@@ -16,10 +17,39 @@ const BATCH = 1_000;
 export interface Migrated {
   /** Entries of `eventIndex` this process inserted into `events` (0 when there was no `eventIndex`). */
   eventIndex: number;
+  /** Owners this process recorded for accounts of one user made before accounts had members. */
+  owners: number;
 }
 
 export async function migrate(store: Store): Promise<Migrated> {
-  return { eventIndex: await moveEventIndex(store.db) };
+  return { eventIndex: await moveEventIndex(store.db), owners: await addOwners(store.db) };
+}
+
+const OWNERS_DONE = 'migration:owners';
+
+/**
+ * Before teams, an account was its one user (`users.accountId`). Each such
+ * user becomes the owner of their account: a membership `<accountId>|<userId>`
+ * inserted unless it exists (a second run, another process, or a sign-up
+ * made since, which writes its own), so nothing is lost or doubled. A marker
+ * in `instance` skips the walk on later starts.
+ */
+export async function addOwners(db: Db, batch = BATCH): Promise<number> {
+  const instance = db.collection<{ _id: string; at?: Date }>('instance');
+  if (await instance.findOne({ _id: OWNERS_DONE })) return 0;
+  const members = db.collection('members');
+  let added = 0;
+  let docs: Document[] = [];
+  for await (const u of db.collection<{ _id: string; accountId?: string; createdAt?: Date }>('users').find({}, { batchSize: batch })) {
+    if (!u.accountId) continue;
+    docs.push({ _id: `${u.accountId}|${u._id}`, accountId: u.accountId, userId: u._id, role: 'owner', joinedAt: u.createdAt ?? new Date(0) });
+    if (docs.length < batch) continue;
+    added += await insertMissing(members, docs);
+    docs = [];
+  }
+  added += await insertMissing(members, docs);
+  await upsert(() => instance.updateOne({ _id: OWNERS_DONE }, { $set: { at: new Date() } }, { upsert: true }));
+  return added;
 }
 
 async function exists(db: Db, name: string): Promise<boolean> {

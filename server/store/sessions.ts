@@ -36,6 +36,16 @@ export class SessionsRepo {
     await Promise.all(older.map((s) => this.col.deleteOne({ _id: s._id })));
   }
 
+  /** Makes another account the session's current one. */
+  async setAccount(id: string, accountId: string): Promise<void> {
+    await this.col.updateOne({ _id: id }, { $set: { accountId } });
+  }
+
+  /** Ends the user's sessions whose current account is `accountId` (they were removed from it). */
+  async deleteInAccount(userId: string, accountId: string): Promise<number> {
+    return (await this.col.deleteMany({ userId, accountId })).deletedCount;
+  }
+
   async delete(id: string): Promise<void> {
     await this.col.deleteOne({ _id: id });
   }

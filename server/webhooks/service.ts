@@ -15,6 +15,7 @@
 //     passed. The queue entry of an attempt goes only after its outcome is
 //     recorded, so a crash in the middle loses nothing: the entry is still
 //     due, and the claim of the dead process expires with its lease window.
+import type { AuditLog } from '../audit/log.js';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -90,6 +91,7 @@ export class WebhooksService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly allowPrivate: boolean,
+    private readonly audit: AuditLog,
   ) {}
 
   // ---- dashboard API ----
@@ -136,6 +138,7 @@ export class WebhooksService {
     };
     await this.store.webhooks.insertEndpoint(doc);
     await this.recount(projectId);
+    await this.audit.record(accountId, 'webhook.create', { target: { type: 'webhook', id: doc._id }, after: { projectId, url: doc.url } });
     return { endpoint: endpointView(doc), secret };
   }
 
@@ -144,6 +147,7 @@ export class WebhooksService {
     const secret = newSecret();
     const at = new Date(this.clock.now());
     await this.store.webhooks.setSecret(e._id, this.box.seal(secret), secret.slice(-4), at);
+    await this.audit.record(accountId, 'webhook.rotate_secret', { target: { type: 'webhook', id: e._id }, after: { projectId, url: e.url } });
     return { endpoint: endpointView({ ...e, secretHint: secret.slice(-4), secretRotatedAt: at }), secret };
   }
 
@@ -151,6 +155,7 @@ export class WebhooksService {
     const e = await this.endpointOf(accountId, projectId, endpointId);
     await this.store.webhooks.deleteEndpoint(e._id);
     await this.recount(projectId);
+    await this.audit.record(accountId, 'webhook.delete', { target: { type: 'webhook', id: e._id }, before: { projectId, url: e.url } });
     return { endpoint: endpointView(e) };
   }
 

@@ -133,7 +133,7 @@ describe('DELETE /v1/visitors/:visitorId', () => {
     expect(job?.done).toEqual(['hide', 'identity']);
 
     // A new process finds the unfinished job and finishes it.
-    const next = new DeletionService(h.store, new VisitorAliases(h.store), h.clock);
+    const next = new DeletionService(h.store, new VisitorAliases(h.store), h.clock, services.audit);
     expect(await next.resume()).toBe(1);
     expect(await next.resume()).toBe(0);
     expect((await del(D)).body).toEqual({ ...queued.body, status: 'done' });

@@ -160,7 +160,7 @@ describe('moving an old eventIndex collection into events', () => {
     expect(counts[0] + counts[1]).toBe(moved.length - 5);
     expect(await allIds()).toEqual(before);
     expect(await collections()).not.toContain(LEGACY_EVENT_INDEX);
-    expect(await migrate(h.store)).toEqual({ eventIndex: 0 });
+    expect(await migrate(h.store)).toEqual({ eventIndex: 0, owners: 0 });
 
     expect(await found('')).toEqual(ids.map((i) => i.requestId).reverse());
     expect(await found('linkedId=order-1')).toEqual([ids[0]!.requestId]);

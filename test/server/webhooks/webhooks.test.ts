@@ -516,7 +516,15 @@ describe('delivery', () => {
       expect(await outboxEntries()).toBe(1);
 
       // The next process: the dead one's claim holds until its lease window ends.
-      const next = new WebhooksService(h.store, new SecretBox(h.config.serverSecret), services.events, h.clock, pino({ level: 'silent' }), true);
+      const next = new WebhooksService(
+        h.store,
+        new SecretBox(h.config.serverSecret),
+        services.events,
+        h.clock,
+        pino({ level: 'silent' }),
+        true,
+        services.audit,
+      );
       expect(await next.tick()).toBe(0);
       expect(await next.recover()).toBe(0); // the outbox entry is still young: another process may be fanning it out
       h.clock.advance(Math.max(LEASE_MS, OUTBOX_GRACE_MS) + 1);
@@ -543,7 +551,15 @@ describe('delivery', () => {
     const rx = await receiver([200]);
     const byName = await addEndpoint(rx.url);
     const byAddress = await addEndpoint(rx.ipUrl);
-    const strictService = new WebhooksService(h.store, new SecretBox(h.config.serverSecret), services.events, h.clock, pino({ level: 'silent' }), false);
+    const strictService = new WebhooksService(
+      h.store,
+      new SecretBox(h.config.serverSecret),
+      services.events,
+      h.clock,
+      pino({ level: 'silent' }),
+      false,
+      services.audit,
+    );
     try {
       const r = await identify();
       await strictService.fanOut({ _id: `~o|${r.requestId}`, r: r.requestId, a: c.accountId, p: c.projectId });

@@ -1,0 +1,191 @@
+// The members of an account: their roles, invitations to join, removal.
+// Who may call what is the routes' `role` metadata (the auth middleware);
+// what is decided here is about the data: an account keeps an owner, nobody
+// grants a role above their own, an invitation admits one member.
+import { monotonicFactory } from 'ulid';
+import { MEMBER_INVITATION_DAYS } from '../../contract/members.js';
+import type { Role } from '../../contract/common.js';
+import type { AuditLog } from '../audit/log.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { ApiError } from '../errors.js';
+import type { Store } from '../store/index.js';
+import type { MemberDoc } from '../store/members.js';
+import type { MemberInvitationDoc, MemberInvitationUseDoc } from '../store/memberInvitations.js';
+import type { UserDoc } from '../store/accounts.js';
+import { mayGrant } from './access.js';
+import { memberInvitationState, newInvitationToken, parseInvitationToken } from './invitationToken.js';
+import { INVITATION_PROBLEMS } from './signupPolicy.js';
+
+export const MEMBER_INVITATION_TTL_MS = MEMBER_INVITATION_DAYS * 24 * 3600_000;
+
+const lastOwner = () => new ApiError('last_owner');
+const memberNotFound = () => new ApiError('member_not_found');
+export const alreadyMember = () => new ApiError('already_member');
+
+const memberView = (m: MemberDoc, u: UserDoc | undefined) => ({
+  userId: m.userId,
+  email: u?.email ?? '',
+  name: u?.name ?? null,
+  role: m.role,
+  joinedAt: m.joinedAt.toISOString(),
+});
+
+const invitationView = (i: MemberInvitationDoc, use: MemberInvitationUseDoc | null, now: Date) => ({
+  id: i._id,
+  email: i.email,
+  role: i.role,
+  status: use ? ('used' as const) : i.revokedAt ? ('revoked' as const) : i.expiresAt <= now ? ('expired' as const) : ('pending' as const),
+  createdAt: i.createdAt.toISOString(),
+  expiresAt: i.expiresAt.toISOString(),
+  usedAt: use?.usedAt.toISOString() ?? null,
+});
+
+export class MembersService {
+  /** Invitation ids in creation order, also within one millisecond (they are listed newest first). */
+  private readonly ulid = monotonicFactory();
+
+  constructor(
+    private readonly store: Store,
+    private readonly config: Config,
+    private readonly clock: Clock,
+    private readonly audit: AuditLog,
+  ) {}
+
+  private now = () => new Date(this.clock.now());
+
+  async list(accountId: string) {
+    const members = await this.store.members.ofAccount(accountId);
+    const users = await this.store.accounts.usersByIds(members.map((m) => m.userId));
+    return members.map((m) =>
+      memberView(
+        m,
+        users.find((u) => u._id === m.userId),
+      ),
+    );
+  }
+
+  private async view(m: MemberDoc) {
+    return memberView(m, (await this.store.accounts.usersByIds([m.userId]))[0]);
+  }
+
+  /**
+   * Changes a member's role. Demoting an owner first counts the owners, then
+   * counts again after the write: two owners demoting each other at once in
+   * two processes both see 0 afterwards and both put their change back.
+   */
+  async changeRole(accountId: string, userId: string, role: Role) {
+    const member = await this.store.members.get(accountId, userId);
+    if (!member) throw memberNotFound();
+    if (member.role === role) return this.view(member);
+    const demotesOwner = member.role === 'owner';
+    if (demotesOwner && (await this.store.members.countOwners(accountId)) <= 1) throw lastOwner();
+    const before = await this.store.members.setRole(accountId, userId, role);
+    if (!before) throw memberNotFound();
+    if (demotesOwner && (await this.store.members.countOwners(accountId)) === 0) {
+      await this.store.members.setRole(accountId, userId, before.role);
+      throw lastOwner();
+    }
+    await this.audit.record(accountId, 'member.role', { target: { type: 'member', id: userId }, before: { role: before.role }, after: { role } });
+    return this.view({ ...before, role });
+  }
+
+  /** Removes a member; their sessions in this account end at once (and the auth middleware refuses any other at its next request). */
+  async remove(accountId: string, userId: string) {
+    const member = await this.store.members.get(accountId, userId);
+    if (!member) throw memberNotFound();
+    if (member.role === 'owner' && (await this.store.members.countOwners(accountId)) <= 1) throw lastOwner();
+    const removed = await this.store.members.remove(accountId, userId);
+    if (!removed) throw memberNotFound();
+    if (removed.role === 'owner' && (await this.store.members.countOwners(accountId)) === 0) {
+      await this.store.members.restore(removed);
+      throw lastOwner();
+    }
+    await this.store.sessions.deleteInAccount(userId, accountId);
+    const view = await this.view(removed);
+    await this.audit.record(accountId, 'member.remove', { target: { type: 'member', id: userId }, before: { email: view.email, role: removed.role } });
+    return view;
+  }
+
+  /** A new invitation by a member with `inviterRole`; its token appears only in the returned URL. */
+  async invite(accountId: string, inviter: { userId: string; role: Role }, email: string, role: Role) {
+    if (!mayGrant(inviter.role, role)) throw new ApiError('role_not_allowed', 'You cannot grant a role above your own');
+    const now = this.now();
+    const id = this.ulid(now.getTime());
+    const { token, secretHash } = newInvitationToken(id);
+    const doc: MemberInvitationDoc = {
+      _id: `minv_${id}`,
+      accountId,
+      email,
+      role,
+      secretHash,
+      createdBy: inviter.userId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + MEMBER_INVITATION_TTL_MS),
+      revokedAt: null,
+    };
+    await this.store.memberInvitations.insert(doc);
+    await this.audit.record(accountId, 'member.invite', { target: { type: 'invitation', id: doc._id }, after: { email, role } });
+    return { invitation: invitationView(doc, null, now), url: `${this.config.baseUrl}/login?invite=${token}` };
+  }
+
+  async invitations(accountId: string) {
+    const now = this.now();
+    return (await this.store.memberInvitations.ofAccount(accountId)).map(({ invitation, use }) => invitationView(invitation, use, now));
+  }
+
+  async revokeInvitation(accountId: string, invitationId: string) {
+    const now = this.now();
+    const revoked = await this.store.memberInvitations.revoke(accountId, invitationId, now);
+    if (revoked) {
+      await this.audit.record(accountId, 'member.invitation_revoke', {
+        target: { type: 'invitation', id: revoked._id },
+        after: { email: revoked.email, role: revoked.role },
+      });
+    }
+    // Withdrawn by this call, or already before (repeating answers the same).
+    const doc = revoked ?? (await this.store.memberInvitations.get(invitationId));
+    if (doc?.accountId !== accountId) throw new ApiError('invitation_not_found');
+    return invitationView(doc, await this.store.memberInvitations.use(doc._id), now);
+  }
+
+  /**
+   * Checks a presented invitation for `email` (403 with the reason when it
+   * is not valid) without using it: sign-up checks before it claims the email.
+   */
+  async check(token: string, email: string): Promise<MemberInvitationDoc> {
+    const parsed = parseInvitationToken(token);
+    const found = parsed ? await this.store.memberInvitations.get(parsed.id) : null;
+    const used = found !== null && (await this.store.memberInvitations.use(found._id)) !== null;
+    const state = memberInvitationState(parsed?.secret ?? '', found, used, email, this.now());
+    if (state !== 'valid') throw new ApiError(state === 'used' ? 'invitation_used' : 'signup_not_allowed', INVITATION_PROBLEMS[state]);
+    return found!;
+  }
+
+  /** Uses a checked invitation for `user`: they join its account with its role. */
+  async join(invitation: MemberInvitationDoc, user: UserDoc): Promise<MemberDoc> {
+    if (await this.store.members.get(invitation.accountId, user._id)) throw alreadyMember();
+    const now = this.now();
+    if (!(await this.store.memberInvitations.claimUse({ _id: invitation._id, userId: user._id, usedAt: now }))) {
+      throw new ApiError('invitation_used');
+    }
+    const member: MemberDoc = {
+      _id: `${invitation.accountId}|${user._id}`,
+      accountId: invitation.accountId,
+      userId: user._id,
+      role: invitation.role,
+      joinedAt: now,
+    };
+    if (!(await this.store.members.add(member))) {
+      await this.store.memberInvitations.releaseUse(invitation._id);
+      throw alreadyMember();
+    }
+    await this.audit.record(
+      invitation.accountId,
+      'member.join',
+      { target: { type: 'member', id: user._id }, after: { email: user.email, role: invitation.role, invitation: invitation._id } },
+      { actor: { type: 'user', id: user._id, label: user.email } },
+    );
+    return member;
+  }
+}

@@ -1,0 +1,97 @@
+// The audit log (GET /api/accounts/:accountId/audit): each service records a
+// change after it has happened, so a refused or failed change leaves no
+// entry. Entries carry what changed, never a secret: callers pass plain
+// fields, and fields named like secrets are dropped as a second guard.
+import { encodeTime, monotonicFactory } from 'ulid';
+import type { AuditAction } from '../../contract/members.js';
+import type { Clock } from '../clock.js';
+import { ApiError } from '../errors.js';
+import type { AuditDoc } from '../store/audit.js';
+import type { Store } from '../store/index.js';
+import { currentActor, type RequestActor } from './context.js';
+
+export interface Change {
+  target?: { type: string; id: string } | null;
+  before?: Record<string, unknown> | null;
+  after?: Record<string, unknown> | null;
+}
+
+const SECRET_FIELD = /secret|password|token|^key$|hash/i;
+
+function withoutSecrets(fields: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
+  if (!fields) return null;
+  return Object.fromEntries(Object.entries(fields).filter(([name]) => !SECRET_FIELD.test(name)));
+}
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const pageKeyError = () => new ApiError('validation_failed', 'paginationKey: not a key this endpoint returned');
+
+export interface AuditPageQuery {
+  member?: string | undefined;
+  action?: AuditAction | undefined;
+  start?: number | undefined;
+  end?: number | undefined;
+  limit: number;
+  paginationKey?: string | undefined;
+}
+
+export class AuditLog {
+  private readonly ulid = monotonicFactory();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Records a change of `accountId`, made by the current request's actor (or `by`, e.g. the user who approved a device grant). */
+  async record(accountId: string, action: AuditAction, change: Change = {}, by?: Partial<RequestActor>): Promise<void> {
+    const who = { ...currentActor(), ...by };
+    if (who.actor.type === 'user' && who.actor.id && who.actor.label === null) {
+      who.actor = { ...who.actor, label: (await this.store.accounts.user(who.actor.id))?.email ?? null };
+    }
+    const now = this.clock.now();
+    const doc: AuditDoc = {
+      _id: `${accountId}|${this.ulid(now)}`,
+      accountId,
+      at: new Date(now),
+      action,
+      actor: who.actor,
+      target: change.target ?? null,
+      ip: who.ip,
+      userAgent: who.userAgent,
+      before: withoutSecrets(change.before),
+      after: withoutSecrets(change.after),
+    };
+    await this.store.audit.insert(doc);
+  }
+
+  /** A page of the account's entries, newest first; the key of the next page when it was full. */
+  async page(accountId: string, q: AuditPageQuery) {
+    if (q.paginationKey !== undefined && !ULID.test(q.paginationKey)) throw pageKeyError();
+    const lo = q.start === undefined ? '' : encodeTimeBound(q.start);
+    let hi = q.end === undefined ? '~' : encodeTimeBound(q.end + 1);
+    if (q.paginationKey !== undefined && q.paginationKey < hi) hi = q.paginationKey;
+    const docs = await this.store.audit.page({ accountId, lo, hi, member: q.member, action: q.action, limit: q.limit + 1 });
+    const entries = docs.slice(0, q.limit);
+    const last = entries[entries.length - 1];
+    return {
+      entries: entries.map(auditView),
+      ...(docs.length > q.limit && last ? { paginationKey: last._id.slice(accountId.length + 1) } : {}),
+    };
+  }
+}
+
+/** The smallest ULID of a millisecond (capped at the largest time a ULID holds). */
+const encodeTimeBound = (ms: number) => encodeTime(Math.min(ms, 2 ** 48 - 1), 10);
+
+export const auditView = (d: AuditDoc) => ({
+  id: d._id.slice(d._id.indexOf('|') + 1),
+  at: d.at.toISOString(),
+  action: d.action as AuditAction,
+  actor: d.actor,
+  target: d.target,
+  ip: d.ip,
+  userAgent: d.userAgent,
+  before: d.before,
+  after: d.after,
+});
