@@ -2,7 +2,7 @@
 // runner). One group per run, so that each mutant runs only the tests meant
 // to pin it down:
 //
-//   MUTATION_GROUP=next npx stryker run      (also: throttle, signup, passwords)
+//   MUTATION_GROUP=next npx stryker run      (also: throttle, signup, passwords, teams)
 //
 // The group's test files reach vitest through MUTATION_TESTS (read by
 // vitest.mutation.config.ts), not through Stryker's own testFiles option,
@@ -11,11 +11,11 @@
 // (both git-ignored).
 import { readFileSync } from 'node:fs';
 
-/** The lines of `file` from the line containing `from` up to the one before `to`: one method. */
+/** The lines of `file` from the line containing `from` up to the one before `to` (null: to the end): one method. */
 function lines(file, from, to) {
   const text = readFileSync(file, 'utf8').split('\n');
   const start = text.findIndex((l) => l.includes(from)) + 1;
-  const end = text.findIndex((l, i) => i >= start && l.includes(to));
+  const end = to === null ? text.length - 1 : text.findIndex((l, i) => i >= start && l.includes(to));
   if (start === 0 || end === -1) throw new Error(`stryker.config.mjs: markers not found in ${file}`);
   return `${file}:${start}-${end}`;
 }
@@ -36,6 +36,17 @@ const GROUPS = {
     tests: ['test/server/metering/quota.test.ts', 'test/server/accounts/usage.test.ts'],
   },
   caches: { mutate: ['server/store/ttlCache.ts'], tests: ['test/server/store/caches.test.ts'] },
+  // Teams: the role checks (the table and the auth middleware's session block) and the invitation logic.
+  teams: {
+    mutate: [
+      'server/accounts/access.ts',
+      'server/accounts/invitationToken.ts',
+      lines('server/http/auth.ts', "case 'session':", '// A first-party proxy'),
+      lines('server/accounts/members.ts', 'async invite(', 'async invitations('),
+      lines('server/accounts/members.ts', 'async check(', null),
+    ],
+    tests: ['test/roles.test.ts', 'test/teams.test.ts'],
+  },
 };
 
 const group = GROUPS[process.env.MUTATION_GROUP ?? ''];

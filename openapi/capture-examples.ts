@@ -195,6 +195,7 @@ try {
   await take('getUsage', await admin.get('/api/account/usage'));
   await take('listKeys', await admin.get(`/api/projects/${projectId}/keys`));
   await take('getAccountEvent', await admin.get(`/api/events/${first.requestId}`));
+  await take('updateAccountEvent', await admin.patch(`/api/events/${first.requestId}`).set('origin', origin).send({ suspect: false }));
   await take('listProjectEvents', await admin.get(`/api/projects/${projectId}/events?limit=1`));
   await take('getVisitorTimeline', await admin.get(`/api/visitors/${first.visitorId}`));
 

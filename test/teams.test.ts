@@ -9,6 +9,7 @@ import { ROLES, type Role, type RoleRequirement, type RouteMeta } from '../contr
 import { migrate } from '../server/store/migrations.js';
 import { createHarness, type Harness } from './support/harness.js';
 import { startGrant } from './support/deviceflow.js';
+import { deviceValues, identifyBody } from './support/signals.js';
 
 let h: Harness;
 let origin: string;
@@ -72,6 +73,7 @@ const ROLE_TABLE: Record<string, RoleRequirement> = {
   revokeKey: 'admin',
   // events
   getAccountEvent: 'analyst',
+  updateAccountEvent: 'analyst',
   listProjectEvents: 'viewer',
   getVisitorTimeline: 'analyst',
   // device flow consent
@@ -408,13 +410,20 @@ describe('the audit log', () => {
     const proxy = await o(owner.agent.post(`/api/projects/${project}/proxy/secret`)).send({});
     plaintexts.push(proxy.body.secret);
     await o(owner.agent.delete(`/api/projects/${project}/proxy/secret`));
-    // The server API, with the secret key.
-    const unknownEvent = await h
+    // An event: marked suspect in the dashboard, corrected with the secret key; then its visitor deleted.
+    const testKey = await o(owner.agent.post(`/api/projects/${project}/keys`)).send({ name: 'demo', type: 'test' });
+    plaintexts.push(testKey.body.key);
+    const seen = await h
       .http()
-      .patch('/v1/events/req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z')
-      .set('authorization', `Bearer ${secret.body.key}`)
-      .send({ suspect: true });
-    expect(unknownEvent.status).toBe(404);
+      .post('/v1/identify')
+      .set('x-api-key', testKey.body.key)
+      .send(identifyBody(deviceValues(4242)));
+    expect(seen.status).toBe(200);
+    expect((await o(owner.agent.patch(`/api/events/${seen.body.requestId}`)).send({ suspect: true })).status).toBe(200);
+    const bearer = `Bearer ${secret.body.key}`;
+    expect((await h.http().patch(`/v1/events/${seen.body.requestId}`).set('authorization', bearer).send({ linkedId: 'order-7' })).status).toBe(200);
+    expect((await h.http().patch('/v1/events/req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z').set('authorization', bearer).send({ suspect: true })).status).toBe(404);
+    expect((await h.http().delete(`/v1/visitors/${seen.body.visitorId}`).set('authorization', bearer)).status).toBe(202);
     // The device flow.
     const g = await startGrant(h);
     await o(owner.agent.post(`/api/cli/grants/${g.user_code}/authorize`)).send({ projectId: project });
@@ -464,6 +473,10 @@ describe('the audit log', () => {
       'sealing.disable',
       'proxy.secret_create',
       'proxy.secret_revoke',
+      'key.create',
+      'event.update',
+      'event.update',
+      'visitor.delete',
       'deviceflow.authorize',
       'key.create',
       'deviceflow.deny',
@@ -487,6 +500,15 @@ describe('the audit log', () => {
     expect(byAction('auth.login_failed')).toMatchObject({ actor: { type: 'anonymous' }, after: { email: owner.email } });
     expect(byAction('deviceflow.deny').actor.id).toBe(owner.userId);
     expect(entries.filter((e) => e.action === 'key.create')[0]).toMatchObject({ actor: { id: owner.userId }, after: { source: 'cli' } });
+    const [byKey, byUser] = entries.filter((e) => e.action === 'event.update');
+    expect(byUser).toMatchObject({ actor: { type: 'user', id: owner.userId }, before: { suspect: false }, after: { suspect: true } });
+    expect(byKey).toMatchObject({ actor: { type: 'key', id: secret.body.apiKey.id }, before: { linkedId: null }, after: { linkedId: 'order-7' } });
+    expect(byAction('visitor.delete')).toMatchObject({ actor: { type: 'key' }, target: { type: 'deletion', id: expect.stringMatching(/^del_/) } });
+    // Once the deletion ran, nothing in the log names the visitor or its event.
+    await (h.app.locals.services as { deletions: { idle(): Promise<void> } }).deletions.idle();
+    const log = JSON.stringify(await h.store.audit.all());
+    expect(log).not.toContain(seen.body.visitorId);
+    expect(log).not.toContain(seen.body.requestId);
 
     // Changes through the server API are the key's.
     const visitor = 'iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z';

@@ -11,4 +11,8 @@ export const demoRoutes = ({ services }: RouteDeps) =>
       status: 200,
       body: await services.events.get(sessionOf(req).accountId, params.requestId),
     }),
+    updateAccountEvent: async ({ req, params, body }) => ({
+      status: 200,
+      body: await services.events.update(sessionOf(req).accountId, params.requestId, body),
+    }),
   });
