@@ -559,6 +559,38 @@ describe('the audit log', () => {
   });
 });
 
+describe("the administrator's changes", () => {
+  it('are in the log of the account they change: plans in the customer’s, invitations in the administrator’s, once', async () => {
+    const main = h;
+    h = await createHarness(import.meta.filename);
+    try {
+      const admin = await signup('root@k.example');
+      const customer = await signup('customer@k.example');
+      const plan = await admin.agent.put(`/api/admin/accounts/${customer.accountId}/plan`).set('origin', origin).send({ plan: 'scale' });
+      expect(plan.status).toBe(200);
+      expect(plan.body.emails).toEqual(['customer@k.example']);
+      const inv = await admin.agent.post('/api/admin/invitations').set('origin', origin).send({ email: 'new@k.example' });
+      for (let i = 0; i < 2; i++) expect((await admin.agent.delete(`/api/admin/invitations/${inv.body.invitation.id}`).set('origin', origin)).status).toBe(200);
+      expect((await customer.agent.put('/api/account/plan').set('origin', origin).send({ plan: 'free' })).status).toBe(403);
+
+      const log = async (p: Person & { accountId: string }) =>
+        (await p.agent.get(`/api/accounts/${p.accountId}/audit`)).body.entries.map(
+          (e: { action: string; actor: { label: string } }) => `${e.action} ${e.actor.label}`,
+        );
+      expect(await log(customer)).toEqual(['plan.change root@k.example', 'account.create customer@k.example']);
+      expect(await log(admin)).toEqual([
+        'instance.invitation_revoke root@k.example',
+        'instance.invitation_create root@k.example',
+        'account.create root@k.example',
+      ]);
+      expect(JSON.stringify(await h.store.audit.all())).not.toContain(new URL(inv.body.url).searchParams.get('invite'));
+    } finally {
+      await h.close();
+      h = main;
+    }
+  });
+});
+
 describe('accounts from before teams', () => {
   it('makes the user of each single-user account its owner, once, without losing data', async () => {
     // A database of the version before teams (no members, no marker).
