@@ -307,6 +307,18 @@ describe('members, roles and invitations', () => {
       'dev@c.example used',
     ]);
 
+    // Simultaneous sign-ups with one invitation: one user joins, no other is left behind.
+    const race = await invite(owner.agent, C, 'race@c.example', 'viewer');
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        request(h.app).post('/api/auth/signup').set('origin', origin).send({ email: 'race@c.example', password: password(), invitation: race }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.status !== 201).every((r) => r.status === 409 || r.status === 403)).toBe(true);
+    expect(await h.store.db.collection('users').countDocuments({ email: 'race@c.example' })).toBe(1);
+    expect(await h.store.db.collection('members').countDocuments({ accountId: C })).toBe(5);
+
     // An admin may not invite an owner.
     const byAdmin = await third.agent.put('/api/session/account').set('origin', origin).send({ accountId: C });
     expect(byAdmin.status).toBe(200);

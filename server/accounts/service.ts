@@ -139,7 +139,14 @@ export class AccountsService {
     };
     if (!(await this.store.accounts.claimEmail(email, user._id))) throw new ApiError('email_taken');
     await this.store.accounts.insertUser(user);
-    const member = await this.members.join(invitation, user);
+    let member: MemberDoc;
+    try {
+      member = await this.members.join(invitation, user);
+    } catch (err) {
+      // Someone else used the invitation meanwhile: no user is left behind without an account.
+      await this.store.accounts.removeUser(user._id, email);
+      throw err;
+    }
     const account = await this.mustAccount(member.accountId);
     return { user, account, role: member.role, ...(await this.signedIn(user, account._id)) };
   }

@@ -104,6 +104,12 @@ export class AccountsRepo {
     await this.users.insertOne(user);
   }
 
+  /** Undoes `insertUser` and its email claim for a sign-up that did not go ahead. */
+  async removeUser(userId: string, email: string): Promise<void> {
+    await this.users.deleteOne({ _id: userId });
+    await this.releaseEmail(email, userId);
+  }
+
   /** Remembers the account the user works in, where their next session starts. */
   async setLastAccount(userId: string, accountId: string): Promise<void> {
     await this.users.updateOne({ _id: userId }, { $set: { accountId } });
