@@ -195,7 +195,7 @@ export const deviceFlowContract = c.router(
       path: '/api/cli/grants/:userCode/authorize',
       summary: 'Approve a pending grant for one of your projects',
       description:
-        'The consent page calls this only after the user confirmed that the code matches the terminal. The tool’s next poll then receives a new live key of the project named `<client_name> (CLI)`, source `cli`. Repeating the same approval answers 200 again.',
+        'The consent page calls this only after the user confirmed that the code matches the terminal. The tool’s next poll then receives a new live key of the project named `<client_name> (CLI)`, source `cli`. Repeating the same approval answers 200 again. The project is one of the session’s current account (choose another account with PUT /api/session/account first), and approving needs a role that may create keys there (admin or owner; checked again when the tool polls: a member no longer allowed gets the tool `denied`).',
       pathParams: UserCodeParam,
       body: z
         .object({ projectId: z.string().min(1).max(100).describe('The project of your account the new live key belongs to') })
