@@ -117,12 +117,15 @@ describe('numeric query parameters: every value out of bounds or not in decimal 
       `/v1/events end 0..${UNIX_MS_MAX}`,
       '/v1/events limit 1..100',
       '/api/projects/:projectId/events limit 1..100',
+      `/api/accounts/:accountId/audit start 0..${UNIX_MS_MAX}`,
+      `/api/accounts/:accountId/audit end 0..${UNIX_MS_MAX}`,
+      '/api/accounts/:accountId/audit limit 1..100',
     ]);
     expect(cursors.map((p) => p.path)).toEqual(['/v1/demo/visits/:visitorId', '/api/visitors/:visitorId']);
   });
 
   const send = (p: NumericParam, value: string) => {
-    const path = p.path.replace(':projectId', c.projectId).replace(':visitorId', visitorId);
+    const path = p.path.replace(':projectId', c.projectId).replace(':visitorId', visitorId).replace(':accountId', c.accountId);
     const url = `${path}?${p.name}=${encodeURIComponent(value)}`;
     const req = p.auth === 'session' ? c.agent.get(url) : request(h.app).get(url);
     return req.set('authorization', `Bearer ${secret}`).set('x-api-key', secret);
