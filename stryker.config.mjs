@@ -45,7 +45,7 @@ const GROUPS = {
       lines('server/accounts/members.ts', 'async invite(', 'async invitations('),
       lines('server/accounts/members.ts', 'async check(', null),
     ],
-    tests: ['test/roles.test.ts', 'test/teams.test.ts'],
+    tests: ['test/server/accounts/roles.test.ts', 'test/server/accounts/teams.test.ts'],
   },
 };
 

@@ -18,10 +18,12 @@ export interface Change {
 
 const SECRET_FIELD = /secret|password|token|^key$|hash/i;
 
-function withoutSecrets(fields: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
+function withoutSecrets(fields: Record<string, unknown> | null | undefined): string | null {
   if (!fields) return null;
-  return Object.fromEntries(Object.entries(fields).filter(([name]) => !SECRET_FIELD.test(name)));
+  return JSON.stringify(Object.fromEntries(Object.entries(fields).filter(([name]) => !SECRET_FIELD.test(name))));
 }
+
+const parsed = (json: string | null) => (json === null ? null : (JSON.parse(json) as Record<string, unknown>));
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const pageKeyError = () => new ApiError('validation_failed', 'paginationKey: not a key this endpoint returned');
@@ -92,6 +94,6 @@ export const auditView = (d: AuditDoc) => ({
   target: d.target,
   ip: d.ip,
   userAgent: d.userAgent,
-  before: d.before,
-  after: d.after,
+  before: parsed(d.before),
+  after: parsed(d.after),
 });

@@ -20,8 +20,9 @@ export interface AuditDoc {
   target: { type: string; id: string } | null;
   ip: string;
   userAgent: string | null;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
+  /** What changed, as JSON text: customer data (an event's tag) may have keys MongoDB refuses as field names. */
+  before: string | null;
+  after: string | null;
 }
 
 export interface AuditQuery {

@@ -360,7 +360,7 @@ describe('against the live server', () => {
     writeFileSync(
       join(dir, 'use.ts'),
       `import createClient from 'openapi-fetch';
-import type { paths } from '../api.js';
+import type { paths } from './api.js';
 export async function use(baseUrl: string, apiKey: string, secretKey: string, body: paths['/v1/identify']['post']['requestBody']['content']['application/json']) {
   const api = createClient<paths>({ baseUrl });
   const { data, error } = await api.POST('/v1/identify', { body, headers: { 'X-API-Key': apiKey } });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEVDB_BIN } from '../server/database.js';
+import { DEVDB_BIN } from '../../../server/database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deviceid-teams-workers-'));
 let child: ChildProcess | undefined;

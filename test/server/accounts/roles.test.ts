@@ -1,8 +1,8 @@
 // The role table and the invitation token, as pure functions (the HTTP
 // behaviour is in teams.test.ts).
 import { describe, expect, it } from 'vitest';
-import { ROLES, type Role } from '../contract/common.js';
-import { KEY_CREATOR, mayGrant, roleAllows } from '../server/accounts/access.js';
+import { ROLES, type Role } from '../../../contract/common.js';
+import { KEY_CREATOR, mayGrant, roleAllows } from '../../../server/accounts/access.js';
 import {
   hashSecret,
   isMemberInvitationToken,
@@ -10,8 +10,8 @@ import {
   newInvitationToken,
   parseInvitationToken,
   secretMatches,
-} from '../server/accounts/invitationToken.js';
-import type { MemberInvitationDoc } from '../server/store/memberInvitations.js';
+} from '../../../server/accounts/invitationToken.js';
+import type { MemberInvitationDoc } from '../../../server/store/memberInvitations.js';
 
 describe('roleAllows', () => {
   it('orders owner > admin > analyst > viewer; signedIn is any member', () => {

@@ -4,12 +4,12 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppRoute } from '@ts-rest/core';
-import { contract } from '../contract/index.js';
-import { ROLES, type Role, type RoleRequirement, type RouteMeta } from '../contract/common.js';
-import { migrate } from '../server/store/migrations.js';
-import { createHarness, type Harness } from './support/harness.js';
-import { startGrant } from './support/deviceflow.js';
-import { deviceValues, identifyBody } from './support/signals.js';
+import { contract } from '../../../contract/index.js';
+import { ROLES, type Role, type RoleRequirement, type RouteMeta } from '../../../contract/common.js';
+import { migrate } from '../../../server/store/migrations.js';
+import { createHarness, type Harness } from '../../support/harness.js';
+import { startGrant } from '../../support/deviceflow.js';
+import { deviceValues, identifyBody } from '../../support/signals.js';
 
 let h: Harness;
 let origin: string;
@@ -621,7 +621,7 @@ describe('accounts from before teams', () => {
     const users = h.store.db.collection<Record<string, unknown>>('users');
     const accounts = h.store.db.collection<Record<string, unknown>>('accounts');
     await accounts.insertOne({ _id: 'acc_LEGACY00000000000000000000' as never, plan: 'growth', createdAt: now });
-    const pw = await import('../server/accounts/passwords.js').then((m) => m.hashPassword('legacy users pass 42'));
+    const pw = await import('../../../server/accounts/passwords.js').then((m) => m.hashPassword('legacy users pass 42'));
     await users.insertOne({
       _id: 'usr_LEGACY00000000000000000000' as never,
       email: 'legacy@old.example',
