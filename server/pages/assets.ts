@@ -8,7 +8,7 @@ import { repoFile } from '../paths.js';
 
 const SCRIPTS = {
   'login.js': repoFile('server/pages/login/browser.ts'),
-  'cli-consent.js': repoFile('server/deviceflow/page/browser.ts'),
+  'cli-consent.js': repoFile('server/pages/consent/browser.ts'),
   'dashboard.js': repoFile('server/pages/dashboard/browser.ts'),
   'home.js': repoFile('server/pages/home/browser.ts'),
   'demo.js': repoFile('server/pages/demo/browser.ts'),

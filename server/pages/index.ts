@@ -3,7 +3,7 @@
 // /login (sign-in / sign-up), /dashboard and /cli/auth (device code
 // consent), and /favicon.ico. Registered on the app before the API routes.
 import { Router } from 'express';
-import { consentPage } from '../deviceflow/page/page.js';
+import { consentPage } from './consent/page.js';
 import type { RouteDeps } from '../services.js';
 import { isScriptName, pageScript, stylesheet } from './assets.js';
 import { dashboardPage } from './dashboard/page.js';

@@ -5,8 +5,8 @@
 // endpoints (session cookie, CSRF-checked). This GET never changes anything.
 import type { RequestHandler } from 'express';
 import type { AccountsService } from '../../accounts/service.js';
-import { pageHtml } from '../../pages/html.js';
-import { signedInPage } from '../../pages/signedIn.js';
+import { pageHtml } from '../html.js';
+import { signedInPage } from '../signedIn.js';
 
 const BODY = `<main>
 <section class="panel" id="loading"><p class="muted">Loading…</p></section>

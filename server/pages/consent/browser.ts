@@ -1,7 +1,7 @@
 // The consent page script. Everything from the server is set with
 // textContent, so a hostile client name is shown, never interpreted.
-import type { GrantView } from '../service.js';
-import { api, el, errorText, showOnly, showSignedIn, text, type ApiResult } from '../../pages/browser/api.js';
+import type { GrantView } from '../../deviceflow/service.js';
+import { api, el, errorText, showOnly, showSignedIn, text, type ApiResult } from '../browser/api.js';
 
 const SECTIONS = ['loading', 'enter', 'problem', 'consent', 'done'] as const;
 type Section = (typeof SECTIONS)[number];
