@@ -1,9 +1,13 @@
-// The options of the ts-rest clients page scripts call our API with (cookies
-// of this origin). A network failure becomes an answer like any other
-// (status 0 with an {error} text), shown next to the action that failed.
-import { tsRestFetchApi } from '@ts-rest/core';
+// Page scripts call our API only through this ts-rest client of the
+// contract, with the cookies of this origin (the server checks Origin on every
+// state-changing call: the CSRF rule). A network failure becomes an answer
+// like any other, status 0 with an {error, code} body, shown next to the
+// control that caused it.
+import { initClient, tsRestFetchApi } from '@ts-rest/core';
+import type { ErrorCode } from '../../../contract/errors.js';
+import { routes } from './routes.js';
 
-export const pageClientOptions = {
+const options = {
   baseUrl: '',
   baseHeaders: {},
   credentials: 'same-origin' as const,
@@ -11,7 +15,40 @@ export const pageClientOptions = {
     try {
       return await tsRestFetchApi(args);
     } catch {
-      return { status: 0, body: { error: 'Could not reach the server. Check your connection and try again.' }, headers: new Headers() };
+      const body: ErrorBody = { error: 'Could not reach the server. Check your connection and try again.', code: 'service_unavailable' };
+      return { status: 0, body, headers: new Headers() };
     }
   },
 };
+
+export const api = initClient(routes, options);
+
+/** The contract's error body (ErrorSchema). */
+export interface ErrorBody {
+  error: string;
+  code: ErrorCode;
+}
+
+/** Any answer of a page client. */
+export interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Headers;
+}
+
+export function errorBody(res: Answer): ErrorBody | null {
+  const b = res.body as Partial<ErrorBody> | null;
+  return b && typeof b.error === 'string' ? { error: b.error, code: b.code ?? 'internal_error' } : null;
+}
+
+/** The `error` text of a failed answer, or its status when the body is not ours (a proxy's page). */
+export const errorText = (res: Answer): string => errorBody(res)?.error ?? `Something went wrong (${res.status})`;
+
+/** Seconds the server asked to wait (Retry-After), if it did. */
+export function retryAfter(res: Answer): number | null {
+  const s = Number(res.headers?.get('retry-after'));
+  return Number.isFinite(s) && s > 0 ? s : null;
+}
+
+/** Sign-in, then back to `path`. */
+export const toLogin = (path = location.pathname + location.search): void => location.assign(`/login?next=${encodeURIComponent(path)}`);

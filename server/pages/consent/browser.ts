@@ -1,21 +1,26 @@
 // The consent page script. Everything from the server is set with
 // textContent, so a hostile client name is shown, never interpreted.
-import type { GrantView } from '../../deviceflow/service.js';
-import { api, el, errorText, showOnly, showSignedIn, text, type ApiResult } from '../browser/api.js';
+import type { z } from 'zod';
+import type { GrantViewSchema } from '../../../contract/deviceflow.js';
+import { api, errorText, retryAfter, toLogin, type Answer } from '../browser/client.js';
+import { el, problem as alert, showOnly, text } from '../browser/dom.js';
+import { showSignedIn } from '../browser/session.js';
+
+type GrantView = z.infer<typeof GrantViewSchema>;
+type Decision = Awaited<ReturnType<typeof grants.authorizeGrant | typeof grants.denyGrant>>;
 
 const SECTIONS = ['loading', 'enter', 'problem', 'consent', 'done'] as const;
 type Section = (typeof SECTIONS)[number];
 const show = (s: Section) => showOnly(SECTIONS, s);
 
+const grants = api.deviceFlow;
+
 const code = (new URLSearchParams(location.search).get('code') ?? '').trim();
-const grantPath = (suffix = '') => `/api/cli/grants/${encodeURIComponent(code)}${suffix}`;
+// ts-rest puts path parameters in as they are: the code is typed by people.
+const params = { userCode: encodeURIComponent(code) };
 
-function goToLogin(): void {
-  location.assign(`/login?next=${encodeURIComponent(location.pathname + location.search)}`);
-}
-
-function problem(result: ApiResult): void {
-  if (result.status === 401) return goToLogin();
+function problem(result: Answer): void {
+  if (result.status === 401) return toLogin();
   const titles: Record<number, string> = {
     404: 'Unknown code',
     409: 'Already decided',
@@ -24,7 +29,8 @@ function problem(result: ApiResult): void {
   };
   text('problem-title', titles[result.status] ?? 'Something went wrong');
   let message = errorText(result);
-  if (result.status === 429 && result.retryAfter) message += ` (wait about ${Math.ceil(result.retryAfter / 60)} min).`;
+  const wait = retryAfter(result);
+  if (result.status === 429 && wait) message += ` (wait about ${Math.ceil(wait / 60)} min).`;
   text('problem-text', message);
   show('problem');
 }
@@ -79,26 +85,24 @@ function consent(grant: GrantView, projects: { id: string; name: string }[]): vo
   select.addEventListener('change', sync);
   sync();
 
-  const decide = async (path: string, body: unknown) => {
+  const decide = async (call: () => Promise<Decision>) => {
     approve.disabled = deny.disabled = true;
-    el('consent-error').hidden = true;
-    const res = await api<GrantView>('POST', grantPath(path), body);
-    if (res.status === 200) return finished(res.body);
+    alert('consent-error', null);
+    const decision = await call();
+    if (decision.status === 200) return finished(decision.body);
+    const res: Answer = decision;
     deny.disabled = false;
     sync();
-    if (res.status === 403 || res.status === 0 || res.status >= 500) {
-      text('consent-error', errorText(res));
-      el('consent-error').hidden = false;
-      return;
-    }
+    // Refusals of this decision stay beside its buttons; an unusable code replaces the form.
+    if (res.status === 403 || res.status === 0 || res.status >= 500) return alert('consent-error', res);
     problem(res);
   };
   el('consent-form').addEventListener('submit', (event) => {
     event.preventDefault();
     if (!confirm.checked) return;
-    void decide('/authorize', { projectId: select.value });
+    void decide(() => grants.authorizeGrant({ params, body: { projectId: select.value } }));
   });
-  deny.addEventListener('click', () => void decide('/deny', {}));
+  deny.addEventListener('click', () => void decide(() => grants.denyGrant({ params, body: {} })));
   show('consent');
   confirm.focus();
 }
@@ -110,7 +114,7 @@ async function start(): Promise<void> {
     el<HTMLInputElement>('enter-code').focus();
     return;
   }
-  const [grant, projects] = await Promise.all([api<GrantView>('GET', grantPath()), api<{ projects: { id: string; name: string }[] }>('GET', '/api/projects')]);
+  const [grant, projects] = await Promise.all([grants.getGrant({ params }), api.account.listProjects()]);
   if (grant.status !== 200) return problem(grant);
   if (grant.body.status !== 'pending') return finished(grant.body);
   if (projects.status !== 200) return problem(projects);

@@ -1,12 +1,12 @@
 // The dashboard page script. It calls the API only through the ts-rest client
 // of the contract. Everything from the server is set with textContent or as
 // SVG attributes (createElementNS), never parsed as HTML.
-import { initClient } from '@ts-rest/core';
 import type { z } from 'zod';
-import { accountContract, type AccountSchema, type ApiKeySchema, type ProjectSchema, type UsageSchema } from '../../../contract/account.js';
+import type { AccountSchema, ApiKeySchema, ProjectSchema, UsageSchema } from '../../../contract/account.js';
 import { daysInPeriod } from '../../metering/period.js';
-import { el, errorText, showWho, text } from '../browser/api.js';
-import { pageClientOptions } from '../browser/client.js';
+import { api, errorText, toLogin as signIn } from '../browser/client.js';
+import { el, text } from '../browser/dom.js';
+import { showWho, signOut as endSession } from '../browser/session.js';
 import { showExplorer, startExplorer } from './explorer.js';
 import { showIntegrations, startIntegrations } from './integrations.js';
 
@@ -23,7 +23,7 @@ const ROTATE_AFTER_DAYS = 90;
 const DAY_MS = 86_400_000;
 const LOCALE = document.documentElement.lang || 'en';
 
-const client = initClient(accountContract, pageClientOptions);
+const client = api.account;
 
 let account: Account;
 let usage: Usage;
@@ -40,7 +40,7 @@ const utcTime = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 const parseDomains = (raw: string) => raw.split(/[\s,]+/).filter(Boolean);
 
 function toLogin(): void {
-  location.assign(`/login?next=${encodeURIComponent('/dashboard')}`);
+  signIn('/dashboard');
 }
 
 /** The API's `{error}` text; an expired session goes back to sign-in. */
@@ -122,13 +122,10 @@ function button(label: string, className: string, onClick: () => void, ariaLabel
 // ---- Sign out ----
 
 async function signOut(): Promise<void> {
-  // The route has no body, but the CSRF check wants every cookie-authenticated POST to be JSON.
-  const res = await client.logout({ extraHeaders: { 'content-type': 'application/json' } });
-  if (res.status === 204 || res.status === 401) {
-    location.assign('/login');
-    return;
-  }
-  showError('load-error', errorOf(res));
+  await endSession(
+    () => location.assign('/login'),
+    (res) => showError('load-error', errorOf(res)),
+  );
 }
 
 // ---- Plan and usage ----

@@ -4,11 +4,10 @@
 // visitor's visits newest first (Older visits; Back to events, also the
 // browser's Back). Lists come through the ts-rest client of
 // contract/explorer.ts; everything from the server is set with textContent.
-import { initClient } from '@ts-rest/core';
 import type { z } from 'zod';
-import { explorerContract, type EventSummarySchema, type VisitorTimelineSchema, type VisitSummarySchema } from '../../../contract/explorer.js';
-import { api, el, errorText, text } from '../browser/api.js';
-import { pageClientOptions } from '../browser/client.js';
+import type { EventSummarySchema, VisitorTimelineSchema, VisitSummarySchema } from '../../../contract/explorer.js';
+import { api, errorText, toLogin } from '../browser/client.js';
+import { el, text } from '../browser/dom.js';
 
 type EventSummary = z.infer<typeof EventSummarySchema>;
 type VisitSummary = z.infer<typeof VisitSummarySchema>;
@@ -23,8 +22,6 @@ interface Filters {
   bot?: 'good' | 'bad' | 'none' | 'all';
   suspect?: 'true' | 'false';
 }
-
-const client = initClient(explorerContract, pageClientOptions);
 
 let projectId = '';
 let filters: Filters = {};
@@ -57,7 +54,7 @@ function button(label: string, className: string, onClick: (e: MouseEvent) => vo
 
 /** Shows the API's error text in `id` (null hides it); an expired session goes back to sign-in. */
 function problem(id: string, res: Answer | null): void {
-  if (res?.status === 401) location.assign(`/login?next=${encodeURIComponent('/dashboard')}`);
+  if (res?.status === 401) toLogin();
   const p = el(id);
   p.hidden = res === null;
   p.textContent = res === null ? '' : errorText(res);
@@ -170,7 +167,7 @@ async function loadEvents(more = false): Promise<void> {
   problem('events-more-error', null);
   const moreButton = el<HTMLButtonElement>('events-more');
   moreButton.disabled = true;
-  const res = await client.listProjectEvents({ params: { projectId }, query: { ...filters, ...(more && nextKey ? { paginationKey: nextKey } : {}) } });
+  const res = await api.explorer.listProjectEvents({ params: { projectId }, query: { ...filters, ...(more && nextKey ? { paginationKey: nextKey } : {}) } });
   moreButton.disabled = false;
   if (mine !== generation) return;
   if (res.status !== 200) {
@@ -216,9 +213,8 @@ async function showEvent(requestId: string): Promise<void> {
   text('event-json', 'Loading…');
   detail.hidden = false;
   detail.scrollIntoView({ block: 'nearest' });
-  // The session route the demo page reads too; plain fetch keeps the event
-  // schemas (contract/demo.ts) out of this page's script.
-  const res = await api('GET', `/api/events/${encodeURIComponent(requestId)}`);
+  // The session route the demo page reads too.
+  const res = await api.demo.getAccountEvent({ params: { requestId: encodeURIComponent(requestId) } });
   if (selected !== requestId) return;
   if (res.status !== 200) {
     text('event-json', '');
@@ -286,7 +282,7 @@ async function loadVisitor(id: string, before?: string): Promise<void> {
     el('visitor-panel').scrollIntoView({ block: 'start' });
     el('visitor-title').focus({ preventScroll: true });
   }
-  const res = await client.getVisitorTimeline({ params: { visitorId: id }, query: more ? { before } : {} });
+  const res = await api.explorer.getVisitorTimeline({ params: { visitorId: id }, query: more ? { before } : {} });
   if (visitor?.id !== id) return;
   text('visitor-status', '');
   if (res.status !== 200) return problem(more ? 'visits-more-error' : 'visitor-error', res);

@@ -3,18 +3,16 @@
 // each endpoint's delivery log with redeliver, and sealed results (turn on
 // or rotate the key, turn off). Secrets are shown once, as text. Calls go
 // through the ts-rest clients of contract/webhooks.ts and contract/sealing.ts.
-import { initClient } from '@ts-rest/core';
 import type { z } from 'zod';
-import { sealingContract } from '../../../contract/sealing.js';
-import { webhooksContract, type WebhookDeliverySchema, type WebhookEndpointSchema } from '../../../contract/webhooks.js';
-import { el, errorText, text } from '../browser/api.js';
-import { pageClientOptions } from '../browser/client.js';
+import type { WebhookDeliverySchema, WebhookEndpointSchema } from '../../../contract/webhooks.js';
+import { api, errorText } from '../browser/client.js';
+import { el, text } from '../browser/dom.js';
 
 type Endpoint = z.infer<typeof WebhookEndpointSchema>;
 type Delivery = z.infer<typeof WebhookDeliverySchema>;
 
-const hooks = initClient(webhooksContract, pageClientOptions);
-const sealing = initClient(sealingContract, pageClientOptions);
+const hooks = api.webhooks;
+const sealing = api.sealing;
 
 let projectId = '';
 let endpoints: Endpoint[] = [];

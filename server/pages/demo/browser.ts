@@ -2,14 +2,10 @@
 // the dashboard API once, then kept in localStorage), the agent's identify
 // call, and the full event read back with the session. Everything from the
 // server is set with textContent.
-import { initClient } from '@ts-rest/core';
-import { accountContract } from '../../../contract/account.js';
-import { demoContract } from '../../../contract/demo.js';
 import { load } from '../../../clients/agent/index.js';
-import { api, el, errorText, showWho, text } from '../browser/api.js';
-import { pageClientOptions } from '../browser/client.js';
-
-const client = initClient({ ...accountContract, ...demoContract }, pageClientOptions);
+import { api, errorText, toLogin } from '../browser/client.js';
+import { el, text } from '../browser/dom.js';
+import { showWho, signOut } from '../browser/session.js';
 
 const storageKey = (projectId: string) => `deviceid-demo-key:${projectId}`;
 
@@ -24,11 +20,11 @@ function fail(message: string): void {
 async function testKey(projectId: string): Promise<string> {
   const stored = localStorage.getItem(storageKey(projectId));
   if (stored) {
-    const res = await fetch('/v1/keys/self', { headers: { 'X-API-Key': stored } });
-    if (res.ok) return stored;
+    const res = await api.keys.getSelf({ extraHeaders: { 'x-api-key': stored } });
+    if (res.status === 200) return stored;
   }
   text('demo-status', 'Creating a test key for this page…');
-  const res = await client.createKey({ params: { projectId }, body: { name: 'Demo page (test)', type: 'test' } });
+  const res = await api.account.createKey({ params: { projectId }, body: { name: 'Demo page (test)', type: 'test' } });
   if (res.status !== 201) throw new Error(errorText(res));
   localStorage.setItem(storageKey(projectId), res.body.key);
   return res.body.key;
@@ -66,7 +62,7 @@ async function run(event?: Event): Promise<void> {
       return li;
     });
     el('r-verdicts').replaceChildren(...items);
-    const full = await client.getAccountEvent({ params: { requestId: result.requestId } });
+    const full = await api.demo.getAccountEvent({ params: { requestId: result.requestId } });
     text('r-event', full.status === 200 ? JSON.stringify(full.body, null, 2) : errorText(full));
     el('demo-result').hidden = false;
     text('demo-status', `Identified at ${new Date(result.timestamp).toLocaleTimeString()}.`);
@@ -79,16 +75,18 @@ async function run(event?: Event): Promise<void> {
 }
 
 async function start(): Promise<void> {
-  const [me, list] = await Promise.all([client.getAccount(), client.listProjects()]);
-  if (me.status === 401 || list.status === 401) {
-    location.assign(`/login?next=${encodeURIComponent('/demo')}`);
-    return;
-  }
+  const [me, list] = await Promise.all([api.account.getAccount(), api.account.listProjects()]);
+  if (me.status === 401 || list.status === 401) return toLogin('/demo');
   if (me.status !== 200) return fail(errorText(me));
   if (list.status !== 200) return fail(errorText(list));
-  showWho(me.body.user.email, () => {
-    void api('POST', '/api/auth/logout').then(() => location.assign('/'));
-  });
+  showWho(
+    me.body.user.email,
+    () =>
+      void signOut(
+        () => location.assign('/'),
+        (res) => fail(errorText(res)),
+      ),
+  );
   const select = el<HTMLSelectElement>('demo-project');
   select.replaceChildren(
     ...list.body.projects.map((p) => {

@@ -2,7 +2,8 @@
 // API, then continue to `next` (same-origin paths only), else the dashboard.
 // An invitation link (`?invite=<token>`) opens the sign-up form and sends the
 // token with it.
-import { api, el, errorText, text } from '../browser/api.js';
+import { api, errorText } from '../browser/client.js';
+import { el, text } from '../browser/dom.js';
 import { safeNext } from '../next.js';
 
 const params = new URLSearchParams(location.search);
@@ -38,8 +39,8 @@ async function submit(event: Event): Promise<void> {
     const name = el<HTMLInputElement>('name').value.trim();
     const res =
       mode === 'signup'
-        ? await api('POST', '/api/auth/signup', { email, password, ...(name ? { name } : {}), ...(invitation ? { invitation } : {}) })
-        : await api('POST', '/api/auth/login', { email, password });
+        ? await api.account.signup({ body: { email, password, ...(name ? { name } : {}), ...(invitation ? { invitation } : {}) } })
+        : await api.account.login({ body: { email, password } });
     if (res.status === 200 || res.status === 201) {
       location.assign(next ?? '/dashboard');
       return;
