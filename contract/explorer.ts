@@ -1,12 +1,14 @@
 // The dashboard's events explorer and visitor timeline (session cookie): a
 // project's newest identifications through event search, and a visitor's
 // visits through the visit history, as summaries for tables. A row's full
-// event is GET /api/events/:requestId (contract/demo.ts). Only light imports,
-// so that the dashboard's script does not bundle the event and signal schemas.
+// event is GET /api/events/:requestId (contract/demo.ts); deleting a
+// visitor's data is the session's form of DELETE /v1/visitors/:visitorId.
 import { z } from 'zod';
-import { sessionRoutes } from './account.js';
-import { errorResponse, initContract, meta, queryInteger, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
+import { csrfResponses, sessionRoutes } from './account.js';
+import { described, errorResponse, initContract, meta, queryInteger, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
+import { EventSearchQuerySchema } from './events.js';
 import { RiskFactorSchema } from './risk.js';
+import { DeletionSchema } from './visitors.js';
 import { VISITS_PAGE_SIZE } from './visits.js';
 
 const c = initContract();
@@ -15,24 +17,12 @@ const c = initContract();
 export const EXPLORER_PAGE_SIZE = 20;
 export const EXPLORER_PAGE_MAX = 100;
 
-const BooleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
-
 export const BOT_KINDS = ['good', 'bad', 'none'] as const;
 
-/** The filters of GET /v1/events that a person sets in the dashboard, with the same meaning. */
-export const ExplorerQuerySchema = z
-  .object({
-    visitorId: VisitorIdSchema.optional().describe('Events of this device (a merged visitor id finds the whole device)'),
-    linkedId: z.string().min(1).max(256).optional().describe('Events identify was given this linkedId for'),
-    bot: z
-      .enum(['good', 'bad', 'none', 'all'])
-      .optional()
-      .describe('`good`: crawlers naming themselves in the User-Agent; `bad`: other events the bot verdict fired on; `all`: both; `none`: neither'),
-    suspect: BooleanQuery.optional().describe('The manual suspect flag'),
-    limit: queryInteger(1, EXPLORER_PAGE_MAX).default(EXPLORER_PAGE_SIZE),
-    paginationKey: z.string().max(200).optional().describe('From the previous page (with the same filters)'),
-  })
-  .strict();
+/** Every filter of GET /v1/events, with the same meaning; pages of 20 by default. */
+export const ExplorerQuerySchema = EventSearchQuerySchema.extend({
+  limit: queryInteger(1, EXPLORER_PAGE_MAX).default(EXPLORER_PAGE_SIZE).describe(`Events per page, 1–${EXPLORER_PAGE_MAX}`),
+}).strict();
 
 export const EventSummarySchema = z
   .object({
@@ -128,6 +118,22 @@ export const explorerContract = c.router(
         404: errorResponse('visitor_not_found', "'Visitor not found': unknown id or another account's visitor"),
       },
       metadata: meta({ auth: 'session', role: 'analyst' }),
+    },
+    deleteAccountVisitor: {
+      method: 'DELETE',
+      path: '/api/visitors/:visitorId',
+      summary: "Delete a visitor's data (dashboard)",
+      description:
+        'What DELETE /v1/visitors/:visitorId does, with the session instead of a secret key: the device and everything stored about it, in the background. Idempotent.',
+      pathParams: z.object({ visitorId: VisitorIdSchema.describe('Any id of the device (a merged one deletes the whole device)') }),
+      body: c.noBody(),
+      responses: {
+        202: described(DeletionSchema, 'The deletion is queued (or running, or done): repeat the request to follow it'),
+        ...sessionRoutes,
+        ...csrfResponses,
+        404: errorResponse('visitor_not_found', "'Visitor not found': unknown id or another account's visitor"),
+      },
+      metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
     },
   },
   { strictStatusCodes: true },

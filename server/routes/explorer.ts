@@ -1,4 +1,4 @@
-// The dashboard's events explorer and visitor timeline: thin adapters to ExplorerService.
+// The dashboard's events explorer and visitor timeline: thin adapters to ExplorerService (and deletion).
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
 import { sessionOf } from '../http/context.js';
@@ -15,5 +15,9 @@ export const explorerRoutes = ({ services }: RouteDeps) =>
     getVisitorTimeline: async ({ req, params, query }) => ({
       status: 200,
       body: await services.explorer.timeline(sessionOf(req).accountId, params.visitorId, query.before),
+    }),
+    deleteAccountVisitor: async ({ req, params }) => ({
+      status: 202,
+      body: await services.deletions.request(sessionOf(req).accountId, params.visitorId),
     }),
   });

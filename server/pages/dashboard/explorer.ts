@@ -17,7 +17,7 @@ interface Filters {
   visitorId?: string;
   linkedId?: string;
   bot?: 'good' | 'bad' | 'none' | 'all';
-  suspect?: 'true' | 'false';
+  suspect?: boolean;
 }
 
 export function explorerPanel(projects: Projects): { show(): void } {
@@ -50,7 +50,7 @@ export function explorerPanel(projects: Projects): { show(): void } {
     if (visitorId) f.visitorId = visitorId;
     if (linkedId) f.linkedId = linkedId;
     if (bot) f.bot = bot as Filters['bot'];
-    if (suspect) f.suspect = suspect as Filters['suspect'];
+    if (suspect) f.suspect = suspect === 'true';
     return f;
   }
 
@@ -58,7 +58,7 @@ export function explorerPanel(projects: Projects): { show(): void } {
     el<HTMLInputElement>('f-visitor').value = f.visitorId ?? '';
     el<HTMLInputElement>('f-linked').value = f.linkedId ?? '';
     el<HTMLSelectElement>('f-bot').value = f.bot ?? '';
-    el<HTMLSelectElement>('f-suspect').value = f.suspect ?? '';
+    el<HTMLSelectElement>('f-suspect').value = f.suspect === undefined ? '' : String(f.suspect);
   }
 
   function verdictCell(e: EventSummary): HTMLTableCellElement {

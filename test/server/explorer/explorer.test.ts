@@ -1,12 +1,13 @@
 // The dashboard's events explorer and visitor timeline over HTTP (session
 // cookie): a project's events newest first as summaries, each filter,
 // pagination, bad filters, another account's project or visitor answered
-// exactly like a missing one, no session, and reads that cross-site pages
-// cannot make with the cookie or read.
+// exactly like a missing one, no session, deleting a visitor's data, and
+// reads that cross-site pages cannot make with the cookie or read.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary, VisitSummary } from '../../../server/explorer/views.js';
 import { browserOf } from '../../../server/explorer/views.js';
+import type { Services } from '../../../server/services.js';
 import { signUp, type Customer } from '../../support/dashboard.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { deviceValues, identifyBody } from '../../support/signals.js';
@@ -114,6 +115,12 @@ describe('GET /api/projects/:projectId/events', () => {
     expect(await listed('suspect=false')).toEqual(req('good', 'bad', 'a2', 'a1'));
     expect(await listed(`linkedId=user-1&suspect=false&visitorId=${ids.a1!.visitorId}`)).toEqual(req('a2'));
     expect(await listed('linkedId=nobody')).toEqual([]);
+    // The other filters of GET /v1/events, with the same meaning.
+    expect(await listed('ip=8.8.8.0/24&country=us')).toEqual(req('a2', 'a1'));
+    expect(await listed(`start=${t0 + HOUR}&end=${t0 + 2 * HOUR}`)).toEqual(req('b', 'a2'));
+    expect(await listed('reverse=true')).toEqual(req('a1', 'a2', 'b', 'bad', 'good'));
+    expect(await listed('minSuspectScore=0&tampering=false&virtualMachine=false&tor=false')).toEqual(req('good', 'bad', 'b', 'a2', 'a1'));
+    expect(await listed('minSuspectScore=100')).toEqual([]);
     // An unknown visitor, or another account's, finds nothing.
     expect(await listed(`visitorId=${ids.other!.visitorId}`)).toEqual([]);
     expect(await listed('visitorId=iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z')).toEqual([]);
@@ -154,7 +161,11 @@ describe('GET /api/projects/:projectId/events', () => {
       ['limit=0', /^limit: /],
       ['limit=101', /^limit: /],
       ['linkedId=', /^linkedId: /],
-      ['ip=8.8.8.8', /ip/],
+      ['ip=nope', /^ip: /],
+      ['country=DEU', /^country: /],
+      ['minSuspectScore=101', /^minSuspectScore: /],
+      ['vpn=maybe', /^vpn: /],
+      ['colour=red', /colour/],
       ['paginationKey=nope', /^paginationKey: not a key this endpoint returned$/],
     ];
     for (const [query, message] of cases) {
@@ -247,6 +258,24 @@ describe('GET /api/visitors/:visitorId', () => {
     const anonymous = await request(h.app).get(`/api/visitors/${ids.a1!.visitorId}`);
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toEqual({ error: 'Not signed in', code: 'not_signed_in' });
+  });
+});
+
+describe('DELETE /api/visitors/:visitorId', () => {
+  it("deletes the device's data with the session, from this origin only; another account's visitor is 404", async () => {
+    const visitorId = ids.b!.visitorId;
+    expect((await c.agent.delete(`/api/visitors/${ids.other!.visitorId}`).set('origin', c.origin)).status).toBe(404);
+    const crossSite = await c.agent.delete(`/api/visitors/${visitorId}`).set('origin', 'https://evil.example');
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.body.code).toBe('cross_site_request');
+    expect((await request(h.app).delete(`/api/visitors/${visitorId}`).set('origin', c.origin)).status).toBe(401);
+
+    const res = await c.agent.delete(`/api/visitors/${visitorId}`).set('origin', c.origin);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect(res.body).toEqual({ deletionId: expect.stringMatching(/^del_/), visitorId, status: expect.any(String) });
+    await (h.app.locals.services as Services).deletions.idle();
+    expect((await c.agent.get(`/api/visitors/${visitorId}`)).status).toBe(404);
+    expect(await listed('linkedId=user-1')).toEqual(req('a2'));
   });
 });
 
