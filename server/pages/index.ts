@@ -1,12 +1,13 @@
 // The service's own HTML pages and their assets, each behind the page
 // security headers: / (home), /docs (API reference), /demo (playground),
-// /login (sign-in / sign-up), /dashboard and /cli/auth (device code
+// /login (sign-in / sign-up), /dashboard and its pages, /cli/auth (device code
 // consent), and /favicon.ico. Registered on the app before the API routes.
 import { Router } from 'express';
 import { consentPage } from './consent/page.js';
 import type { RouteDeps } from '../services.js';
 import { isScriptName, pageScript, stylesheet } from './assets.js';
 import { dashboardPage } from './dashboard/page.js';
+import { viewOf } from './dashboard/views.js';
 import { demoPage } from './demo/page.js';
 import { docsPage, docsSecurity, REDOC_PATH, redocScript } from './docs/page.js';
 import { FAVICON } from './favicon.js';
@@ -45,7 +46,9 @@ export function pageRoutes({ services, config }: RouteDeps): Router {
   router.get('/docs', docsSecurity(config.baseUrl), docsPage());
   router.get('/demo', secure, demoPage(services.accounts));
   router.get('/login', secure, loginPage(services.accounts, config.baseUrl));
-  router.get('/dashboard', secure, dashboardPage(services.accounts));
+  // Every dashboard page's address is the same page (deep links, reloads); others are 404.
+  const dashboard = dashboardPage(services.accounts);
+  router.get(/^\/dashboard(?:\/.*)?$/, secure, (req, res, next) => (viewOf(req.path) ? dashboard(req, res, next) : next()));
   router.get('/cli/auth', secure, consentPage(services.accounts));
   return router;
 }

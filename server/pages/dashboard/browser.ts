@@ -1,18 +1,27 @@
-// The dashboard page script: loads the account, its usage and projects, and
-// starts one panel per job over them. Each panel keeps its own state; what
-// they share is the project list and choice (types.ts). The API is called
-// only through the page client; everything from the server is set as text.
+// The dashboard page script: loads the account, its usage and projects,
+// builds one view per page (views.ts) and shows the one the address names.
+// Each view keeps its own state; what they share is the project list and
+// choice (types.ts) and the navigation (router.ts). The API is called only
+// through the page client; everything from the server is set as text.
 import { api } from '../browser/client.js';
 import { el } from '../browser/dom.js';
 import { showWho, signOut } from '../browser/session.js';
-import { explorerPanel } from './explorer.js';
+import { eventsView } from './explorer.js';
 import { installPanel } from './install.js';
-import { keysPanel } from './keys.js';
-import { planPanel } from './plan.js';
+import { instanceView } from './instance.js';
+import { keysView } from './keys.js';
+import { overviewView } from './overview.js';
 import { projectsPanel } from './projects.js';
+import { proxyPanel } from './proxy.js';
+import { router, type Route } from './router.js';
 import { sealingPanel } from './sealing.js';
 import { projectsOf, report } from './types.js';
+import { VIEWS, type View } from './views.js';
+import { visitorView } from './visitor.js';
 import { webhooksPanel } from './webhooks.js';
+
+/** Pages about one project, which show the project choice. */
+const PROJECT_VIEWS: ReadonlySet<View> = new Set(['overview', 'events', 'install', 'keys', 'webhooks', 'sealing']);
 
 async function start(): Promise<void> {
   const [me, usage, list] = await Promise.all([api.account.getAccount(), api.account.getUsage(), api.account.listProjects()]);
@@ -26,24 +35,60 @@ async function start(): Promise<void> {
       (res) => report('load-error', res),
     );
   });
+  const account = me.body.account;
+  el('nav-instance').hidden = !account.admin;
 
-  const projects = projectsOf(list.body.projects, el<HTMLSelectElement>('key-project'));
-  planPanel({ account: me.body.account, usage: usage.body });
-  projectsPanel(projects);
+  const projects = projectsOf(list.body.projects, el<HTMLSelectElement>('project'));
+  const nav = router(
+    () => projects.current()?.id,
+    (route, moved) => show(route, moved),
+  );
   const install = installPanel(projects);
-  const keys = keysPanel(projects, install);
-  const explorer = explorerPanel(projects);
+  const proxy = proxyPanel(projects);
   const webhooks = webhooksPanel(projects);
   const sealing = sealingPanel(projects);
-  for (const id of ['plan-panel', 'projects-panel', 'keys-panel', 'install-panel']) el(id).hidden = false;
-
-  const showProject = async () => {
-    el('integrations-panel').hidden = !projects.current();
-    explorer.show();
-    await Promise.all([keys.load(), webhooks.show(), sealing.show()]);
+  projectsPanel(projects);
+  const views: Record<View, { show(route: Route): void }> = {
+    overview: overviewView({ account, usage: usage.body }, projects),
+    events: eventsView(projects, nav),
+    visitor: visitorView(projects, nav),
+    install: {
+      show() {
+        install.show();
+        proxy.show();
+      },
+    },
+    keys: keysView(projects, install),
+    webhooks: { show: () => void webhooks.show() },
+    sealing: { show: () => void sealing.show() },
+    settings: { show: () => undefined },
+    instance: instanceView(account),
   };
-  projects.onSelect(() => void showProject());
-  await showProject();
+
+  function show(route: Route, moved: boolean): void {
+    const wanted = route.query.get('project');
+    if (wanted) projects.choose(wanted);
+    for (const view of Object.keys(VIEWS) as View[]) el(`view-${view}`).hidden = view !== route.view;
+    for (const a of Array.from(document.querySelectorAll<HTMLAnchorElement>('.dash-nav a'))) {
+      const view = a.dataset.view as View;
+      a.href = nav.href(view);
+      if (view === route.view) a.setAttribute('aria-current', 'page');
+      else a.removeAttribute('aria-current');
+    }
+    el('project-choice').hidden = !PROJECT_VIEWS.has(route.view) || projects.list().length < 2;
+    document.title = `${VIEWS[route.view].title} · Dashboard · deviceid`;
+    views[route.view].show(route);
+    // After a move within the page, focus goes where a new page's would: its heading.
+    if (moved) el(`view-${route.view}`).querySelector<HTMLElement>('h1')?.focus();
+  }
+
+  // Another project: the same page for it (in place: Back goes to the previous page, not project).
+  projects.onSelect(() => {
+    const params = new URLSearchParams(location.search);
+    params.set('project', projects.current()?.id ?? '');
+    nav.go(`${location.pathname}?${params.toString()}`, true);
+  });
+  nav.refresh();
 }
 
 void start();

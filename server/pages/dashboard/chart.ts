@@ -74,3 +74,19 @@ export function usageChart(usage: Usage): SVGSVGElement {
   }
   return root;
 }
+
+/** A small chart of 24 hourly counts (oldest first), titled for screen readers. */
+export function hourBars(counts: readonly number[], title: string, id: string): SVGSVGElement {
+  const [width, height, top] = [240, 60, 4];
+  const max = Math.max(1, ...counts);
+  const slot = width / counts.length;
+  const root = svg(null, 'svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart-svg spark', role: 'img', 'aria-labelledby': `${id}-title` });
+  svg(root, 'title', { id: `${id}-title` }, title);
+  svg(root, 'line', { x1: 0, x2: width, y1: height - 0.5, y2: height - 0.5, class: 'base' });
+  counts.forEach((n, i) => {
+    if (n === 0) return;
+    const h = ((height - top) * n) / max;
+    svg(root, 'rect', { x: i * slot + slot * 0.15, y: height - h, width: slot * 0.7, height: h, class: 'bar' });
+  });
+  return root;
+}

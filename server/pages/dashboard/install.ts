@@ -1,12 +1,13 @@
 // Install: the agent snippets for the chosen project, carrying a browser key
-// created on this page (its value is shown once) or a placeholder.
+// created in this page's session (its value is shown once) or a placeholder.
+import { api } from '../browser/client.js';
 import { copy, COPY_BY_HAND, el, text } from '../browser/dom.js';
-import type { ApiKey, Projects } from './types.js';
+import { report, type ApiKey, type Projects } from './types.js';
 
 export interface Install {
-  /** The project's keys were listed or changed. */
-  keys(keys: readonly ApiKey[]): void;
-  /** A browser key was just created in the chosen project: its value goes into the snippets. */
+  /** Shows the snippets for the chosen project. */
+  show(): void;
+  /** A browser key was just created: its value goes into that project's snippets. */
   fresh(projectId: string, value: string): void;
 }
 
@@ -25,8 +26,8 @@ export function installPanel(projects: Projects): Install {
     const note = fresh
       ? 'The snippets carry the key you just created. Copy them now: the key is shown only once.'
       : active
-        ? `Paste the value of a browser key of this project (for example ${active.hint}, “${active.name}”): it was shown once when created. Or create a live key above and it is filled in here.`
-        : 'This project has no browser key yet: create a live key above (a test key for development) and it is filled in here.';
+        ? `Paste the value of a browser key of this project (for example ${active.hint}, “${active.name}”): it was shown once when created. Or create a live key on the API keys page and it is filled in here.`
+        : 'This project has no browser key yet: create a live key on the API keys page (a test key for development) and it is filled in here.';
     text('install-note', note);
     el<HTMLTextAreaElement>('snippet-html').value = `<script src="${origin}/agent.js"></script>
 <script>
@@ -51,15 +52,19 @@ const { visitorId, requestId } = await agent.get({ linkedId: 'user-42' });`;
     });
   }
   projects.onList(render);
-  render();
   return {
-    keys(list) {
-      keys = list;
+    show() {
+      keys = [];
       render();
+      const projectId = projects.current()?.id;
+      if (!projectId) return;
+      void api.account.listKeys({ params: { projectId } }).then((res) => {
+        if (projectId !== projects.current()?.id) return;
+        if (res.status !== 200) return report('install-error', res);
+        keys = res.body.keys;
+        render();
+      });
     },
-    fresh(projectId, value) {
-      freshKeys.set(projectId, value);
-      render();
-    },
+    fresh: (projectId, value) => void freshKeys.set(projectId, value),
   };
 }

@@ -11,7 +11,7 @@ const DAY_MS = 86_400_000;
 
 const ageDays = (k: ApiKey) => Math.max(0, Math.floor((Date.now() - Date.parse(k.createdAt)) / DAY_MS));
 
-export function keysPanel(projects: Projects, install: Install): { load(): Promise<void> } {
+export function keysView(projects: Projects, install: Install): { show(): void } {
   let keys: ApiKey[] = [];
 
   const render = () => {
@@ -19,7 +19,6 @@ export function keysPanel(projects: Projects, install: Install): { load(): Promi
     body.replaceChildren(...keys.map(row));
     labelCells(body);
     el('keys-empty').hidden = keys.length > 0;
-    install.keys(keys);
   };
 
   const row = (k: ApiKey) => {
@@ -116,5 +115,5 @@ export function keysPanel(projects: Projects, install: Install): { load(): Promi
       });
     })();
   });
-  return { load };
+  return { show: () => void load() };
 }

@@ -21,6 +21,8 @@ export const utcSeconds = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${
 export interface Projects {
   list(): readonly Project[];
   current(): Project | undefined;
+  /** Chooses a project of the list (what the address names); false when it is none. */
+  choose(id: string): boolean;
   /** A new or edited project (the list keeps its order). */
   put(project: Project): void;
   /** Another project was chosen. */
@@ -50,6 +52,11 @@ export function projectsOf(initial: readonly Project[], select: HTMLSelectElemen
   return {
     list: () => list,
     current: () => list.find((p) => p.id === select.value),
+    choose(id) {
+      if (!list.some((p) => p.id === id)) return false;
+      select.value = id;
+      return true;
+    },
     put(project) {
       list = list.some((p) => p.id === project.id) ? list.map((p) => (p.id === project.id ? project : p)) : [...list, project];
       render();

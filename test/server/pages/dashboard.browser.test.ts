@@ -49,6 +49,8 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     });
 
   const cells = (page: Page, row: string) => page.locator(`${row} td`).allTextContents();
+  /** A dashboard page through its navigation link (the page is not reloaded). */
+  const openPage = (page: Page, name: string) => page.locator('.dash-nav').getByRole('link', { name, exact: true }).click();
 
   it('signs up, creates, copies, uses and revokes a key, switches plan, manages projects and signs out', async () => {
     const page = watch(await context.newPage());
@@ -79,9 +81,11 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     expect(await page.locator('#chart rect.bar').count()).toBe(0);
     expect(await page.textContent('footer')).toBe('IP Geolocation by DB-IP');
     expect(await page.locator('footer a').getAttribute('href')).toBe('https://db-ip.com');
-    expect(await cells(page, '#projects-body tr')).toEqual(['Default project', 'any host', 'Edit']);
-    expect(await page.isVisible('#keys-empty')).toBe(true);
     await shot(page, '02-dashboard.png');
+    await openPage(page, 'Settings');
+    expect(await cells(page, '#projects-body tr')).toEqual(['Default project', 'any host', 'Edit']);
+    await openPage(page, 'API keys');
+    await page.locator('#keys-empty').waitFor({ state: 'visible' });
 
     // A live key: its value once, with a warning and a working Copy button.
     await page.fill('#key-name', 'Website');
@@ -161,6 +165,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     expect(await page.locator('#keys-body .badge.warn').count()).toBe(1);
 
     // Switch plan: the limits follow.
+    await openPage(page, 'Overview');
     await page.selectOption('#plan-select', 'growth');
     await page.getByRole('button', { name: 'Switch', exact: true }).click();
     await expect.poll(() => page.textContent('#plan-status')).toBe('Switched to Growth.');
@@ -171,6 +176,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     await shot(page, '07-plan-growth.png');
 
     // Projects: the API's validation error inline, then a real one, then an edit.
+    await openPage(page, 'Settings');
     await page.fill('#project-name', 'Shop');
     await page.fill('#project-domains', 'shop.example.com, https://bad.example');
     await page.getByRole('button', { name: 'Create project', exact: true }).click();
@@ -180,7 +186,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     await page.getByRole('button', { name: 'Create project', exact: true }).click();
     await expect.poll(() => cells(page, '#projects-body tr:nth-child(2)')).toEqual(['Shop', 'shop.example.com, *.example.org', 'Edit']);
     expect(await page.isHidden('#project-error')).toBe(true);
-    expect(await page.locator('#key-project option').allTextContents()).toEqual(['Default project', 'Shop']);
+    expect(await page.locator('#project option').allTextContents()).toEqual(['Default project', 'Shop']);
     await page.getByRole('button', { name: 'Edit Shop', exact: true }).click();
     expect(await page.inputValue('#edit-domains')).toBe('shop.example.com\n*.example.org');
     await page.fill('#edit-name', 'Shop EU');
@@ -188,8 +194,10 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => cells(page, '#projects-body tr:nth-child(2)')).toEqual(['Shop EU', 'eu.shop.example.com', 'Edit']);
     expect(await page.isHidden('#edit-form')).toBe(true);
-    // The new project has its own (empty) key list.
-    await page.selectOption('#key-project', { label: 'Shop EU' });
+    // The new project has its own (empty) key list; the address names it.
+    await openPage(page, 'API keys');
+    await page.selectOption('#project', { label: 'Shop EU' });
+    await page.waitForURL(/\/dashboard\/keys\?project=prj_/);
     await expect.poll(() => page.isVisible('#keys-empty')).toBe(true);
     expect(await page.locator('#keys-body tr').count()).toBe(0);
     await shot(page, '09-projects.png');
@@ -214,8 +222,11 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     await page.click('#submit');
     await page.waitForURL(`${origin}/dashboard`);
     const hostile = '<img src=x onerror="window.__pwned=1">Evil & Co';
+    await openPage(page, 'Settings');
     await page.fill('#project-name', hostile);
     await page.getByRole('button', { name: 'Create project', exact: true }).click();
+    await page.locator('#projects-body tr').nth(1).waitFor();
+    await openPage(page, 'API keys');
     await page.fill('#key-name', hostile);
     await page.getByRole('button', { name: 'Create key', exact: true }).click();
     await page.getByRole('button', { name: 'Dismiss', exact: true }).click();

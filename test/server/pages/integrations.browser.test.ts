@@ -45,16 +45,20 @@ describe.skipIf(!hasChromium)('webhooks and sealed results in the dashboard', ()
     await page.fill('#password', 'correct horse battery');
     await page.click('#submit');
     await page.waitForURL(`${origin}/dashboard`);
-    await page.locator('#integrations-panel').waitFor({ state: 'visible' });
-    // The panel shows at once; its state arrives with the project's sealing settings.
+    const nav = (name: string) => page.locator('.dash-nav').getByRole('link', { name, exact: true }).click();
+    await nav('Sealed results');
     await page.locator('#sealing-state', { hasText: 'Off' }).waitFor();
-    expect(await page.locator('#hooks-empty').isVisible()).toBe(true);
+    await nav('Webhooks');
+    await page.locator('#hooks-empty').waitFor({ state: 'visible' });
 
     // A live key to identify with.
+    await nav('API keys');
     await page.fill('#key-name', 'site');
     await page.selectOption('#key-type', 'live');
     await page.click('#key-form button[type=submit]');
     const live = await page.locator('#new-key-value').inputValue();
+    await nav('Webhooks');
+    await page.locator('#hooks-empty').waitFor({ state: 'visible' });
 
     // Add an endpoint: the secret is shown once.
     await page.fill('#hook-url', `${rx.url}/deviceid`);
@@ -93,6 +97,7 @@ describe.skipIf(!hasChromium)('webhooks and sealed results in the dashboard', ()
     expect(await page.locator('#hooks-body tr td').nth(1).textContent()).toBe(`…${rotated.slice(-4)}`);
 
     // Sealed results: on (key shown once), identify answers a blob the key opens; off again.
+    await nav('Sealed results');
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.locator('#sealing-secret input').waitFor();
     const key = await page.locator('#sealing-secret input').inputValue();
@@ -110,6 +115,7 @@ describe.skipIf(!hasChromium)('webhooks and sealed results in the dashboard', ()
     await page.locator('#sealing-state', { hasText: 'Off' }).waitFor();
     expect(await page.locator('#sealing-secret input').count()).toBe(0);
 
+    await nav('Webhooks');
     await page.getByRole('button', { name: `Remove ${rx.url}/deviceid` }).click();
     await page.locator('#hooks-empty').waitFor({ state: 'visible' });
     await (h.app.locals.services as Services).webhooks.idle();

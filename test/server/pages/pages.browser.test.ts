@@ -139,19 +139,23 @@ describe.skipIf(!hasChromium)('first-hour pages in headless Chromium', () => {
 
     // The dashboard: the demo's calls are test traffic, shown apart; the install step.
     await page.goto(`${origin}/dashboard`);
-    await page.locator('#install-panel').waitFor({ state: 'visible' });
-    // The note names the project's browser key once its keys have loaded.
-    await page.locator('#install-note', { hasText: 'Demo page (test)' }).waitFor();
+    await page.locator('#plan-panel').waitFor({ state: 'visible' });
     expect(await page.locator('#chart rect.bar-test').count()).toBe(1);
     expect(await page.locator('#chart rect.bar').count()).toBe(0);
     expect(await page.textContent('#chart-caption')).toContain('Test keys, shown apart, never count: 2 calls.');
+    const nav = (name: string) => page.locator('.dash-nav').getByRole('link', { name, exact: true }).click();
+    await nav('Install');
+    // The note names the project's browser key once its keys have loaded.
+    await page.locator('#install-note', { hasText: 'Demo page (test)' }).waitFor();
     expect(await page.inputValue('#snippet-html')).toContain(`<script src="${origin}/agent.js"></script>`);
-    expect(await page.textContent('#install-note')).toContain('Demo page (test)');
+    // A live key created on the API keys page goes into the snippets (the page is not reloaded between).
+    await nav('API keys');
     await page.fill('#key-name', 'Website');
     await page.click('#key-form button[type=submit]');
     const key = await page.inputValue('#new-key-value');
     expect(key).toMatch(/^svc_live_/);
-    expect(await page.inputValue('#snippet-html')).toContain(`apiKey: '${key}'`);
+    await nav('Install');
+    await expect.poll(() => page.inputValue('#snippet-html')).toContain(`apiKey: '${key}'`);
     expect(await page.inputValue('#snippet-npm')).toContain("import { load } from '@deviceid/agent';");
     expect(await page.inputValue('#snippet-npm')).toContain(`apiKey: '${key}'`);
     await noSideScroll(page);
@@ -164,6 +168,7 @@ describe.skipIf(!hasChromium)('first-hour pages in headless Chromium', () => {
       body: JSON.stringify(identifyBody(deviceValues(9))),
     });
     expect(res.status).toBe(200);
+    await nav('Overview');
     await page.reload();
     await page.locator('#chart rect.bar').waitFor();
     expect(await page.locator('#chart rect.bar-test').count()).toBe(1);

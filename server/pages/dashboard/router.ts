@@ -1,0 +1,52 @@
+// Moving between the dashboard's pages without reloading: links to a page
+// (views.ts) and the browser's Back and Forward go through the History API;
+// the address always names the page, its project and its filters, so a
+// reload or a shared link shows the same thing.
+import { VIEWS, viewOf, type View } from './views.js';
+
+export interface Route {
+  view: View;
+  visitorId?: string;
+  query: URLSearchParams;
+}
+
+export interface Nav {
+  /** Goes to a dashboard address (a new history entry; `replace`: in place). */
+  go(href: string, replace?: boolean): void;
+  /** The address of a page, with the chosen project and `query`. */
+  href(view: View, query?: Record<string, string>, visitorId?: string): string;
+  /** Shows the page of the current address again (at start, or when the project changes). */
+  refresh(): void;
+}
+
+export function router(projectId: () => string | undefined, show: (route: Route, moved: boolean) => void): Nav {
+  const route = (moved: boolean) => {
+    const found = viewOf(location.pathname) ?? { view: 'overview' as const };
+    show({ ...found, query: new URLSearchParams(location.search) }, moved);
+  };
+  const nav: Nav = {
+    go(href, replace = false) {
+      if (replace) history.replaceState(null, '', href);
+      else history.pushState(null, '', href);
+      route(true);
+    },
+    href(view, query = {}, visitorId) {
+      const project = projectId();
+      const params = new URLSearchParams({ ...(project && view !== 'settings' && view !== 'instance' ? { project } : {}), ...query });
+      const path = visitorId ? `${VIEWS.visitor.path}/${visitorId}` : VIEWS[view].path;
+      const search = params.toString();
+      return search ? `${path}?${search}` : path;
+    },
+    refresh: () => route(false),
+  };
+  // Links to dashboard pages stay in the page (a modified click still opens a tab).
+  document.addEventListener('click', (event) => {
+    const a = (event.target as Element | null)?.closest?.('a');
+    if (!a || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (a.origin !== location.origin || a.target || !viewOf(a.pathname)) return;
+    event.preventDefault();
+    nav.go(a.pathname + a.search);
+  });
+  window.addEventListener('popstate', () => route(true));
+  return nav;
+}

@@ -1,0 +1,147 @@
+// Visitor: one device's page (/dashboard/visitors/<id>): its visits newest
+// first in every project (Older visits), the visitors merged into it, the
+// linkedIds it was seen with, a link to its events, and deleting its data.
+import type { z } from 'zod';
+import type { VisitorTimelineSchema, VisitSummarySchema } from '../../../contract/explorer.js';
+import { api } from '../browser/client.js';
+import { button, el, labelCells, node, text } from '../browser/dom.js';
+import { place, when } from './explorer.js';
+import type { Nav, Route } from './router.js';
+import { report, type Projects } from './types.js';
+
+type VisitSummary = z.infer<typeof VisitSummarySchema>;
+type Timeline = z.infer<typeof VisitorTimelineSchema>;
+
+const VISITOR_ID = /^iq_[0-9A-HJKMNP-TV-Z]{26}$/;
+/** Events looked at per project for the linkedIds a visitor was seen with. */
+const LINKED_SCAN = 100;
+
+export function visitorView(projects: Projects, nav: Nav): { show(route: Route): void } {
+  let visitor: { id: string; before?: string } | null = null;
+
+  const visitRow = (v: VisitSummary) => {
+    const tr = node('tr');
+    const time = node('td', when(v.timestamp), 'nowrap');
+    if (v.originalVisitorId) time.append(node('span', `as ${v.originalVisitorId}`, 'sub-line mono'));
+    const risk = node('td');
+    if (v.riskFactors.length) risk.append(...v.riskFactors.map((r) => node('span', r, 'badge plain')));
+    else risk.append(node('span', 'none', 'muted'));
+    risk.append(node('span', `bot ${v.botProbability.toFixed(2)}`, 'sub-line'));
+    tr.append(
+      time,
+      node('td', place(v.country, v.city, v.region)),
+      node('td', v.network || '—', 'text'),
+      node('td', v.browser),
+      node('td', v.confidence.toFixed(2)),
+      risk,
+    );
+    return tr;
+  };
+
+  const renderTimeline = (t: Timeline, more: boolean) => {
+    visitor = { id: t.visitorId, ...(t.nextBefore ? { before: t.nextBefore } : {}) };
+    text('visitor-id', t.visitorId);
+    text('visitor-total', String(t.totalVisits));
+    text('visitor-first', `${when(t.firstSeenAt)} UTC`);
+    text('visitor-merged', t.mergedFrom.length ? t.mergedFrom.join(', ') : 'none');
+    el<HTMLAnchorElement>('visitor-events').href = nav.href('events', { visitorId: t.visitorId });
+    el('visitor-facts').hidden = false;
+    const body = el<HTMLTableSectionElement>('visits-body');
+    const rows = t.visits.map(visitRow);
+    if (more) body.append(...rows);
+    else body.replaceChildren(...rows);
+    labelCells(body);
+    el('visits-table').hidden = body.rows.length === 0;
+    el('visits-empty').hidden = !(more && t.visits.length === 0);
+    el('visits-more').hidden = !t.nextBefore;
+  };
+
+  /** The linkedIds of the visitor's newest events in each project. */
+  const showLinked = async (id: string) => {
+    text('visitor-linked', 'Loading…');
+    const pages = await Promise.all(
+      projects.list().map((p) => api.explorer.listProjectEvents({ params: { projectId: p.id }, query: { visitorId: id, limit: LINKED_SCAN } })),
+    );
+    if (visitor?.id !== id) return;
+    const seen = new Set<string>();
+    for (const page of pages) if (page.status === 200) for (const e of page.body.events) if (e.linkedId !== undefined) seen.add(e.linkedId);
+    text('visitor-linked', seen.size ? [...seen].sort().join(', ') : 'none in its newest events');
+  };
+
+  const load = async (id: string, before?: string) => {
+    const more = before !== undefined;
+    report('visitor-error', null);
+    report('visits-more-error', null);
+    if (!more) text('visitor-status', 'Loading…');
+    const res = await api.explorer.getVisitorTimeline({ params: { visitorId: id }, query: more ? { before } : {} });
+    if (visitor?.id !== id) return;
+    text('visitor-status', '');
+    if (res.status !== 200) return report(more ? 'visits-more-error' : 'visitor-error', res);
+    renderTimeline(res.body, more);
+    if (!more) {
+      el('forget-panel').hidden = false;
+      void showLinked(res.body.visitorId);
+    }
+  };
+
+  /** Deleting takes two steps in place: Delete visitor data, then Confirm delete (or Cancel). */
+  const forgetButton = (): HTMLButtonElement => {
+    const b = button('Delete visitor data', 'btn danger', () => {
+      const cancel = button('Cancel', 'btn secondary', () => {
+        el('forget-actions').replaceChildren(forgetButton());
+        el('forget-actions').querySelector('button')?.focus();
+      });
+      const confirm = button('Confirm delete', 'btn danger', () => void forget());
+      el('forget-actions').replaceChildren(confirm, ' ', cancel);
+      cancel.focus();
+    });
+    b.id = 'forget';
+    return b;
+  };
+
+  const forget = async () => {
+    if (!visitor) return;
+    const id = visitor.id;
+    report('forget-error', null);
+    const res = await api.explorer.deleteAccountVisitor({ params: { visitorId: id } });
+    el('forget-actions').replaceChildren(forgetButton());
+    if (res.status !== 202) return report('forget-error', res);
+    text(
+      'forget-status',
+      `Deleting ${res.body.visitorId} (${res.body.deletionId}, ${res.body.status}): its data disappears in the background, in every project.`,
+    );
+    el('visitor-panel').hidden = true;
+    el('forget-actions').hidden = true;
+  };
+
+  el('visits-more').addEventListener('click', () => visitor?.before && void load(visitor.id, visitor.before));
+  el('visitor-open').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const id = el<HTMLInputElement>('visitor-open-id').value.trim();
+    if (!VISITOR_ID.test(id)) return report('visitor-open-error', 'A visitor id is iq_ followed by 26 letters and digits.');
+    report('visitor-open-error', null);
+    nav.go(nav.href('visitor', {}, id));
+  });
+
+  return {
+    show(route) {
+      const id = route.visitorId;
+      visitor = id ? { id } : null;
+      text('visitor-id', id ?? '');
+      el<HTMLInputElement>('visitor-open-id').value = id ?? '';
+      report('visitor-open-error', null);
+      el('visitor-none').hidden = id !== undefined;
+      el('visitor-panel').hidden = id === undefined;
+      el('forget-panel').hidden = true;
+      el('forget-actions').hidden = false;
+      el('forget-actions').replaceChildren(forgetButton());
+      report('forget-error', null);
+      text('forget-status', '');
+      el('visitor-facts').hidden = true;
+      el('visits-table').hidden = true;
+      el('visits-more').hidden = true;
+      el('visits-empty').hidden = true;
+      if (id) void load(id);
+    },
+  };
+}
