@@ -69,6 +69,7 @@ export function instanceView(account: Account): { show(): void } {
 
   const loadInvitations = async () => {
     report('invite-error', null);
+    el('invitations-empty').hidden = true;
     const res = await api.admin.listInvitations();
     if (res.status !== 200) return report('invite-error', res);
     renderInvitations(res.body.invitations);

@@ -86,8 +86,12 @@ export function keysView(projects: Projects, install: Install): { show(): void }
     text('key-status', '');
     report('key-error', null);
     if (!projectId) return;
+    el('keys-empty').hidden = true;
+    el('keys-body').replaceChildren();
+    el('keys-loading').hidden = false;
     const res = await api.account.listKeys({ params: { projectId } });
     if (projectId !== projects.current()?.id) return;
+    el('keys-loading').hidden = true;
     if (res.status !== 200) return report('key-error', res);
     keys = res.body.keys;
     render();

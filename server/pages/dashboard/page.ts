@@ -223,6 +223,7 @@ const BODY = `<main class="wide dash">
       </tr></thead>
       <tbody id="keys-body"></tbody>
     </table>
+    <p id="keys-loading" class="muted" role="status" hidden>Loading…</p>
     <p id="keys-empty" class="muted" hidden>No keys in this project yet: create a live key for your site (a test key for development), a secret key for your server.</p>
   </section>
 </section>
@@ -242,6 +243,7 @@ const BODY = `<main class="wide dash">
       <thead><tr><th scope="col">URL</th><th scope="col">Secret</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
       <tbody id="hooks-body"></tbody>
     </table>
+    <p id="hooks-loading" class="muted" role="status" hidden>Loading…</p>
     <p id="hooks-empty" class="muted" hidden>No endpoints in this project yet: add your server's URL above to receive each identification.</p>
     <div id="deliveries" hidden>
       <h2 id="deliveries-title">Deliveries</h2>

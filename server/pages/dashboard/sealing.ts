@@ -45,8 +45,12 @@ export function sealingPanel(projects: Projects): { show(): Promise<void> } {
       el('sealing-secret').replaceChildren();
       report('sealing-error', null);
       if (!projectId) return;
+      text('sealing-state', 'Loading…');
       const res = await sealing.getSealing({ params: { projectId } });
-      if (res.status !== 200) return report('sealing-error', res);
+      if (res.status !== 200) {
+        text('sealing-state', '');
+        return report('sealing-error', res);
+      }
       render(res.body);
     },
   };

@@ -20,7 +20,11 @@ export function webhooksPanel(projects: Projects): { show(): Promise<void> } {
 
   const load = async () => {
     report('hook-error', null);
+    el('hooks-empty').hidden = true;
+    el('hooks-body').replaceChildren();
+    el('hooks-loading').hidden = false;
     const res = await hooks.listWebhooks({ params: { projectId } });
+    el('hooks-loading').hidden = true;
     if (res.status !== 200) return report('hook-error', res);
     endpoints = res.body.endpoints;
     render();
