@@ -122,7 +122,7 @@ export class MemoryIndex implements LinkIndex {
   }
 
   async remember(r: Remembered) {
-    if (r.tokenHash) this.tokens.set(r.tokenHash, r.visitorId);
+    for (const t of [r.tokenHash, ...(r.moreTokens ?? [])]) if (t) this.tokens.set(t, r.visitorId);
     if (r.created) {
       this.account.visitors++;
       if (Number.isNaN(this.account.since)) this.account.since = this.visitors.get(r.visitorId)!.firstSeenAt;

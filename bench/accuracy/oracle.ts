@@ -5,7 +5,8 @@
 //
 // Online, in time order, with perfect discrimination and ideal healing:
 // - A visit presenting a token this device presented before keeps that
-//   token's visitor.
+//   token's visitor (with --integration, the first-party proxy's device
+//   cookie counts as one of its tokens).
 // - Any other visit (first visit, private window, cleared storage, ITP
 //   deletion, no storage) goes to the device's current visitor (that of its
 //   last visit) when the device was seen before and is *distinguishable*;
@@ -25,7 +26,7 @@
 //   count on it). "No healing" is the same oracle without re-joining.
 // Recall: revisits on the device's first visitor (or one healed into it).
 //
-//   node --import tsx bench/accuracy/oracle.ts [--devices 5000] [--seed 1] [--world base ...] [--threads 2] [--components all|stable] [--network carrier-asn|prefix]
+//   node --import tsx bench/accuracy/oracle.ts [--devices 5000] [--seed 1] [--world base ...] [--threads 2] [--components all|stable] [--network carrier-asn|prefix] [--integration]
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -65,6 +66,7 @@ class Count {
 
 export interface OracleResult {
   world: string;
+  integration: boolean;
   devices: number;
   events: number;
   revisits: number;
@@ -75,6 +77,8 @@ export interface OracleResult {
   privateOrClearedUnhealed: number;
   webkit: number;
   webkitUnhealed: number;
+  /** Revisits after Safari's 7-day deletion of script storage. */
+  itpExpired: number;
   /** Revisits without a surviving token, and the share of them that were ties (lost until healed). */
   tokenless: number;
   tied: number;
@@ -87,6 +91,8 @@ export interface OracleOptions {
   components: 'all' | 'stable';
   /** Network key: the prefix, the AS on carriers and none through anonymizers; or the prefix of every visit. */
   network: 'carrier-asn' | 'prefix';
+  /** The site uses the first-party proxy integration (its device cookie). */
+  integration?: boolean;
 }
 
 /** The network a visit's fit is judged on. */
@@ -106,7 +112,7 @@ export async function oracle(
   const world = worldNamed(worldName);
   const n = world.devices ?? size;
   const asn = await loadAsn();
-  const { born, schedule, visits } = worldOf(world, n, seed);
+  const { born, schedule, visits } = worldOf(world, n, seed, { integration: opts.integration });
   const compared = opts.components === 'all' ? NAMES : STABLE;
   const webkitDevice = born.map(({ device: d }) => d.profile.os === 'iOS' || d.profile.family === 'Safari');
 
@@ -124,6 +130,7 @@ export async function oracle(
   const all = new Count();
   const privateOrCleared = new Count();
   const webkit = new Count();
+  const itp = new Count();
   let tokenless = 0;
   let tied = 0;
 
@@ -135,6 +142,7 @@ export async function oracle(
     const c = extractComponents(sim.values);
     const key = compared.map((k) => c[k] ?? '∅').join('\n');
     const token = sim.values.deviceToken?.token ?? null;
+    const cookie = sim.cookie ? `cookie:${sim.cookie.token}` : null;
 
     let distinguishable = false;
     if (i > 0) {
@@ -148,7 +156,7 @@ export async function oracle(
       }
     }
 
-    const kept = token === null ? undefined : tokens[dev]!.get(token);
+    const kept = (token === null ? undefined : tokens[dev]!.get(token)) ?? (cookie === null ? undefined : tokens[dev]!.get(cookie));
     let visitor: number;
     if (kept !== undefined) visitor = kept;
     else if (distinguishable) visitor = current[dev]!;
@@ -158,7 +166,7 @@ export async function oracle(
       if (i === 0) first[dev] = visitor;
     }
     if (distinguishable) for (const v of visitorsOf[dev]!) root[v] = first[dev]!;
-    if (token !== null && kept === undefined) tokens[dev]!.set(token, visitor);
+    for (const t of [token, cookie]) if (t !== null && !tokens[dev]!.has(t)) tokens[dev]!.set(t, visitor);
     current[dev] = visitor;
 
     if (i > 0) {
@@ -167,6 +175,7 @@ export async function oracle(
       all.add(healed, unhealed);
       if (sim.drift.includes('incognito') || sim.drift.includes('storageCleared')) privateOrCleared.add(healed, unhealed);
       if (webkitDevice[dev]) webkit.add(healed, unhealed);
+      if (sim.drift.includes('itpExpired')) itp.add(healed, unhealed);
       if (kept === undefined) {
         tokenless++;
         if (!distinguishable) tied++;
@@ -182,6 +191,7 @@ export async function oracle(
 
   return {
     world: world.name,
+    integration: opts.integration ?? false,
     devices: n,
     events: schedule.length,
     revisits: all.revisits,
@@ -192,6 +202,7 @@ export async function oracle(
     privateOrClearedUnhealed: privateOrCleared.recallUnhealed,
     webkit: webkit.recall,
     webkitUnhealed: webkit.recallUnhealed,
+    itpExpired: itp.recall,
     tokenless: all.revisits ? tokenless / all.revisits : NaN,
     tied: tokenless ? tied / tokenless : NaN,
     split: visitorsOf.filter((vs, d) => vs.some((v) => root[v] !== first[d])).length,
@@ -207,7 +218,7 @@ async function inWorkers(jobs: { world: string; devices: number; seed: number; o
     Array.from({ length: Math.max(1, threads) }, async () => {
       for (let i = next++; i < jobs.length; i = next++) {
         out[i] = await new Promise<OracleResult>((resolve, reject) => {
-          const w = new Worker(code, { eval: true, workerData: jobs[i] });
+          const w = new Worker(code, { eval: true, workerData: { ...jobs[i], oracleJob: true } });
           w.once('message', resolve);
           w.once('error', reject);
         });
@@ -218,7 +229,8 @@ async function inWorkers(jobs: { world: string; devices: number; seed: number; o
   return out;
 }
 
-if (!isMainThread) {
+// A worker of this file's own (run.ts's workers import it as a module).
+if (!isMainThread && (workerData as { oracleJob?: boolean } | null)?.oracleJob) {
   const { world, devices, seed, opts } = workerData as { world: string; devices: number; seed: number; opts: OracleOptions };
   parentPort!.postMessage(await oracle(world, devices, seed, opts));
 } else if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
@@ -230,6 +242,7 @@ if (!isMainThread) {
       threads: { type: 'string', default: String(Math.min(2, availableParallelism())) },
       components: { type: 'string', default: 'all' },
       network: { type: 'string', default: 'carrier-asn' },
+      integration: { type: 'boolean', default: false },
     },
   });
   const devices = Number(args.devices);
@@ -238,7 +251,7 @@ if (!isMainThread) {
   names.forEach(worldNamed);
   if (!['all', 'stable'].includes(args.components) || !['carrier-asn', 'prefix'].includes(args.network))
     throw new Error('--components all|stable, --network carrier-asn|prefix');
-  const opts = { components: args.components, network: args.network } as OracleOptions;
+  const opts = { components: args.components, network: args.network, integration: args.integration } as OracleOptions;
   const started = performance.now();
   const results = await inWorkers(
     names.map((world) => ({ world, devices, seed, opts })),
@@ -247,20 +260,33 @@ if (!isMainThread) {
 
   const pct = (x: number, d = 2) => (Number.isFinite(x) ? `${(x * 100).toFixed(d)}%` : '-');
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const cols = ['recall', 'recallUnhealed', 'privateOrCleared', 'privateOrClearedUnhealed', 'webkit', 'webkitUnhealed'] as const;
+  const cols = ['recall', 'recallUnhealed', 'privateOrCleared', 'privateOrClearedUnhealed', 'webkit', 'webkitUnhealed', 'itpExpired'] as const;
   const across = (f: (xs: number[]) => number) => cols.map((k) => pct(f(results.map((r) => r[k]))));
 
   console.log(
-    `deviceid oracle ceiling: ${devices} devices per world, seed ${seed}, ${results.length} worlds, components ${opts.components}, network ${opts.network}, ${Math.round((performance.now() - started) / 1000)}s`,
+    `deviceid oracle ceiling: ${devices} devices per world, seed ${seed}, ${results.length} worlds, components ${opts.components}, network ${opts.network}, ${opts.integration ? 'first-party integration' : 'no integration'}, ${Math.round((performance.now() - started) / 1000)}s`,
   );
   table(
     'per world (ideal healing; "no heal": the same oracle without re-joining)',
-    ['world', 'revisits', 'recall', 'no heal', 'private/cleared', 'no heal', 'Safari/iOS', 'no heal', 'no token', 'of which tied', 'devices split'],
+    [
+      'world',
+      'revisits',
+      'recall',
+      'no heal',
+      'private/cleared',
+      'no heal',
+      'Safari/iOS',
+      'no heal',
+      'ITP-deleted',
+      'no token',
+      'of which tied',
+      'devices split',
+    ],
     results.map((r) => [r.world, r.revisits, ...cols.map((k) => pct(r[k])), pct(r.tokenless), pct(r.tied), r.split]),
   );
   table(
     'across worlds',
-    ['', 'recall', 'no heal', 'private/cleared', 'no heal', 'Safari/iOS', 'no heal'],
+    ['', 'recall', 'no heal', 'private/cleared', 'no heal', 'Safari/iOS', 'no heal', 'ITP-deleted'],
     [
       ['mean', ...across(mean)],
       ['worst', ...across((xs) => Math.min(...xs))],
@@ -271,6 +297,7 @@ if (!isMainThread) {
         `≥${pct(TARGETS.privateOrCleared, 0)}`,
         '',
         `≥${pct(TARGETS.webkit, 0)}`,
+        '',
         '',
       ],
     ],

@@ -1,22 +1,28 @@
 // Accuracy benchmark over perturbed worlds: every world of world.ts (or the
 // ones named) with the same number of devices, in worker threads, then each
-// world's figures, their mean and their worst case, against the targets.
+// world's figures, their mean and their worst case, against the targets;
+// each world as a site without and with the first-party proxy integration
+// (its server-set device cookie), and the oracle's ceiling on the same visits.
 //
-//   node --import tsx bench/accuracy/run.ts [--devices 50000] [--seed 1] [--world base --world 'rates x2' ...] [--threads 2] [--out results.json]
+//   node --import tsx bench/accuracy/run.ts [--devices 50000] [--seed 1] [--world base --world 'rates x2' ...]
+//     [--integration both|off|on] [--no-oracle] [--threads 2] [--out results.json]
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { inWorkers } from './pool.js';
+import type { OracleResult } from './oracle.js';
 import type { WorldResult } from './simulate.js';
 import { WORLDS } from './world.js';
 
-const TARGETS = { recall: 0.97, falseMerge: 0.005, worstRecall: 0.95, worstFalseMerge: 0.01, privateOrCleared: 0.9, webkit: 0.85, ece: 0.03 };
+const TARGETS = { recall: 0.97, falseMerge: 0.005, worstRecall: 0.95, worstFalseMerge: 0.01, privateOrCleared: 0.9, webkit: 0.85, itpExpired: 0.9, ece: 0.03 };
 
 const { values: args } = parseArgs({
   options: {
     devices: { type: 'string', default: '50000' },
     seed: { type: 'string', default: '1' },
     world: { type: 'string', multiple: true },
+    integration: { type: 'string', default: 'both' },
+    'no-oracle': { type: 'boolean', default: false },
     threads: { type: 'string', default: String(Math.min(2, availableParallelism())) },
     out: { type: 'string', default: new URL('./results.json', import.meta.url).pathname },
   },
@@ -24,62 +30,129 @@ const { values: args } = parseArgs({
 const devices = Number(args.devices);
 const seed = Number(args.seed);
 const names = args.world?.length ? args.world : WORLDS.map((w) => w.name);
+const MODES = { off: [false], on: [true], both: [false, true] } as Record<string, boolean[]>;
+const modes = MODES[args.integration!];
+if (!modes) throw new Error('--integration both|off|on');
+const withOracle = !args['no-oracle'];
+const label = (integration: boolean) => (integration ? 'proxy' : 'direct');
 
 const started = performance.now();
-const results = await inWorkers<WorldResult>(
-  names.map((world) => ({ world, devices, seed })),
+const results = await inWorkers<WorldResult & { oracle?: OracleResult }>(
+  names.flatMap((world) => modes.map((integration) => ({ world, devices, seed, integration, withOracle }))),
   Number(args.threads),
-  (_, r) => console.error(`${r.world}: ${r.seconds}s`),
+  (_, r) => console.error(`${r.world} (${label(r.integration)}): ${r.seconds}s`),
 );
-results.sort((a, b) => names.indexOf(a.world) - names.indexOf(b.world));
+results.sort((a, b) => names.indexOf(a.world) - names.indexOf(b.world) || Number(a.integration) - Number(b.integration));
 
 const pct = (x: number | null, d = 2) => (x === null || !Number.isFinite(x) ? '-' : `${(x * 100).toFixed(d)}%`);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const summary = results.map((r) => ({
   world: r.world,
+  integration: r.integration,
+  oracle: r.oracle?.recall ?? null,
+  oracleWebkit: r.oracle?.webkit ?? null,
+  oracleItp: r.oracle?.itpExpired ?? null,
   recall: r.overall.recall!,
   falseMerge: r.overall.falseMergeRate!,
   privateOrCleared: r.privateOrCleared.recall!,
   webkit: r.webkit.recall!,
+  itpExpired: r.byDrift.itpExpired!.recall,
   ece: r.ece,
   mergedDevices: r.overall.devicesWronglyMerged / r.devices,
   merges: r.overall.merges,
 }));
-const agg = {
-  mean: {
-    recall: mean(summary.map((s) => s.recall)),
-    falseMerge: mean(summary.map((s) => s.falseMerge)),
-    privateOrCleared: mean(summary.map((s) => s.privateOrCleared)),
-    webkit: mean(summary.map((s) => s.webkit)),
-    ece: mean(summary.map((s) => s.ece)),
-  },
-  worst: {
-    recall: Math.min(...summary.map((s) => s.recall)),
-    falseMerge: Math.max(...summary.map((s) => s.falseMerge)),
-    privateOrCleared: Math.min(...summary.map((s) => s.privateOrCleared)),
-    webkit: Math.min(...summary.map((s) => s.webkit)),
-    ece: Math.max(...summary.map((s) => s.ece)),
-  },
+const numbers = (xs: (number | null)[]) => xs.filter((x): x is number => x !== null && Number.isFinite(x));
+const aggregate = (rows: typeof summary) => {
+  const col = (k: 'oracle' | 'oracleWebkit' | 'oracleItp' | 'recall' | 'falseMerge' | 'privateOrCleared' | 'webkit' | 'itpExpired' | 'ece') =>
+    numbers(rows.map((s) => s[k]));
+  const lowest = (xs: number[]) => (xs.length ? Math.min(...xs) : null);
+  const highest = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
+  const avg = (xs: number[]) => (xs.length ? mean(xs) : null);
+  return {
+    mean: {
+      oracle: avg(col('oracle')),
+      oracleWebkit: avg(col('oracleWebkit')),
+      oracleItp: avg(col('oracleItp')),
+      recall: avg(col('recall'))!,
+      falseMerge: avg(col('falseMerge'))!,
+      privateOrCleared: avg(col('privateOrCleared'))!,
+      webkit: avg(col('webkit'))!,
+      itpExpired: avg(col('itpExpired')),
+      ece: avg(col('ece'))!,
+    },
+    worst: {
+      oracle: lowest(col('oracle')),
+      oracleWebkit: lowest(col('oracleWebkit')),
+      oracleItp: lowest(col('oracleItp')),
+      recall: lowest(col('recall'))!,
+      falseMerge: highest(col('falseMerge'))!,
+      privateOrCleared: lowest(col('privateOrCleared'))!,
+      webkit: lowest(col('webkit'))!,
+      itpExpired: lowest(col('itpExpired')),
+      ece: highest(col('ece'))!,
+    },
+  };
 };
+const agg = Object.fromEntries(modes.map((m) => [label(m), aggregate(summary.filter((s) => s.integration === m))]));
 
-console.log(`deviceid accuracy: ${devices} devices per world, seed ${seed}, ${results.length} worlds, ${Math.round((performance.now() - started) / 1000)}s`);
+console.log(
+  `deviceid accuracy: ${devices} devices per world, seed ${seed}, ${names.length} worlds × ${modes.map(label).join(' and ')}, ${Math.round((performance.now() - started) / 1000)}s`,
+);
 table(
-  'per world',
-  ['world', 'recall', 'false merge', 'private/cleared', 'Safari/iOS', 'ECE', 'devices merged', 'heals'],
-  summary.map((s) => [s.world, pct(s.recall), pct(s.falseMerge, 3), pct(s.privateOrCleared), pct(s.webkit), s.ece.toFixed(4), pct(s.mergedDevices), s.merges]),
+  'per world (site without / with the first-party proxy integration)',
+  ['world', 'site', 'oracle', 'recall', 'false merge', 'private/cleared', 'Safari/iOS', 'ITP-deleted', 'oracle Safari/iOS', 'ECE', 'devices merged', 'heals'],
+  summary.map((s) => [
+    s.world,
+    label(s.integration),
+    pct(s.oracle),
+    pct(s.recall),
+    pct(s.falseMerge, 3),
+    pct(s.privateOrCleared),
+    pct(s.webkit),
+    pct(s.itpExpired),
+    pct(s.oracleWebkit),
+    s.ece.toFixed(4),
+    pct(s.mergedDevices),
+    s.merges,
+  ]),
 );
 table(
   'across worlds',
-  ['', 'recall', 'false merge', 'private/cleared', 'Safari/iOS', 'ECE'],
+  ['', 'oracle', 'recall', 'false merge', 'private/cleared', 'Safari/iOS', 'ITP-deleted', 'ECE'],
   [
-    ['mean', pct(agg.mean.recall), pct(agg.mean.falseMerge, 3), pct(agg.mean.privateOrCleared), pct(agg.mean.webkit), agg.mean.ece.toFixed(4)],
-    ['worst', pct(agg.worst.recall), pct(agg.worst.falseMerge, 3), pct(agg.worst.privateOrCleared), pct(agg.worst.webkit), agg.worst.ece.toFixed(4)],
+    ...modes.flatMap((m) => {
+      const a = agg[label(m)]!;
+      return [
+        [
+          `mean, ${label(m)}`,
+          pct(a.mean.oracle),
+          pct(a.mean.recall),
+          pct(a.mean.falseMerge, 3),
+          pct(a.mean.privateOrCleared),
+          pct(a.mean.webkit),
+          pct(a.mean.itpExpired),
+          a.mean.ece.toFixed(4),
+        ],
+        [
+          `worst, ${label(m)}`,
+          pct(a.worst.oracle),
+          pct(a.worst.recall),
+          pct(a.worst.falseMerge, 3),
+          pct(a.worst.privateOrCleared),
+          pct(a.worst.webkit),
+          pct(a.worst.itpExpired),
+          a.worst.ece.toFixed(4),
+        ],
+      ];
+    }),
     [
       'target',
+      '',
       `≥${pct(TARGETS.recall, 0)} (worst ≥${pct(TARGETS.worstRecall, 0)})`,
       `≤${pct(TARGETS.falseMerge, 1)} (worst ≤${pct(TARGETS.worstFalseMerge, 0)})`,
       `≥${pct(TARGETS.privateOrCleared, 0)}`,
       `≥${pct(TARGETS.webkit, 0)}`,
+      `≥${pct(TARGETS.itpExpired, 0)} (proxy)`,
       `≤${TARGETS.ece}`,
     ],
   ],
@@ -110,7 +183,7 @@ table(
 
 writeFileSync(
   args.out,
-  `${JSON.stringify({ config: { devices, seed, worlds: names }, targets: TARGETS, summary, aggregate: agg, worlds: results }, null, 2)}\n`,
+  `${JSON.stringify({ config: { devices, seed, worlds: names, integration: modes.map(label) }, targets: TARGETS, summary, aggregate: agg, worlds: results }, null, 2)}\n`,
 );
 
 function table(title: string, header: string[], rows: (string | number)[][]) {

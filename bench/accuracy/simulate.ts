@@ -10,11 +10,12 @@ import { visitNetwork } from '../../server/edge/network.js';
 import { coverage, extractComponents } from '../../server/identification/components.js';
 import { confidenceOf } from '../../server/identification/confidence.js';
 import { link, remembered, type MatchKind, type Visit } from '../../server/identification/linker.js';
+import { chooseToken, tokensToPoint } from '../../server/identification/service.js';
 import { DRIFTS, Revisits } from './drift.js';
 import { MemoryIndex } from './memoryIndex.js';
 import { NetworkLife, Places } from './network.js';
 import type { SignalValues } from '../../contract/signals.js';
-import { generatePopulation, signalsOf, type Device } from './population.js';
+import { digest, generatePopulation, rng, signalsOf, type Device, type Rng } from './population.js';
 import type { World } from './world.js';
 
 const NO_LISTS = { tor: false, vpn: false, cdn: false, datacenter: false };
@@ -59,6 +60,8 @@ export interface Decision {
 
 export interface WorldResult {
   world: string;
+  /** Whether the site used the first-party proxy integration. */
+  integration: boolean;
   devices: number;
   seed: number;
   events: number;
@@ -89,7 +92,7 @@ function groupsOf(d: Device): string[] {
 
 let asnDb: Promise<AsnDb> | undefined;
 
-export interface SimulateOptions {
+export interface SimulateOptions extends WorldOptions {
   /** Keep every decision (for fitting the calibration). */
   keepDecisions?: boolean;
   /** Called with every decision and its ground truth (diagnostics). */
@@ -120,19 +123,59 @@ export interface SimVisit {
   ip: string;
   values: Partial<SignalValues>;
   drift: string[];
+  /** On a site with the first-party integration: the device cookie the visit presented, or the one issued on it. */
+  cookie?: { token: string; presented: boolean };
+}
+
+/**
+ * The first-party proxy integration's device cookie (server-set, HttpOnly,
+ * 400 days): issued on a visit that presents none, presented from the next.
+ * It outlives script storage (Safari's 7-day deletion, storage cleared
+ * without cookies) but not "clear all site data"; a private window has its
+ * own cookie jar, which dies with it. From a random stream of its own, so
+ * that the visits are the same with and without the integration.
+ */
+class CookieJar {
+  private kept: string | null = null;
+  private issued = 0;
+  private readonly r: Rng;
+
+  constructor(
+    private readonly dev: number,
+    seed: number,
+    private readonly cookieCleared: number,
+  ) {
+    this.r = rng(Math.imul(seed + 7919, 0x85ebca6b) ^ Math.imul(dev + 1, 0xc2b2ae35));
+  }
+
+  visit(drift: readonly string[]): { token: string; presented: boolean } {
+    const issue = () => digest('cookie', this.dev, this.issued++);
+    if (drift.includes('incognito')) return { token: issue(), presented: false };
+    if (drift.includes('storageCleared') && this.r() < this.cookieCleared) this.kept = null;
+    if (this.kept) return { token: this.kept, presented: true };
+    this.kept = issue();
+    return { token: this.kept, presented: false };
+  }
+}
+
+export interface WorldOptions {
+  /** The site serves the agent and identify through the first-party proxy integration. */
+  integration?: boolean;
 }
 
 /** A world's devices and their visits in time order (the HTTP check replays the same stream). */
-export function worldOf(world: World, n: number, seed: number) {
+export function worldOf(world: World, n: number, seed: number, opts: WorldOptions = {}) {
   const born = generatePopulation(n, seed, world);
   const places = new Places(world, seed);
   const sims = born.map((b) => new Revisits(b.device, b.firstDay, seed, world));
   const nets = born.map((b) => new NetworkLife(b.device, places, seed));
+  const jars = opts.integration ? born.map((_, dev) => new CookieJar(dev, seed, world.cookieCleared)) : null;
   const schedule = sims.flatMap((s, dev) => s.days.map((day, i) => ({ day, dev, i }))).sort((a, b) => a.day - b.day);
   function* visits(): Generator<SimVisit> {
     for (const { dev, i } of schedule) {
       const sim = sims[dev]!.visit(i);
-      yield { dev, i, t: sim.t, ip: nets[dev]!.next(sim.t), values: sim.values, drift: sim.drift };
+      const cookie = jars?.[dev]!.visit(sim.drift);
+      yield { dev, i, t: sim.t, ip: nets[dev]!.next(sim.t), values: sim.values, drift: sim.drift, ...(cookie ? { cookie } : {}) };
     }
   }
   return { born, sims, schedule, visits };
@@ -142,7 +185,7 @@ export async function simulate(world: World, size: number, seed: number, opts: S
   const started = performance.now();
   const n = world.devices ?? size;
   const asn = await (asnDb ??= loadAsn());
-  const { born, sims, schedule, visits } = worldOf(world, n, seed);
+  const { born, sims, schedule, visits } = worldOf(world, n, seed, opts);
   const groups = born.map(({ device }) => groupsOf(device));
   const webkitDevice = born.map(({ device: d }) => d.profile.os === 'iOS' || d.profile.family === 'Safari');
 
@@ -164,10 +207,18 @@ export async function simulate(world: World, size: number, seed: number, opts: S
     const network = visitNetwork(ip, asnInfo, classifyNetwork(asnInfo, NO_LISTS));
     const components = extractComponents(sim.values);
     const token = sim.values.deviceToken?.token;
-    const visit: Visit = { components, tokenHash: token ? sha(token) : null, network, incognito: sim.values.incognito?.likely ?? false, now: sim.t };
+    // The tokens as the service combines them (service.ts): the agent's and, through the proxy, the device cookie's.
+    const scriptToken = token ? sha(token) : null;
+    const cookieToken = sim.cookie ? sha(`cookie:${sim.cookie.token}`) : null;
+    const presentedCookie = sim.cookie?.presented ? cookieToken : null;
+    const presented = [scriptToken, presentedCookie].filter((t): t is string => t !== null);
+    const owners = new Map(await Promise.all(presented.map(async (t) => [t, await index.tokenOwner(t)] as const)));
+    const tokenHash = chooseToken(scriptToken, presentedCookie, owners);
+    const visit: Visit = { components, tokenHash, network, incognito: sim.values.incognito?.likely ?? false, now: sim.t };
     const match = await link(index, visit);
     const before = index.record(match, visit);
-    await index.remember(remembered(before, match, visit, match.kind === 'new'));
+    const moreTokens = tokensToPoint([scriptToken, cookieToken], tokenHash, owners, match);
+    await index.remember({ ...remembered(before, match, visit, match.kind === 'new'), moreTokens });
     if (match.mergedFrom) merges++;
     const cov = coverage(components);
     const confidence = confidenceOf({ kind: match.kind, p: match.p, coverage: cov });
@@ -223,6 +274,7 @@ export async function simulate(world: World, size: number, seed: number, opts: S
   const { ece, reliability } = calibrationOf(decisions);
   return {
     world: world.name,
+    integration: opts.integration ?? false,
     devices: n,
     seed,
     events: schedule.length,

@@ -1,8 +1,10 @@
 // Runs one world in a worker thread (run.ts and fit.ts run two at a time on
 // two cores). With `collect`, it returns every fingerprint decision's
-// candidates and which of them was right, for fit.ts.
+// candidates and which of them was right, for fit.ts; with `oracle`, the
+// oracle's ceiling on the same visits beside the linker's result (run.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Features } from '../../server/identification/evidence.js';
+import { oracle } from './oracle.js';
 import { simulate } from './simulate.js';
 import { worldNamed } from './world.js';
 
@@ -11,16 +13,20 @@ export interface Choice {
   candidates: { f: Features; right: boolean }[];
 }
 
-const { world, devices, seed, collect, keepDecisions } = workerData as {
+const { world, devices, seed, collect, keepDecisions, integration, withOracle } = workerData as {
   world: string;
   devices: number;
   seed: number;
   collect?: boolean;
   keepDecisions?: boolean;
+  integration?: boolean;
+  withOracle?: boolean;
 };
 const choices: Choice[] = [];
+const ceiling = withOracle ? await oracle(world, devices, seed, { components: 'all', network: 'carrier-asn', integration }) : undefined;
 const result = await simulate(worldNamed(world), devices, seed, {
   keepDecisions,
+  integration,
   trace: collect
     ? (t) => {
         const scored = t.match.scored;
@@ -28,4 +34,4 @@ const result = await simulate(worldNamed(world), devices, seed, {
       }
     : undefined,
 });
-parentPort!.postMessage(collect ? { result, choices } : result);
+parentPort!.postMessage(collect ? { result, choices } : ceiling ? { ...result, oracle: ceiling } : result);

@@ -38,6 +38,13 @@ export interface World {
   visitRate: number;
   /** A site of this many devices whatever the run's size (a young, small account). */
   devices?: number;
+  /**
+   * Of the storage clearings, the share that also deletes cookies ("clear all
+   * site data", the default of every browser's clearing dialog); the rest lose
+   * script storage only (storage eviction, cleaners and settings that delete
+   * local storage). Matters only to sites with the first-party integration.
+   */
+  cookieCleared: number;
 }
 
 export interface Rates {
@@ -85,6 +92,7 @@ export const BASE_WORLD: World = {
   vpnVisits: 0.5,
   privateRelay: 0.15,
   visitRate: 1,
+  cookieCleared: 0.7,
 };
 
 const scaled = (k: number, except: (keyof Rates)[] = []): Rates =>
