@@ -84,6 +84,8 @@ export interface OracleResult {
   tied: number;
   /** Devices still split at the end (healed oracle). */
   split: number;
+  /** With `perVisit`: whether each visit, in time order, was a revisit the oracle recalled. */
+  recalled?: boolean[];
 }
 
 export interface OracleOptions {
@@ -93,6 +95,8 @@ export interface OracleOptions {
   network: 'carrier-asn' | 'prefix';
   /** The site uses the first-party proxy integration (its device cookie). */
   integration?: boolean;
+  /** Keep which visits the oracle recalled (for the linker's gap decomposition). */
+  perVisit?: boolean;
 }
 
 /** The network a visit's fit is judged on. */
@@ -133,6 +137,7 @@ export async function oracle(
   const itp = new Count();
   let tokenless = 0;
   let tied = 0;
+  const recalled: boolean[] = [];
 
   for (const sim of visits()) {
     const { dev, i } = sim;
@@ -169,6 +174,7 @@ export async function oracle(
     for (const t of [token, cookie]) if (t !== null && !tokens[dev]!.has(t)) tokens[dev]!.set(t, visitor);
     current[dev] = visitor;
 
+    recalled.push(i > 0 && root[visitor] === first[dev]);
     if (i > 0) {
       const healed = root[visitor] === first[dev];
       const unhealed = visitor === first[dev];
@@ -206,6 +212,7 @@ export async function oracle(
     tokenless: all.revisits ? tokenless / all.revisits : NaN,
     tied: tokenless ? tied / tokenless : NaN,
     split: visitorsOf.filter((vs, d) => vs.some((v) => root[v] !== first[d])).length,
+    ...(opts.perVisit ? { recalled } : {}),
   };
 }
 

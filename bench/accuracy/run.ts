@@ -157,6 +157,58 @@ table(
     ],
   ],
 );
+const gapped = results.filter((r) => r.gap);
+if (gapped.length) {
+  const sum = (rs: typeof gapped, f: (g: NonNullable<WorldResult['gap']>) => Record<string, number>) => {
+    const out: Record<string, number> = {};
+    for (const r of rs) for (const [c, n] of Object.entries(f(r.gap!))) out[c] = (out[c] ?? 0) + n;
+    return out;
+  };
+  const byMode = modes.map((m) => gapped.filter((r) => r.integration === m));
+  const totals = byMode.map((rs) => sum(rs, (g) => g.causes));
+  const missed = byMode.map((rs) => rs.reduce((t, r) => t + r.gap!.missed, 0));
+  const causes = [...new Set(totals.flatMap((t) => Object.keys(t)))].sort((a, b) => (totals[0]![b] ?? 0) - (totals[0]![a] ?? 0));
+  table(
+    'gap to the oracle by cause: revisits the oracle recalls and the linker does not, all worlds',
+    ['cause', ...modes.flatMap((m) => [label(m), 'share'])],
+    causes.map((c) => [c, ...totals.flatMap((t, j) => [t[c] ?? 0, pct((t[c] ?? 0) / missed[j]!, 1)])]),
+  );
+  table(
+    'gap by world',
+    ['world', 'site', 'oracle', 'linker', 'gap', 'missed', 'beyond oracle', 'heals', 'split devices', 'never healed', 'largest cause'],
+    gapped.map((r) => {
+      const g = r.gap!;
+      const [top, n] = Object.entries(g.causes)[0] ?? ['-', 0];
+      return [
+        r.world,
+        label(r.integration),
+        pct(r.oracle!.recall),
+        pct(r.overall.recall),
+        `${((r.oracle!.recall - r.overall.recall!) * 100).toFixed(2)} pt`,
+        g.missed,
+        g.beyondOracle,
+        r.overall.merges,
+        g.splitDevices,
+        g.neverHealedDevices,
+        `${top} (${n})`,
+      ];
+    }),
+  );
+  byMode.forEach((rs, j) => {
+    const drifts = ['none', ...new Set(rs.flatMap((r) => Object.keys(r.gap!.byDrift)))].filter((d, i, xs) => xs.indexOf(d) === i);
+    const perDrift = Object.fromEntries(drifts.map((d) => [d, sum(rs, (g) => g.byDrift[d] ?? {})]));
+    const top = causes.filter((c) => totals[j]![c]).slice(0, 7);
+    table(
+      `gap by drift, all worlds, ${label(modes[j]!)} (a revisit can carry several drifts)`,
+      ['drift', 'missed', ...top, 'other'],
+      drifts.map((d) => {
+        const row = perDrift[d]!;
+        const all = Object.values(row).reduce((a, b) => a + b, 0);
+        return [d, all, ...top.map((c) => row[c] ?? 0), all - top.reduce((t, c) => t + (row[c] ?? 0), 0)];
+      }),
+    );
+  });
+}
 const base = results[0]!;
 const cells = (r: WorldResult['byKind'][string]) => [r.devices, r.events, r.revisits, pct(r.recall), pct(r.falseMergeRate, 3), r.devicesWronglyMerged];
 const HEADER = ['devices', 'events', 'revisits', 'recall', 'false merge', 'merged dev'];

@@ -12,6 +12,7 @@ import { confidenceOf } from '../../server/identification/confidence.js';
 import { link, remembered, type MatchKind, type Visit } from '../../server/identification/linker.js';
 import { chooseToken, tokensToPoint } from '../../server/identification/service.js';
 import { DRIFTS, Revisits } from './drift.js';
+import { lostAt, splitFate, survivorOf, type Lost } from './gap.js';
 import { MemoryIndex } from './memoryIndex.js';
 import { NetworkLife, Places } from './network.js';
 import type { SignalValues } from '../../contract/signals.js';
@@ -80,6 +81,7 @@ export interface WorldResult {
   byDrift: Record<string, ReturnType<Tally['json']>>;
   byCohort: Record<string, ReturnType<Tally['json']>>;
   ece: number;
+  gap?: Gap;
   reliability: { from: number; to: number; events: number; meanConfidence: number | null; accuracy: number | null }[];
   decisions?: Decision[];
 }
@@ -99,6 +101,23 @@ export interface SimulateOptions extends WorldOptions {
   trace?: (t: Trace) => void;
   /** Called with every visit and the visitor it was given (the HTTP check compares). */
   onVisit?: (v: SimVisit, visitorId: string) => void;
+  /** Which visits the oracle recalled (oracle.ts perVisit): the gap is decomposed on them. */
+  oracleRecalled?: readonly boolean[];
+}
+
+/** The revisits the oracle recalls and the linker does not, by cause (gap.ts), overall and per drift. */
+export interface Gap {
+  oracleRecalled: number;
+  linkerRecalled: number;
+  /** Oracle recalled, linker not. */
+  missed: number;
+  /** Linker recalled, oracle not. */
+  beyondOracle: number;
+  causes: Record<string, number>;
+  byDrift: Record<string, Record<string, number>>;
+  /** Devices with a visitor of their own besides the first, and those of them with one never healed into it. */
+  splitDevices: number;
+  neverHealedDevices: number;
 }
 
 export interface Trace {
@@ -199,8 +218,14 @@ export async function simulate(world: World, size: number, seed: number, opts: S
   const decisions: Decision[] = [];
   let merges = 0;
   let unmerges = 0;
+  let k = -1;
+  const lost: { lost: Lost; dev: number; drift: string[] }[] = [];
+  let oracleRecalled = 0;
+  let beyondOracle = 0;
+  let linkerRecalled = 0;
 
   for (const sim of visits()) {
+    k++;
     const { dev, i } = sim;
     const ip = normalizeIp(sim.ip);
     const asnInfo = ip ? asn.lookup(ip) : null;
@@ -214,6 +239,7 @@ export async function simulate(world: World, size: number, seed: number, opts: S
     const presented = [scriptToken, presentedCookie].filter((t): t is string => t !== null);
     const owners = new Map(await Promise.all(presented.map(async (t) => [t, await index.tokenOwner(t)] as const)));
     const tokenHash = chooseToken(scriptToken, presentedCookie, owners);
+    const ownToken = tokenHash !== null && owner.get(owners.get(tokenHash) ?? '') === dev;
     const visit: Visit = { components, tokenHash, network, incognito: sim.values.incognito?.likely ?? false, now: sim.t };
     const match = await link(index, visit);
     const before = index.record(match, visit);
@@ -252,8 +278,41 @@ export async function simulate(world: World, size: number, seed: number, opts: S
       }
     }
     decisions.push({ kind: match.kind, p: match.p, confidence, coverage: cov, correct });
+    if (opts.oracleRecalled && i > 0) {
+      const byOracle = opts.oracleRecalled[k]!;
+      if (byOracle) oracleRecalled++;
+      if (recalled) linkerRecalled++;
+      if (recalled && !byOracle) beyondOracle++;
+      if (byOracle && !recalled) {
+        const first = survivorOf(index.visitors, firstVisitor[dev]!);
+        lost.push({ lost: lostAt(match, first, (v) => owner.get(v) === dev, ownToken, match.kind === 'new'), dev, drift: sim.drift });
+      }
+    }
     opts.trace?.({ device: born[dev]!.device, i, drift: sim.drift, visit, match, merged, recalled, ownerOf: (v) => owner.get(v), index });
     opts.onVisit?.(sim, match.visitorId);
+  }
+
+  let gap: Gap | undefined;
+  if (opts.oracleRecalled) {
+    const causes: Record<string, number> = {};
+    const byDrift: Record<string, Record<string, number>> = {};
+    for (const x of lost) {
+      const cause = 'cause' in x.lost ? x.lost.cause : splitFate(index.visitors, x.lost.split, firstVisitor[x.dev]!);
+      causes[cause] = (causes[cause] ?? 0) + 1;
+      for (const d of x.drift.length ? x.drift : ['none']) (byDrift[d] ??= {})[cause] = (byDrift[d]![cause] ?? 0) + 1;
+    }
+    const ownSplits = born.map((_, dev) => [...visitorsOfDevice[dev]!].filter((v) => owner.get(v) === dev && v !== firstVisitor[dev]));
+    const end = (v: string) => survivorOf(index.visitors, v);
+    gap = {
+      oracleRecalled,
+      linkerRecalled,
+      missed: lost.length,
+      beyondOracle,
+      causes: Object.fromEntries(Object.entries(causes).sort((a, b) => b[1] - a[1])),
+      byDrift,
+      splitDevices: ownSplits.filter((vs) => vs.length).length,
+      neverHealedDevices: ownSplits.filter((vs, dev) => vs.some((v) => end(v) !== end(firstVisitor[dev]!))).length,
+    };
   }
 
   const all = tally('all');
@@ -298,6 +357,7 @@ export async function simulate(world: World, size: number, seed: number, opts: S
         .map((k) => [k.slice(7), row(k)]),
     ),
     ece,
+    ...(gap ? { gap } : {}),
     reliability,
     ...(opts.keepDecisions ? { decisions } : {}),
   };

@@ -23,10 +23,12 @@ const { world, devices, seed, collect, keepDecisions, integration, withOracle } 
   withOracle?: boolean;
 };
 const choices: Choice[] = [];
-const ceiling = withOracle ? await oracle(world, devices, seed, { components: 'all', network: 'carrier-asn', integration }) : undefined;
+// The oracle first: the linker's gap is decomposed on the revisits the oracle recalls.
+const ceiling = withOracle ? await oracle(world, devices, seed, { components: 'all', network: 'carrier-asn', integration, perVisit: true }) : undefined;
 const result = await simulate(worldNamed(world), devices, seed, {
   keepDecisions,
   integration,
+  oracleRecalled: ceiling?.recalled,
   trace: collect
     ? (t) => {
         const scored = t.match.scored;
@@ -34,4 +36,5 @@ const result = await simulate(worldNamed(world), devices, seed, {
       }
     : undefined,
 });
+if (ceiling) delete ceiling.recalled;
 parentPort!.postMessage(collect ? { result, choices } : ceiling ? { ...result, oracle: ceiling } : result);
