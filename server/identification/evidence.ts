@@ -29,7 +29,7 @@
 // they are set; bench/accuracy checks them across perturbed worlds and
 // calibrates the result (confidence.ts).
 import type { AccountCounts, GroupCounts } from '../store/identity.js';
-import type { AsnUse, PrefixUse } from '../store/visitors.js';
+import type { AsnUse, PrefixUse, TokenUse } from '../store/visitors.js';
 import type { Components } from './components.js';
 import type { ChangeGroup } from './matcher.js';
 import { WEIGHTS } from './weights.js';
@@ -137,10 +137,15 @@ export function anonymity(r: number, g: GroupCounts, a: GroupCounts, mobile = fa
   return Math.max(r * 0.75, (r + 1) * (r === 2 ? (g.n3 + 1) / (g.n2 + 1) : 1));
 }
 
+/** The tokens a candidate's storage kept: those of private windows died with them. */
+type WithTokens = { tokens: readonly Pick<TokenUse, 'ephemeral'>[] };
+const keptTokens = (v: WithTokens) => v.tokens.filter((t) => !t.ephemeral).length;
+
 /** log P(this visit's storage state | v returning) − log P(… | new device). */
-export function storageEvidence(v: CandidateFacts & { tokens: readonly unknown[] }, visit: VisitFacts): number {
-  // A visitor that never kept a token (storage blocked, a custom client) returns without one as a matter of course.
-  if (!v.tokens.length && !visit.hasToken) return 0;
+export function storageEvidence(v: CandidateFacts & WithTokens, visit: VisitFacts): number {
+  // A visitor that never kept a token (storage blocked, a custom client) returns without one as a matter of course;
+  // one seen only in private windows had no storage to keep, and returns with a new token or none alike.
+  if (!keptTokens(v) && (v.tokens.length > 0 || !visit.hasToken)) return 0;
   const days = Math.max(0, visit.now - v.lastSeenAt) / DAY;
   const loss = Math.min(0.95, MODEL.clearRate + MODEL.clearPerDay * days + (v.webkit && days > MODEL.itpDays ? MODEL.itpLoss : 0));
   const { privateRate: p, privateDetected: d, privateFalse: f } = MODEL;
@@ -262,7 +267,7 @@ export interface Features {
   movedSoleMobile: number;
   /** A touch-first mobile device: lower fingerprint entropy. */
   mobile: number;
-  /** v has kept a device token before (storage works on it). */
+  /** v has kept a device token before, outside a private window (storage works on it). */
   keptToken: number;
 }
 
@@ -347,7 +352,7 @@ export interface FingerprintMatch {
 }
 
 export function features(
-  v: CandidateFacts & { tokens: readonly unknown[] },
+  v: CandidateFacts & WithTokens,
   visit: VisitFacts,
   fp: FingerprintMatch & { mobile: boolean },
   lookalikes: readonly CandidateFacts[],
@@ -400,7 +405,7 @@ export function features(
     movedSoleDesktop: net.kind === 'moved' && sole && !fp.mobile ? 1 : 0,
     movedSoleMobile: net.kind === 'moved' && sole && fp.mobile ? 1 : 0,
     mobile: fp.mobile ? 1 : 0,
-    keptToken: v.tokens.length ? 1 : 0,
+    keptToken: keptTokens(v) ? 1 : 0,
   };
 }
 
@@ -417,12 +422,7 @@ const NETWORK_FEATURES = [
   'soleOnPrefix',
   'soleOnAsn',
 ] as const satisfies readonly FeatureName[];
-export function networkScore(
-  v: CandidateFacts & { tokens: readonly unknown[] },
-  visit: VisitFacts,
-  lookalikes: readonly CandidateFacts[],
-  w: Weights = FITTED_WEIGHTS,
-): number {
+export function networkScore(v: CandidateFacts & WithTokens, visit: VisitFacts, lookalikes: readonly CandidateFacts[], w: Weights = FITTED_WEIGHTS): number {
   const none = { render: 0, screen: 0, volatile: 0, timezone: 0, fonts: 0, language: 0, languageAdded: 0, hardware: 0, version: 0, other: 0 };
   const f = features(v, visit, { score: 1, overlap: 1, exact: false, changed: none, mobile: false }, lookalikes);
   return NETWORK_FEATURES.reduce((t, k) => t + w[k] * f[k], 0);

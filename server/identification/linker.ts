@@ -337,10 +337,14 @@ export function withVisit(
     asns: asn !== null ? bump(v.asns, (a) => a.a === asn, { a: asn, n: (asnUse?.n ?? 0) + 1, last: now }, ASNS_CAP) : v.asns,
     novelPrefixes: v.novelPrefixes + (prefix && !prefixUse ? 1 : 0),
     novelAsns: v.novelAsns + (asn !== null && !asnUse ? 1 : 0),
-    tokens: tokenHash
-      ? bump(v.tokens, (t) => t.hash === tokenHash, { ...prior, hash: tokenHash, first: prior?.first ?? now, last: now }, TOKENS_CAP)
-      : v.tokens,
+    tokens: tokenHash ? bump(v.tokens, (t) => t.hash === tokenHash, tokenUse(prior, tokenHash, visit), TOKENS_CAP) : v.tokens,
   };
+}
+
+/** A token's use after this visit: ephemeral while it was only ever seen in private windows. */
+function tokenUse(prior: TokenUse | undefined, hash: string, visit: Visit): TokenUse {
+  const { ephemeral: _, ...use } = { ...prior, hash, first: prior?.first ?? visit.now, last: visit.now };
+  return visit.incognito && (!prior || prior.ephemeral) ? { ...use, ephemeral: true } : use;
 }
 
 /** Networks remembered per visitor: home, work, a phone's usual carriers and their pools. */

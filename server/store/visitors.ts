@@ -29,6 +29,8 @@ export interface TokenUse {
   last: number;
   /** The visitor the token came with when that visitor was merged into this one. */
   via?: string;
+  /** Only ever seen in a private window: storage that dies with the window, never kept by the device. */
+  ephemeral?: true;
 }
 
 /** A young visitor's possible predecessor and the evidence for it so far. */

@@ -19,7 +19,8 @@ import {
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 15);
 
-const visitor = (o: Partial<CandidateFacts & { tokens: unknown[] }> = {}): CandidateFacts & { tokens: unknown[] } => ({
+type Tokens = { tokens: { ephemeral?: true }[] };
+const visitor = (o: Partial<CandidateFacts & Tokens> = {}): CandidateFacts & Tokens => ({
   visitCount: 4,
   firstSeenAt: NOW - 30 * DAY,
   lastSeenAt: NOW - DAY,
@@ -28,7 +29,7 @@ const visitor = (o: Partial<CandidateFacts & { tokens: unknown[] }> = {}): Candi
   novelPrefixes: 1,
   novelAsns: 1,
   webkit: false,
-  tokens: ['t'],
+  tokens: [{}],
   ...o,
 });
 
@@ -88,6 +89,13 @@ describe('storage evidence', () => {
     expect(after).toBeGreaterThan(-0.5);
     expect(before).toBeLessThan(-3);
     expect(storageEvidence(visitor({ lastSeenAt: NOW - 8 * DAY }), visit())).toBeLessThan(-3);
+  });
+  it('is neutral for a visitor seen only in private windows, whose storage died with them, returning with a new token or none', () => {
+    const privateOnly = visitor({ lastSeenAt: NOW - 60_000, tokens: [{ ephemeral: true }, { ephemeral: true }] });
+    expect(storageEvidence(privateOnly, visit())).toBe(0);
+    expect(storageEvidence(privateOnly, visit({ hasToken: false }))).toBe(0);
+    // One token kept outside a private window, and losing it counts again.
+    expect(storageEvidence({ ...privateOnly, tokens: [{ ephemeral: true }, {}] }, visit())).toBeLessThan(-3);
   });
   it('finds a private window about as likely for a returning device as for a new one', () => {
     expect(Math.abs(storageEvidence(visitor({ lastSeenAt: NOW - 60_000 }), visit({ incognito: true })))).toBeLessThan(0.5);
@@ -163,6 +171,8 @@ describe('features and score', () => {
     const alone = features(visitor(), visit(), fp, []);
     expect(alone.soleOnPrefix).toBe(1);
     expect(alone.crowd).toBe(0);
+    // Tokens of private windows were never kept.
+    expect(features(visitor({ tokens: [{ ephemeral: true }] }), visit(), fp, []).keptToken).toBe(0);
   });
   it('counts changes by kind and makes fewer compared signals a larger anonymity set', () => {
     const f = features(visitor(), visit(), { ...fp, exact: false, score: 0.9, overlap: 0.3, changed: { ...fp.changed, timezone: 1, render: 5 } }, []);

@@ -117,6 +117,17 @@ describe('fingerprint links', () => {
     expect(fresh.scored?.[0]?.visitorId).toBe(first.visitorId);
   });
 
+  it('links a device first seen in a private window when it returns in a normal one: the window took its storage along', async () => {
+    const send = account();
+    const d = deviceValues(++seed);
+    const first = await send(d, '81.2.71.0/24', { token: `window_${seed}`, incognito: true });
+    // An hour later, on a renumbered line of the same ISP: a new token is what a private window's device shows next.
+    const normal = await send(d, '81.2.99.0/24');
+    expect(normal.kind).toBe('exact');
+    expect(normal.visitorId).toBe(first.visitorId);
+    expect(normal.scored?.[0]?.features.storage).toBe(0);
+  });
+
   it('keeps a look-alike that just visited with its own token elsewhere apart, and suspects it', async () => {
     const send = account();
     const d = deviceValues(++seed);

@@ -69,6 +69,19 @@ describe('recordVisit', () => {
     expect(v.tokens[0]!.hash).toBe(`x${TOKENS_CAP + 1}`);
   });
 
+  it('marks a token seen only in private windows ephemeral, until a normal window presents it', () => {
+    const inPrivate = (now: number, token: string) => ({ ...visitAt(now, 'p', 1, token), incognito: true });
+    let v = recordVisit(blank('a'), match('a'), inPrivate(T0, 'w1'));
+    expect(v.tokens).toEqual([{ hash: 'w1', first: T0, last: T0, ephemeral: true }]);
+    v = recordVisit(v, match('a'), inPrivate(T0 + 1, 'w1'));
+    expect(v.tokens[0]).toEqual({ hash: 'w1', first: T0, last: T0 + 1, ephemeral: true });
+    v = recordVisit(v, match('a'), visitAt(T0 + 2, 'p', 1, 'w1'));
+    expect(v.tokens[0]).toEqual({ hash: 'w1', first: T0, last: T0 + 2 });
+    // A token a normal window kept stays kept when a private window (wrongly flagged) shows it.
+    v = recordVisit(v, match('a'), inPrivate(T0 + 3, 'w1'));
+    expect(v.tokens[0]!.ephemeral).toBeUndefined();
+  });
+
   it('takes the suspects a young visitor came out of the visit with', () => {
     const v = recordVisit(blank('a', { suspects: [{ id: 'u', logOdds: 1, net: 0, since: T0 }] }), match('a', { suspects: [] }), visitAt(T0, 'p', 1, null));
     expect(v.suspects).toEqual([]);
