@@ -90,6 +90,8 @@ export class Revisits {
   private braveSession = 0;
 
   private readonly rates: Rates;
+  /** This device's chance of a private window per visit. */
+  private readonly privateRate: number;
 
   constructor(
     readonly device: Device,
@@ -100,6 +102,9 @@ export class Revisits {
     this.r = rng((seed * 1_000_003) ^ Math.imul(device.id + 1, 0x9e3779b1));
     this.rates = world.rates;
     this.days = [firstDay];
+    // From a stream of its own, so that the other worlds' devices visit the same.
+    const habit = world.privateHabit && rng(Math.imul(seed + 31, 0x27d4eb2f) ^ device.id)() < world.privateHabit.devices;
+    this.privateRate = habit ? world.privateHabit!.visits : device.profile.mobile ? this.rates.incognitoMobile : this.rates.incognitoDesktop;
     if (this.r() < P.oneTimeVisitor) return;
     // Visits per day: log-uniform from one in 70 days to one every two days, median one in 12 (times the world's factor).
     const rate = (world.visitRate * Math.exp((this.r() - 0.5) * 3.6)) / 12;
@@ -183,7 +188,7 @@ export class Revisits {
     const noise = () => 1 + Math.floor(r() * 500);
     const random = () => digest(r(), r());
 
-    if (r() < (p.mobile ? this.rates.incognitoMobile : this.rates.incognitoDesktop)) {
+    if (r() < this.privateRate) {
       drift.add('incognito');
       v.deviceToken =
         r() < P.incognitoNoStorage

@@ -45,6 +45,8 @@ export interface World {
    * local storage). Matters only to sites with the first-party integration.
    */
   cookieCleared: number;
+  /** Devices whose users alternate private and normal windows, and the share of their visits in a private one. */
+  privateHabit?: { devices: number; visits: number };
 }
 
 export interface Rates {
@@ -116,6 +118,11 @@ export const WORLDS: readonly World[] = [
   w('mobile, rare visits', { mobileShare: 0.7, visitRate: 0.5 }),
   w('frequent visits', { visitRate: 2 }),
   w('small site', { devices: 1000 }),
+  // Added with issue 23 from held-out figures (measured as defined, never tuned on a seed).
+  w('alternating private', { privateHabit: { devices: 0.15, visits: 0.5 } }),
+  w('part-time VPNs', { vpnUsers: 0.3, vpnVisits: 0.3, privateRelay: 0.5 }),
+  w('hotel and guest Wi-Fi', { rates: { ...BASE_RATES, publicWifi: 0.3 } }),
+  w('rare visitors', { visitRate: 0.25 }),
 ];
 
 export function worldNamed(name: string): World {
