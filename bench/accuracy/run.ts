@@ -31,7 +31,7 @@ const devices = Number(args.devices);
 const seed = Number(args.seed);
 const names = args.world?.length ? args.world : WORLDS.map((w) => w.name);
 const MODES = { off: [false], on: [true], both: [false, true] } as Record<string, boolean[]>;
-const modes = MODES[args.integration!];
+const modes = MODES[args.integration];
 if (!modes) throw new Error('--integration both|off|on');
 const withOracle = !args['no-oracle'];
 const label = (integration: boolean) => (integration ? 'proxy' : 'direct');

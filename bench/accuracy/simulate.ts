@@ -299,7 +299,7 @@ export async function simulate(world: World, size: number, seed: number, opts: S
     for (const x of lost) {
       const cause = 'cause' in x.lost ? x.lost.cause : splitFate(index.visitors, x.lost.split, firstVisitor[x.dev]!);
       causes[cause] = (causes[cause] ?? 0) + 1;
-      for (const d of x.drift.length ? x.drift : ['none']) (byDrift[d] ??= {})[cause] = (byDrift[d]![cause] ?? 0) + 1;
+      for (const d of x.drift.length ? x.drift : ['none']) (byDrift[d] ??= {})[cause] = (byDrift[d][cause] ?? 0) + 1;
     }
     const ownSplits = born.map((_, dev) => [...visitorsOfDevice[dev]!].filter((v) => owner.get(v) === dev && v !== firstVisitor[dev]));
     const end = (v: string) => survivorOf(index.visitors, v);
