@@ -2,14 +2,18 @@
 // an isotonic regression of "the answer was right" on the decision's own
 // probability (Match.p), over the decisions of every world on the given
 // seeds, compressed to at most 24 knots. Check it on other seeds: run.ts
-// reports the expected calibration error per world.
+// reports the expected calibration error per world. Whether it transfers:
+// each world is left out in turn, the fit made on the others, and the
+// expected calibration error and the largest bucket gap measured on the
+// world left out (a probability model is only as good as its worst world).
 //
 //   node --import tsx bench/accuracy/calibrate.ts [--devices 4000] [--seeds 11,12] [--write]
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { confidenceOf } from '../../server/identification/confidence.js';
 import type { MatchKind } from '../../server/identification/linker.js';
 import { inWorkers } from './pool.js';
-import type { WorldResult } from './simulate.js';
+import { calibrationOf, type Decision, type WorldResult } from './simulate.js';
 import { WORLDS } from './world.js';
 
 const { values: args } = parseArgs({
@@ -72,13 +76,42 @@ function compress(knots: { x: number; y: number; n: number }[], max: number, min
   return k;
 }
 
-const table: Record<string, [number, number][]> = {};
-for (const kind of ['token', 'exact', 'fuzzy', 'new'] as MatchKind[]) {
-  const pts = decisions.filter((d) => d.kind === kind).map((d) => ({ x: d.p, y: d.correct ? 1 : 0 }));
-  const knots = compress(isotonic(pts), 24, Math.max(50, pts.length / 200));
-  table[kind] = knots.map((k) => [Math.round(k.x * 1e4) / 1e4, Math.round(k.y * 1e4) / 1e4]);
-  console.log(kind, pts.length, JSON.stringify(table[kind]));
+/** The calibration table fitted on these decisions. */
+function fit(decisions: Decision[]): Record<MatchKind, [number, number][]> {
+  const table = {} as Record<MatchKind, [number, number][]>;
+  for (const kind of ['token', 'exact', 'fuzzy', 'new'] as MatchKind[]) {
+    const pts = decisions.filter((d) => d.kind === kind).map((d) => ({ x: d.p, y: d.correct ? 1 : 0 }));
+    const knots = compress(isotonic(pts), 24, Math.max(50, pts.length / 200));
+    table[kind] = knots.map((k) => [Math.round(k.x * 1e4) / 1e4, Math.round(k.y * 1e4) / 1e4]);
+  }
+  return table;
 }
+
+const table = fit(decisions);
+for (const [kind, knots] of Object.entries(table)) console.log(kind, decisions.filter((d) => d.kind === kind).length, JSON.stringify(knots));
+
+// Leave one world out: fitted on the others, judged on it.
+console.log('\nleave one world out (fitted on the other worlds, measured on the one left out)');
+console.log('  world                 decisions     ECE  largest bucket gap (bucket, decisions)');
+const held: { world: string; ece: number; gap: number }[] = [];
+for (const w of WORLDS) {
+  const inWorld = runs.filter((r) => r.world === w.name);
+  const others = fit(runs.filter((r) => r.world !== w.name).flatMap((r) => r.decisions ?? []));
+  const judged = inWorld.flatMap((r) => r.decisions ?? []).map((d) => ({ ...d, confidence: confidenceOf(d, others) }));
+  const { ece, reliability } = calibrationOf(judged);
+  const worst = reliability
+    .filter((b) => b.events >= 50)
+    .map((b) => ({ b, gap: Math.abs(b.accuracy! - b.meanConfidence!) }))
+    .sort((x, y) => y.gap - x.gap)[0];
+  held.push({ world: w.name, ece, gap: worst?.gap ?? 0 });
+  console.log(
+    `  ${w.name.padEnd(20)}  ${String(judged.length).padStart(9)}  ${ece.toFixed(4)}  ${worst ? `${worst.gap.toFixed(3)} (${worst.b.from.toFixed(1)}–${worst.b.to.toFixed(1)}, ${worst.b.events})` : '-'}`,
+  );
+}
+const meanEce = held.reduce((t, h) => t + h.ece, 0) / held.length;
+console.log(
+  `  mean ECE ${meanEce.toFixed(4)}, worst ${Math.max(...held.map((h) => h.ece)).toFixed(4)}; largest bucket gap ${Math.max(...held.map((h) => h.gap)).toFixed(3)} (buckets of 50 decisions or more; target ECE ≤ 0.03, gap ≤ 0.08)`,
+);
 if (args.write) {
   const body = Object.entries(table)
     .map(([k, v]) => `  ${k}: [${v.map(([x, y]) => `[${x}, ${y}]`).join(', ')}],`)

@@ -39,9 +39,12 @@ function interpolate(knots: readonly (readonly [number, number])[], p: number): 
 export const SPARSE_COVERAGE = 0.6;
 export const SPARSE_CEILING = 0.6;
 
-/** Rounded to two decimals and capped at 0.99: no identification is certain. */
-export function confidenceOf({ kind, p, coverage }: ConfidenceInput): number {
-  let c = interpolate(CALIBRATION[kind], Math.min(1, Math.max(0, p)));
+/** Rounded to two decimals and capped at 0.99: no identification is certain. (Another calibration: the benchmark's held-out checks.) */
+export function confidenceOf(
+  { kind, p, coverage }: ConfidenceInput,
+  calibration: Record<MatchKind, readonly (readonly [number, number])[]> = CALIBRATION,
+): number {
+  let c = interpolate(calibration[kind], Math.min(1, Math.max(0, p)));
   if (coverage < SPARSE_COVERAGE) c = Math.min(c, SPARSE_CEILING * (0.5 + coverage / SPARSE_COVERAGE / 2));
   return Math.min(0.99, Math.max(0, Math.round(c * 100) / 100));
 }
