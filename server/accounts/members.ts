@@ -15,13 +15,15 @@ import type { MemberInvitationDoc, MemberInvitationUseDoc } from '../store/membe
 import type { UserDoc } from '../store/accounts.js';
 import { mayGrant } from './access.js';
 import { memberInvitationState, newInvitationToken, parseInvitationToken } from './invitationToken.js';
-import { INVITATION_PROBLEMS } from './signupPolicy.js';
+import { INVITATION_PROBLEMS, type InvitationState } from './signupPolicy.js';
 
 export const MEMBER_INVITATION_TTL_MS = MEMBER_INVITATION_DAYS * 24 * 3600_000;
 
 const lastOwner = () => new ApiError('last_owner');
 const memberNotFound = () => new ApiError('member_not_found');
-export const alreadyMember = () => new ApiError('already_member');
+const alreadyMember = () => new ApiError('already_member');
+const invitationRefused = (state: Exclude<InvitationState, 'valid'>) =>
+  new ApiError(state === 'used' ? 'invitation_used' : 'signup_not_allowed', INVITATION_PROBLEMS[state]);
 
 const memberView = (m: MemberDoc, u: UserDoc | undefined) => ({
   userId: m.userId,
@@ -155,16 +157,20 @@ export class MembersService {
    */
   async check(token: string, email: string): Promise<MemberInvitationDoc> {
     const parsed = parseInvitationToken(token);
-    const found = parsed ? await this.store.memberInvitations.get(parsed.id) : null;
+    if (!parsed) throw invitationRefused('unknown');
+    const found = await this.store.memberInvitations.get(parsed.id);
     const used = found !== null && (await this.store.memberInvitations.use(found._id)) !== null;
-    const state = memberInvitationState(parsed?.secret ?? '', found, used, email, this.now());
-    if (state !== 'valid') throw new ApiError(state === 'used' ? 'invitation_used' : 'signup_not_allowed', INVITATION_PROBLEMS[state]);
+    const state = memberInvitationState(parsed.secret, found, used, email, this.now());
+    if (state !== 'valid') throw invitationRefused(state);
     return found!;
   }
 
-  /** Uses a checked invitation for `user`: they join its account with its role. */
+  /**
+   * Uses a checked invitation for `user`: they join its account with its
+   * role. The use is claimed first (one of simultaneous acceptances wins);
+   * someone already a member gives it back.
+   */
   async join(invitation: MemberInvitationDoc, user: UserDoc): Promise<MemberDoc> {
-    if (await this.store.members.get(invitation.accountId, user._id)) throw alreadyMember();
     const now = this.now();
     if (!(await this.store.memberInvitations.claimUse({ _id: invitation._id, userId: user._id, usedAt: now }))) {
       throw new ApiError('invitation_used');

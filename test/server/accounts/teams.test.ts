@@ -235,7 +235,7 @@ describe('members, roles and invitations', () => {
       .set('origin', origin)
       .send({ email: 'dev@c.example', password: dev.password, invitation: token });
     expect(again.status).toBe(403);
-    expect(again.body.error).toBe('This invitation has already been used');
+    expect(again.body).toEqual({ error: 'This invitation has already been used', code: 'invitation_used' });
     // Joining twice: an invitation for someone already a member.
     const twice = await dev.agent
       .post('/api/invitations/accept')
@@ -243,6 +243,17 @@ describe('members, roles and invitations', () => {
       .send({ invitation: await invite(owner.agent, C, 'dev@c.example', 'viewer') });
     expect(twice.status).toBe(409);
     expect(twice.body.code).toBe('already_member');
+    // (It stays unused: listed as expired below, once its 7 days are over.)
+
+    // Simultaneous acceptances of one invitation by its addressee: one joins.
+    const solo = await signup('solo@d.example');
+    const once = await invite(owner.agent, C, 'solo@d.example', 'viewer');
+    const accepts = await Promise.all(
+      Array.from({ length: 5 }, () => solo.agent.post('/api/invitations/accept').set('origin', origin).send({ invitation: once })),
+    );
+    expect(accepts.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(accepts.filter((r) => r.status !== 200).every((r) => ['invitation_used', 'already_member'].includes(r.body.code))).toBe(true);
+    expect(await h.store.db.collection('members').countDocuments({ accountId: C, userId: solo.userId })).toBe(1);
 
     // A tampered secret, an unknown id: not valid; the stored document holds no token.
     const tampered = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
@@ -250,7 +261,7 @@ describe('members, roles and invitations', () => {
     for (const bad of [tampered, 'dij_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z_' + 'x'.repeat(32), 'dij_nonsense']) {
       const r = await someone.agent.post('/api/invitations/accept').set('origin', origin).send({ invitation: bad });
       expect(r.status).toBe(403);
-      expect(r.body.error).toBe('This invitation is not valid');
+      expect(r.body).toEqual({ error: 'This invitation is not valid', code: 'signup_not_allowed' });
     }
     expect(JSON.stringify(await h.store.db.collection('memberInvitations').find().toArray())).not.toContain(token.split('_')[2]);
 
@@ -303,6 +314,7 @@ describe('members, roles and invitations', () => {
       'late@c.example expired',
       'third@e.example used',
       'someone@d.example used',
+      'solo@d.example used',
       'dev@c.example expired',
       'dev@c.example used',
     ]);
@@ -317,7 +329,7 @@ describe('members, roles and invitations', () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status !== 201).every((r) => r.status === 409 || r.status === 403)).toBe(true);
     expect(await h.store.db.collection('users').countDocuments({ email: 'race@c.example' })).toBe(1);
-    expect(await h.store.db.collection('members').countDocuments({ accountId: C })).toBe(5);
+    expect(await h.store.db.collection('members').countDocuments({ accountId: C })).toBe(6);
 
     // An admin may not invite an owner.
     const byAdmin = await third.agent.put('/api/session/account').set('origin', origin).send({ accountId: C });
@@ -350,6 +362,13 @@ describe('members, roles and invitations', () => {
     expect((await admin.agent.patch(path(owner)).set('origin', origin).send({ role: 'analyst' })).status).toBe(200);
     expect((await admin.agent.delete(path(admin)).set('origin', origin)).status).toBe(409);
     await admin.agent.patch(path(owner)).set('origin', origin).send({ role: 'owner' });
+
+    // A membership gone while a session in it remains (another process between removing the one and ending the other):
+    // the next request answers 401 and ends the session, also on a route naming the account.
+    const brief = await member(owner.agent, F, 'admin');
+    await h.store.db.collection('members').deleteOne({ _id: `${F}|${brief.userId}` as never });
+    expect((await brief.agent.get(`/api/accounts/${F}/members`)).status).toBe(401);
+    expect(await h.store.db.collection('sessions').countDocuments({ userId: brief.userId })).toBe(0);
 
     // Removal: the removed member's session in F answers 401 and is gone; with no account left they cannot sign in.
     const sessionsBefore = await h.store.db.collection('sessions').countDocuments({ userId: admin.userId, accountId: F });
@@ -498,6 +517,16 @@ describe('the audit log', () => {
     ]);
     const entries = page.body.entries as Array<Record<string, any>>;
     const byAction = (a: string) => entries.find((e) => e.action === a)!;
+    // The first invitation (the newest-first list ends with it).
+    expect(entries.filter((e) => e.action === 'member.invite').at(-1)).toMatchObject({
+      target: { type: 'invitation' },
+      after: { email: 'ana@h.example', role: 'analyst' },
+    });
+    expect(byAction('member.join')).toMatchObject({
+      actor: { type: 'user', id: ana.userId, label: 'ana@h.example' },
+      target: { type: 'member', id: ana.userId },
+      after: { email: 'ana@h.example', role: 'analyst', invitation: expect.stringMatching(/^minv_/) },
+    });
     expect(byAction('member.role')).toMatchObject({
       actor: { type: 'user', id: owner.userId, label: owner.email },
       target: { type: 'member', id: ana.userId },
