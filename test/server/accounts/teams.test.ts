@@ -73,6 +73,7 @@ const ROLE_TABLE: Record<string, RoleRequirement> = {
   revokeKey: 'admin',
   // events
   getAccountEvent: 'analyst',
+  deleteAccountVisitor: 'admin',
   updateAccountEvent: 'analyst',
   listProjectEvents: 'viewer',
   getVisitorTimeline: 'analyst',
