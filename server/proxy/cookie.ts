@@ -39,8 +39,10 @@ export class DeviceCookies {
   verify(projectId: string, value: unknown): string | null {
     const m = typeof value === 'string' ? VALUE.exec(value) : null;
     if (!m) return null;
-    const given = Buffer.from(m[2]!, 'base64url');
-    const expected = this.mac(projectId, m[1]!);
+    // Compared as text: base64url's last character has spare bits, so several texts decode to the
+    // same MAC; only the exact value this service issued is accepted (no cookie is malleable).
+    const given = Buffer.from(m[2]!);
+    const expected = Buffer.from(this.mac(projectId, m[1]!).toString('base64url'));
     return given.length === expected.length && timingSafeEqual(given, expected) ? m[1]! : null;
   }
 
