@@ -4,6 +4,9 @@
 // choice (types.ts) and the navigation (router.ts). The API is called only
 // through the page client; everything from the server is set as text.
 import { api } from '../browser/client.js';
+import { accountSwitcher } from './accounts.js';
+import { auditView } from './audit.js';
+import { membersView } from './members.js';
 import { el } from '../browser/dom.js';
 import { showWho, signOut } from '../browser/session.js';
 import { eventsView } from './explorer.js';
@@ -16,7 +19,7 @@ import { proxyPanel } from './proxy.js';
 import { router, type Route } from './router.js';
 import { sealingPanel } from './sealing.js';
 import { projectsOf, report } from './types.js';
-import { VIEWS, type View } from './views.js';
+import { reaches, VIEWS, type View } from './views.js';
 import { visitorView } from './visitor.js';
 import { webhooksPanel } from './webhooks.js';
 
@@ -36,7 +39,14 @@ async function start(): Promise<void> {
     );
   });
   const account = me.body.account;
+  const role = me.body.role;
   el('nav-instance').hidden = !account.admin;
+  accountSwitcher(role);
+  // Pages the role cannot use leave the navigation (the server refuses their calls anyway).
+  for (const a of Array.from(document.querySelectorAll<HTMLAnchorElement>('.dash-nav a[data-view]'))) {
+    if (!reaches(role, VIEWS[a.dataset.view as View].role)) a.hidden = true;
+  }
+  el('proxy-panel').hidden = !reaches(role, 'admin');
 
   const projects = projectsOf(list.body.projects, el<HTMLSelectElement>('project'));
   const nav = router(
@@ -47,7 +57,7 @@ async function start(): Promise<void> {
   const proxy = proxyPanel(projects);
   const webhooks = webhooksPanel(projects);
   const sealing = sealingPanel(projects);
-  projectsPanel(projects);
+  projectsPanel(projects, reaches(role, 'admin'));
   const views: Record<View, { show(route: Route): void }> = {
     overview: overviewView({ account, usage: usage.body }, projects),
     events: eventsView(projects, nav),
@@ -55,13 +65,15 @@ async function start(): Promise<void> {
     install: {
       show() {
         install.show();
-        proxy.show();
+        if (reaches(role, 'admin')) proxy.show();
       },
     },
     keys: keysView(projects, install),
     webhooks: { show: () => void webhooks.show() },
     sealing: { show: () => void sealing.show() },
     settings: { show: () => undefined },
+    members: membersView({ accountId: account.id, userId: me.body.user.id, role }),
+    audit: auditView(account.id, nav),
     instance: instanceView(account),
   };
 
@@ -75,8 +87,17 @@ async function start(): Promise<void> {
       if (view === route.view) a.setAttribute('aria-current', 'page');
       else a.removeAttribute('aria-current');
     }
-    el('project-choice').hidden = !PROJECT_VIEWS.has(route.view) || projects.list().length < 2;
+    const allowed = reaches(role, VIEWS[route.view].role);
+    el('project-choice').hidden = !allowed || !PROJECT_VIEWS.has(route.view) || projects.list().length < 2;
     document.title = `${VIEWS[route.view].title} · Dashboard · deviceid`;
+    // A page the role cannot use, loaded by its address, says so instead of failing call by call.
+    el('view-denied').hidden = allowed;
+    if (!allowed) {
+      el(`view-${route.view}`).hidden = true;
+      el('view-denied').textContent =
+        `${VIEWS[route.view].title} needs the ${VIEWS[route.view].role} role or above; yours in this account is ${role}. An owner of the account can change it.`;
+      return;
+    }
     views[route.view].show(route);
     // After a move within the page, focus goes where a new page's would: its heading.
     if (moved) el(`view-${route.view}`).querySelector<HTMLElement>('h1')?.focus();

@@ -18,11 +18,16 @@ const BODY = `<main class="wide dash">
   <a href="/dashboard/webhooks" data-view="webhooks">Webhooks</a>
   <a href="/dashboard/sealing" data-view="sealing">Sealed results</a>
   <a href="/dashboard/settings" data-view="settings">Settings</a>
+  <a href="/dashboard/members" data-view="members">Members</a>
+  <a href="/dashboard/audit" data-view="audit">Audit log</a>
   <a href="/dashboard/instance" data-view="instance" id="nav-instance" hidden>Instance</a>
 </nav>
 <div class="dash-main">
 <section class="panel" id="loading"><p class="muted" role="status">Loading…</p></section>
 <p id="load-error" class="error panel" role="alert" hidden></p>
+<form id="account-choice" class="row project-choice" hidden><label>Account <select id="account"></select></label> <span id="account-role" class="muted"></span></form>
+<p id="account-error" class="error" role="alert" hidden></p>
+<p id="view-denied" class="panel" role="status" hidden></p>
 <form id="project-choice" class="row project-choice" hidden><label>Project <select id="project"></select></label></form>
 
 <section id="view-overview" class="view" aria-labelledby="overview-title" hidden>
@@ -290,6 +295,60 @@ const BODY = `<main class="wide dash">
       <p id="project-error" class="error" role="alert" hidden></p>
       <button type="submit" class="btn accent">Create project</button>
     </form>
+  </section>
+</section>
+
+<section id="view-members" class="view" aria-labelledby="members-title" hidden>
+  <h1 id="members-title" tabindex="-1">Members</h1>
+  <section class="panel" id="members-panel" aria-label="Members of this account">
+    <p class="muted">Everyone who works in this account and their role. Owners change roles and remove members; an account always keeps an owner.</p>
+    <p id="members-error" class="error" role="alert" hidden></p>
+    <p id="members-status" class="ok" role="status"></p>
+    <table class="data">
+      <thead><tr><th scope="col">Member</th><th scope="col">Role</th><th scope="col">Joined</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+      <tbody id="members-body"></tbody>
+    </table>
+  </section>
+  <section class="panel" id="member-invitations-panel" aria-labelledby="member-invitations-title">
+    <h2 id="member-invitations-title">Invite someone</h2>
+    <form id="member-invite-form" class="row" novalidate>
+      <label>Email <input type="email" id="member-invite-email" maxlength="254" autocomplete="off" required aria-describedby="member-invite-help"></label>
+      <label>Role <select id="member-invite-role"></select></label>
+      <button type="submit" class="btn accent">Invite</button>
+    </form>
+    <p id="member-invite-help" class="muted">Only that address may use the link, once, within 7 days: it signs up or signs in and joins this account.</p>
+    <p id="member-invite-error" class="error" role="alert" hidden></p>
+    <p id="member-invite-status" class="ok" role="status"></p>
+    <div id="member-invite-link"></div>
+    <h3>Pending invitations</h3>
+    <table class="data">
+      <thead><tr><th scope="col">For</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+      <tbody id="member-invitations-body"></tbody>
+    </table>
+    <p id="member-invitations-empty" class="muted" hidden>No pending invitations.</p>
+  </section>
+</section>
+
+<section id="view-audit" class="view" aria-labelledby="audit-title" hidden>
+  <h1 id="audit-title" tabindex="-1">Audit log</h1>
+  <section class="panel" id="audit-panel" aria-label="Changes in this account">
+    <p class="muted">Every change in this account, newest first: who made it, when and from which address.</p>
+    <form id="audit-filter" class="filters" novalidate>
+      <label>Member <select id="audit-member"><option value="">anyone</option></select></label>
+      <label>Action <select id="audit-action"><option value="">any</option></select></label>
+      <label>From (UTC) <input type="datetime-local" id="audit-start"></label>
+      <label>To (UTC) <input type="datetime-local" id="audit-end"></label>
+      <div class="row"><button type="submit" class="btn small accent">Filter</button> <button type="button" id="audit-clear" class="btn small secondary">Clear</button></div>
+    </form>
+    <p id="audit-error" class="error" role="alert" hidden></p>
+    <p id="audit-status" class="muted" role="status"></p>
+    <table class="data" id="audit-table" hidden>
+      <thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Address</th></tr></thead>
+      <tbody id="audit-body"></tbody>
+    </table>
+    <p id="audit-empty" class="muted" hidden>No changes match these filters.</p>
+    <button type="button" id="audit-more" class="btn small secondary" hidden>Load more</button>
+    <p id="audit-more-error" class="error" role="alert" hidden></p>
   </section>
 </section>
 

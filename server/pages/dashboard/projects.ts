@@ -14,7 +14,9 @@ function domainError(res: Answer, domains: string[]): string {
   return bad === undefined ? message : `${message} (“${bad}”)`;
 }
 
-export function projectsPanel(projects: Projects): void {
+/** `canEdit`: the role may create and edit projects (admin); others see the list only. */
+export function projectsPanel(projects: Projects, canEdit: boolean): void {
+  el('project-form').hidden = !canEdit;
   let editing: Project | null = null;
 
   const render = () => {
@@ -24,7 +26,7 @@ export function projectsPanel(projects: Projects): void {
         const tr = node('tr');
         const domains = p.allowedDomains.length ? node('td', p.allowedDomains.join(', '), 'text') : node('td', 'any host', 'muted');
         const actions = node('td');
-        actions.append(button('Edit', 'link', () => startEdit(p), `Edit ${p.name}`));
+        if (canEdit) actions.append(button('Edit', 'link', () => startEdit(p), `Edit ${p.name}`));
         tr.append(node('td', p.name, 'text'), domains, actions);
         return tr;
       }),

@@ -2,7 +2,7 @@
 // (views.ts) and the browser's Back and Forward go through the History API;
 // the address always names the page, its project and its filters, so a
 // reload or a shared link shows the same thing.
-import { VIEWS, viewOf, type View } from './views.js';
+import { ACCOUNT_VIEWS, VIEWS, viewOf, type View } from './views.js';
 
 export interface Route {
   view: View;
@@ -32,7 +32,7 @@ export function router(projectId: () => string | undefined, show: (route: Route,
     },
     href(view, query = {}, visitorId) {
       const project = projectId();
-      const params = new URLSearchParams({ ...(project && view !== 'settings' && view !== 'instance' ? { project } : {}), ...query });
+      const params = new URLSearchParams({ ...(project && !ACCOUNT_VIEWS.has(view) ? { project } : {}), ...query });
       const path = visitorId ? `${VIEWS.visitor.path}/${visitorId}` : VIEWS[view].path;
       const search = params.toString();
       return search ? `${path}?${search}` : path;

@@ -1,7 +1,9 @@
 // The login page script: sign in or create an account through the dashboard
 // API, then continue to `next` (same-origin paths only), else the dashboard.
 // An invitation link (`?invite=<token>`) opens the sign-up form and sends the
-// token with it.
+// token with it; an account's invitation (dij_…) goes with a sign-in too, and
+// someone already signed in accepts it with one button (POST
+// /api/invitations/accept). Each lands on the dashboard in the account joined.
 import { api, errorText } from '../browser/client.js';
 import { el, text } from '../browser/dom.js';
 import { safeNext } from '../next.js';
@@ -9,6 +11,8 @@ import { safeNext } from '../next.js';
 const params = new URLSearchParams(location.search);
 const next = safeNext(params.get('next'), location.origin);
 const invitation = params.get('invite');
+/** An invitation to an existing account (not the administrator's invitation to create one). */
+const joining = invitation?.startsWith('dij_') ? invitation : null;
 let mode: 'login' | 'signup' = invitation ? 'signup' : 'login';
 
 function render(): void {
@@ -40,7 +44,7 @@ async function submit(event: Event): Promise<void> {
     const res =
       mode === 'signup'
         ? await api.account.signup({ body: { email, password, ...(name ? { name } : {}), ...(invitation ? { invitation } : {}) } })
-        : await api.account.login({ body: { email, password } });
+        : await api.account.login({ body: { email, password, ...(joining ? { invitation: joining } : {}) } });
     if (res.status === 200 || res.status === 201) {
       location.assign(next ?? '/dashboard');
       return;
@@ -63,6 +67,25 @@ function start(): void {
     render();
   });
   render();
+  if (joining) void offerJoin(joining);
+}
+
+async function offerJoin(token: string): Promise<void> {
+  const me = await api.account.getAccount();
+  if (me.status !== 200) return;
+  text('join-email', me.body.user.email);
+  el('join').hidden = false;
+  const button = el<HTMLButtonElement>('join-submit');
+  button.addEventListener('click', () => {
+    void (async () => {
+      button.disabled = true;
+      const res = await api.members.acceptInvitation({ body: { invitation: token } });
+      button.disabled = false;
+      if (res.status === 200) return location.assign(next ?? '/dashboard');
+      text('join-error', errorText(res));
+      el('join-error').hidden = false;
+    })();
+  });
 }
 
 start();

@@ -2,6 +2,8 @@
 // the service's own pages (the CLI consent page sends people here). It calls
 // the dashboard API (/api/auth/login, /api/auth/signup) and then goes to
 // `next`, or to /dashboard without one. Already signed in: straight to `next`.
+// An account's invitation (?invite=dij_…) is accepted with the sign-up or
+// sign-in, or, for someone already signed in, with one button.
 import type { RequestHandler } from 'express';
 import { SESSION_COOKIE, type AccountsService } from '../../accounts/service.js';
 import { pageHtml } from '../html.js';
@@ -20,6 +22,11 @@ const BODY = `<main>
     <p id="error" class="error" role="alert" hidden></p>
     <button type="submit" id="submit" class="btn primary">Sign in</button>
   </form>
+  <div id="join" hidden>
+    <p>You are signed in as <strong id="join-email"></strong>. Join the account you were invited to with this address, or sign in with another below.</p>
+    <button type="button" id="join-submit" class="btn primary">Join the account</button>
+    <p id="join-error" class="error" role="alert" hidden></p>
+  </div>
   <p class="muted" id="toggle-row"><span id="toggle-text">No account yet?</span> <button type="button" id="toggle" class="link">Create one</button></p>
 </section>
 </main>`;

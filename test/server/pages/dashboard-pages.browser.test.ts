@@ -111,6 +111,8 @@ describe.skipIf(!hasChromium)('the dashboard, a page per job', () => {
         webhooks: () => page.locator('#hooks-empty').waitFor({ state: 'visible' }),
         sealing: () => page.locator('#sealing-state', { hasText: 'Off' }).waitFor(),
         settings: () => page.locator('#projects-body tr').first().waitFor(),
+        members: () => page.locator('#members-body tr').first().waitFor(),
+        audit: () => page.locator('#audit-body tr').first().waitFor(),
         instance: () => page.locator('#accounts-body tr').first().waitFor(),
       };
       for (const view of Object.keys(VIEWS) as View[]) {
