@@ -18,7 +18,7 @@ export const VIEWS = {
   settings: { path: '/dashboard/settings', title: 'Settings', role: 'analyst' },
   members: { path: '/dashboard/members', title: 'Members', role: 'admin' },
   audit: { path: '/dashboard/audit', title: 'Audit log', role: 'admin' },
-  instance: { path: '/dashboard/instance', title: 'Instance', role: 'viewer' },
+  instance: { path: '/dashboard/instance', title: 'Instance', role: 'admin' },
 } as const satisfies Record<string, { path: string; title: string; role: Role }>;
 
 export type View = keyof typeof VIEWS;
