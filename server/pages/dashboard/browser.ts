@@ -59,9 +59,9 @@ async function start(): Promise<void> {
   const sealing = sealingPanel(projects);
   projectsPanel(projects, reaches(role, 'admin'));
   const views: Record<View, { show(route: Route): void }> = {
-    overview: overviewView({ account, usage: usage.body }, projects),
+    overview: overviewView({ account: { ...account, canChangePlan: account.canChangePlan && role === 'owner' }, usage: usage.body }, projects),
     events: eventsView(projects, nav),
-    visitor: visitorView(projects, nav),
+    visitor: visitorView(projects, nav, reaches(role, 'admin')),
     install: {
       show() {
         install.show();

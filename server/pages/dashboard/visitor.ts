@@ -16,7 +16,8 @@ const VISITOR_ID = /^iq_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** Events looked at per project for the linkedIds a visitor was seen with. */
 const LINKED_SCAN = 100;
 
-export function visitorView(projects: Projects, nav: Nav): { show(route: Route): void } {
+/** `canDelete`: the role may delete a visitor's data (admin). */
+export function visitorView(projects: Projects, nav: Nav, canDelete: boolean): { show(route: Route): void } {
   let visitor: { id: string; before?: string } | null = null;
 
   const visitRow = (v: VisitSummary) => {
@@ -79,7 +80,7 @@ export function visitorView(projects: Projects, nav: Nav): { show(route: Route):
     if (res.status !== 200) return report(more ? 'visits-more-error' : 'visitor-error', res);
     renderTimeline(res.body, more);
     if (!more) {
-      el('forget-panel').hidden = false;
+      el('forget-panel').hidden = !canDelete;
       void showLinked(res.body.visitorId);
     }
   };

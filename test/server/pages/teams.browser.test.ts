@@ -141,6 +141,30 @@ describe.skipIf(!hasChromium)('teams in the dashboard', () => {
     await owner.context().close();
   });
 
+  it('an existing user signs in through the link and joins as an analyst, without the pages of keys, secrets and members', async () => {
+    const owner = await signedUp('lead@example.com');
+    const link = await invite(owner, 'analyst@example.com', 'analyst');
+    await (await signedUp('analyst@example.com')).context().close();
+    const context = await browser.newContext();
+    const analyst = watchProblems(await context.newPage(), problems);
+    await analyst.goto(link);
+    await analyst.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await analyst.fill('#email', 'analyst@example.com');
+    await analyst.fill('#password', PASSWORD);
+    await analyst.click('#submit');
+    await analyst.waitForURL(`${origin}/dashboard`);
+    await analyst.locator('#account-role', { hasText: 'Your role: analyst' }).waitFor();
+    const shown = await analyst.locator('.dash-nav a:visible').evaluateAll((links) => links.map((a) => a.textContent));
+    expect(shown).toEqual(['Overview', 'Events', 'Visitor', 'Install', 'Settings']);
+    await analyst.goto(`${origin}/dashboard/settings`);
+    await analyst.locator('#projects-body tr').first().waitFor();
+    expect(await analyst.locator('#project-form').isHidden()).toBe(true);
+    expect(await analyst.locator('#projects-body button').count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+    await owner.context().close();
+  });
+
   it('the audit log: newest first, filters in the address through reload and Back, Load more', async () => {
     const owner = await signedUp('auditor@example.com');
     const request = owner.context().request;
