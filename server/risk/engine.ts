@@ -55,13 +55,15 @@ function uaTlsMismatch(s: Signals, edge: EdgeFacts): { mismatch: boolean; eviden
 type PerWindow = Record<keyof typeof VELOCITY_WINDOWS, number>;
 
 function velocityOf(recent: RecentActivity[], now: number): { distinctIp: PerWindow; distinctCountry: PerWindow; events: PerWindow } {
-  const count = (of: (inWindow: RecentActivity[]) => number) =>
-    Object.fromEntries(Object.entries(VELOCITY_WINDOWS).map(([name, ms]) => [name, of(recent.filter((r) => r.t > now - ms))])) as PerWindow;
-  return {
-    distinctIp: count((w) => new Set(w.map((r) => r.ip)).size),
-    distinctCountry: count((w) => new Set(w.map((r) => r.country).filter(Boolean)).size),
-    events: count((w) => w.length),
-  };
+  const out = { distinctIp: {} as PerWindow, distinctCountry: {} as PerWindow, events: {} as PerWindow };
+  for (const name of Object.keys(VELOCITY_WINDOWS) as (keyof typeof VELOCITY_WINDOWS)[]) {
+    // One pass over the window's activity per window, on identify's path.
+    const inWindow = recent.filter((r) => r.t > now - VELOCITY_WINDOWS[name]);
+    out.events[name] = inWindow.length;
+    out.distinctIp[name] = new Set(inWindow.map((r) => r.ip)).size;
+    out.distinctCountry[name] = new Set(inWindow.map((r) => r.country).filter(Boolean)).size;
+  }
+  return out;
 }
 
 /** Fingerprint's published suspect-score weights (web), normalised to 0–100. */

@@ -18,8 +18,7 @@ describe('ApiError', () => {
     expect(e.headers).toEqual({ 'Retry-After': '1' });
   });
 
-  it('has a client or server status for every code, and the codes in table order', () => {
-    expect(ERROR_CODES).toEqual(Object.keys(ERRORS));
+  it('has a client or server status for every code', () => {
     for (const code of ERROR_CODES) expect(ERRORS[code].status, code).toBeGreaterThanOrEqual(400);
   });
 });
