@@ -111,6 +111,8 @@ export class NetworkLife {
   private readonly vpn: boolean;
   private readonly relay: boolean;
   private sticky: { ip: string; until: number } | null = null;
+  /** Its own stream, so that the rest of a world's networks stay the same with or without clearings away. */
+  private readonly away: Rng;
 
   constructor(
     private readonly device: Device,
@@ -127,10 +129,22 @@ export class NetworkLife {
     this.cgnat = rng(seed * 613 + this.carrier)() < w.carrierCgnat;
     this.vpn = r() < w.vpnUsers;
     this.relay = device.profile.family === 'Safari' && r() < w.privateRelay;
+    this.away = rng((seed * 104_729) ^ Math.imul(device.id + 1, 0x27d4eb2d));
   }
 
-  /** The client address of a visit at time t (call once per visit, in order). */
-  next(t: number): string {
+  /** The client address of a visit at time t with its drift (call once per visit, in order). */
+  next(t: number, drift: readonly string[] = []): string {
+    const { device: d, places } = this;
+    const w = places.world;
+    const address = this.usual(t);
+    // Drawn after the usual address, from its own stream: the usual stream is the same with or without it.
+    if (w.clearedAway && drift.includes('storageCleared') && this.away() < w.clearedAway) {
+      return places.space.v4(this.away, share(this.away, NETWORKS[d.profile.country]!.isps));
+    }
+    return address;
+  }
+
+  private usual(t: number): string {
     const { r, device: d, places } = this;
     const w = places.world;
     const p = d.profile;

@@ -86,6 +86,8 @@ export interface OracleResult {
   split: number;
   /** With `perVisit`: whether each visit, in time order, was a revisit the oracle recalled. */
   recalled?: boolean[];
+  /** Blind: share of all visits given a visitor another device created (the linker's false merges). */
+  falseMerge?: number;
 }
 
 export interface OracleOptions {
@@ -97,6 +99,11 @@ export interface OracleOptions {
   integration?: boolean;
   /** Keep which visits the oracle recalled (for the linker's gap decomposition). */
   perVisit?: boolean;
+  /**
+   * The same rule without ground truth (`blindOracle`): it cannot know
+   * that a visit is a revisit, nor which device a visitor is.
+   */
+  blind?: boolean;
 }
 
 /** The network a visit's fit is judged on. */
@@ -112,6 +119,7 @@ export async function oracle(
   seed: number,
   opts: OracleOptions = { components: 'all', network: 'carrier-asn' },
 ): Promise<OracleResult> {
+  if (opts.blind) return blindOracle(worldName, size, seed, opts);
   const started = performance.now();
   const world = worldNamed(worldName);
   const n = world.devices ?? size;
@@ -216,6 +224,97 @@ export async function oracle(
   };
 }
 
+/**
+ * The oracle's rule as a linker could apply it, without ground truth: a
+ * visit whose token (or cookie) a visitor holds goes to that visitor; any
+ * other goes to the one visitor whose last components equal the visit's and
+ * whose networks hold the visit's network, or, when no visitor with those
+ * components has that network, to the only visitor with those components;
+ * else to a new visitor. Without truth it cannot tell a revisit from a new
+ * device with the same components, which the oracle is told: what that
+ * knowledge is worth shows as this rule's false merges. No healing (the
+ * oracle's ideal healing is truth too).
+ */
+async function blindOracle(worldName: string, size: number, seed: number, opts: OracleOptions): Promise<OracleResult> {
+  const started = performance.now();
+  const world = worldNamed(worldName);
+  const n = world.devices ?? size;
+  const asn = await loadAsn();
+  const { born, schedule, visits } = worldOf(world, n, seed, { integration: opts.integration });
+  const compared = opts.components === 'all' ? NAMES : STABLE;
+  const webkitDevice = born.map(({ device: d }) => d.profile.os === 'iOS' || d.profile.family === 'Safari');
+  const creator: number[] = [];
+  const lastKey: string[] = [];
+  const nets: Set<string>[] = [];
+  const byComponents = new Map<string, Set<number>>();
+  const tokens = new Map<string, number>();
+  const first: number[] = new Array(n);
+  const all = new Count();
+  const privateOrCleared = new Count();
+  const webkit = new Count();
+  const itp = new Count();
+  let merged = 0;
+  let events = 0;
+  let tokenless = 0;
+  for (const sim of visits()) {
+    const { dev, i } = sim;
+    const ip = normalizeIp(sim.ip);
+    const asnInfo = ip ? asn.lookup(ip) : null;
+    const net = networkKey(visitNetwork(ip, asnInfo, classifyNetwork(asnInfo, NO_LISTS)), opts.network);
+    const c = extractComponents(sim.values);
+    const key = compared.map((k) => c[k] ?? '∅').join('\n');
+    const presented = [sim.values.deviceToken?.token ?? null, sim.cookie?.presented ? `cookie:${sim.cookie.token}` : null];
+    let visitor = presented.map((t) => (t === null ? undefined : tokens.get(t))).find((v) => v !== undefined);
+    if (visitor === undefined) {
+      if (i > 0) tokenless++;
+      const same = [...(byComponents.get(key) ?? [])];
+      const fits = same.filter((v) => net !== null && nets[v]!.has(net));
+      visitor = fits.length === 1 ? fits[0] : !fits.length && same.length === 1 ? same[0] : undefined;
+    }
+    if (visitor === undefined) {
+      visitor = creator.push(dev) - 1;
+      nets.push(new Set());
+    }
+    if (i === 0) first[dev] = visitor;
+    const token = sim.values.deviceToken?.token ?? null;
+    const cookie = sim.cookie ? `cookie:${sim.cookie.token}` : null;
+    for (const t of [token, cookie]) if (t !== null && !tokens.has(t)) tokens.set(t, visitor);
+    events++;
+    if (creator[visitor] !== dev) merged++;
+    if (i > 0) {
+      const right = visitor === first[dev];
+      all.add(right, right);
+      if (sim.drift.includes('incognito') || sim.drift.includes('storageCleared')) privateOrCleared.add(right, right);
+      if (webkitDevice[dev]) webkit.add(right, right);
+      if (sim.drift.includes('itpExpired')) itp.add(right, right);
+    }
+    const before = lastKey[visitor];
+    if (before !== undefined && before !== key) byComponents.get(before)!.delete(visitor);
+    if (before !== key) (byComponents.get(key) ?? byComponents.set(key, new Set()).get(key)!).add(visitor);
+    lastKey[visitor] = key;
+    if (net !== null) nets[visitor]!.add(net);
+  }
+  return {
+    world: world.name,
+    integration: opts.integration ?? false,
+    devices: n,
+    events: schedule.length,
+    revisits: all.revisits,
+    seconds: Math.round((performance.now() - started) / 1000),
+    recall: all.recall,
+    recallUnhealed: all.recall,
+    privateOrCleared: privateOrCleared.recall,
+    privateOrClearedUnhealed: privateOrCleared.recall,
+    webkit: webkit.recall,
+    webkitUnhealed: webkit.recall,
+    itpExpired: itp.recall,
+    tokenless: all.revisits ? tokenless / all.revisits : NaN,
+    tied: NaN,
+    split: 0,
+    falseMerge: merged / events,
+  };
+}
+
 /** Runs each job in a worker thread that loads this module, a few at a time (pool.ts's, for this file). */
 async function inWorkers(jobs: { world: string; devices: number; seed: number; opts: OracleOptions }[], threads: number): Promise<OracleResult[]> {
   const out: OracleResult[] = new Array(jobs.length);
@@ -250,6 +349,7 @@ if (!isMainThread && (workerData as { oracleJob?: boolean } | null)?.oracleJob) 
       components: { type: 'string', default: 'all' },
       network: { type: 'string', default: 'carrier-asn' },
       integration: { type: 'boolean', default: false },
+      blind: { type: 'boolean', default: false },
     },
   });
   const devices = Number(args.devices);
@@ -258,7 +358,7 @@ if (!isMainThread && (workerData as { oracleJob?: boolean } | null)?.oracleJob) 
   names.forEach(worldNamed);
   if (!['all', 'stable'].includes(args.components) || !['carrier-asn', 'prefix'].includes(args.network))
     throw new Error('--components all|stable, --network carrier-asn|prefix');
-  const opts = { components: args.components, network: args.network, integration: args.integration } as OracleOptions;
+  const opts = { components: args.components, network: args.network, integration: args.integration, blind: args.blind } as OracleOptions;
   const started = performance.now();
   const results = await inWorkers(
     names.map((world) => ({ world, devices, seed, opts })),
@@ -288,8 +388,17 @@ if (!isMainThread && (workerData as { oracleJob?: boolean } | null)?.oracleJob) 
       'no token',
       'of which tied',
       'devices split',
+      ...(opts.blind ? ['false merges'] : []),
     ],
-    results.map((r) => [r.world, r.revisits, ...cols.map((k) => pct(r[k])), pct(r.tokenless), pct(r.tied), r.split]),
+    results.map((r) => [
+      r.world,
+      r.revisits,
+      ...cols.map((k) => pct(r[k])),
+      pct(r.tokenless),
+      pct(r.tied),
+      r.split,
+      ...(opts.blind ? [pct(r.falseMerge!, 3)] : []),
+    ]),
   );
   table(
     'across worlds',

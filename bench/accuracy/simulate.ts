@@ -122,6 +122,8 @@ export interface Gap {
 
 export interface Trace {
   device: Device;
+  /** The device's number in the world. */
+  dev: number;
   i: number;
   drift: string[];
   visit: Visit;
@@ -194,7 +196,7 @@ export function worldOf(world: World, n: number, seed: number, opts: WorldOption
     for (const { dev, i } of schedule) {
       const sim = sims[dev]!.visit(i);
       const cookie = jars?.[dev]!.visit(sim.drift);
-      yield { dev, i, t: sim.t, ip: nets[dev]!.next(sim.t), values: sim.values, drift: sim.drift, ...(cookie ? { cookie } : {}) };
+      yield { dev, i, t: sim.t, ip: nets[dev]!.next(sim.t, sim.drift), values: sim.values, drift: sim.drift, ...(cookie ? { cookie } : {}) };
     }
   }
   return { born, sims, schedule, visits };
@@ -288,7 +290,7 @@ export async function simulate(world: World, size: number, seed: number, opts: S
         lost.push({ lost: lostAt(match, first, (v) => owner.get(v) === dev, ownToken, match.kind === 'new'), dev, drift: sim.drift });
       }
     }
-    opts.trace?.({ device: born[dev]!.device, i, drift: sim.drift, visit, match, merged, recalled, ownerOf: (v) => owner.get(v), index });
+    opts.trace?.({ device: born[dev]!.device, dev, i, drift: sim.drift, visit, match, merged, recalled, ownerOf: (v) => owner.get(v), index });
     opts.onVisit?.(sim, match.visitorId);
   }
 

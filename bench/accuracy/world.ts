@@ -47,6 +47,8 @@ export interface World {
   cookieCleared: number;
   /** Devices whose users alternate private and normal windows, and the share of their visits in a private one. */
   privateHabit?: { devices: number; visits: number };
+  /** Share of storage clearings made on a network the device never used before (a hotel's or a guest Wi-Fi). */
+  clearedAway?: number;
 }
 
 export interface Rates {
@@ -123,6 +125,7 @@ export const WORLDS: readonly World[] = [
   w('part-time VPNs', { vpnUsers: 0.3, vpnVisits: 0.3, privateRelay: 0.5 }),
   w('hotel and guest Wi-Fi', { rates: { ...BASE_RATES, publicWifi: 0.3 } }),
   w('rare visitors', { visitRate: 0.25 }),
+  w('cleared on a new network', { clearedAway: 0.8 }),
 ];
 
 export function worldNamed(name: string): World {

@@ -14,10 +14,13 @@
 // 3. Else a new visitor, claimed by a unique insert of its token so that
 //    concurrent first visits of one device end up as one visitor. The
 //    visitors that nearly won are kept as its suspects: while it is young,
-//    each of its later visits adds to their evidence (its networks against
-//    theirs, their silence since it appeared), and once one of them clears
-//    MERGE_P the new visitor is merged into it (split healing): its id
-//    becomes an alias of the older one.
+//    each of its later visits (by its token or its fingerprint) adds to
+//    their evidence (its networks against theirs, their silence since it
+//    appeared), and once one of them clears MERGE_P the new visitor is
+//    merged into it (split healing): its id becomes an alias of the older
+//    one, and a survivor that is itself a young split is weighed on the same
+//    visit, so that a chain of splits collapses towards the first id. A
+//    private window's token is never a sign of a second device.
 //
 // The index is abstract so the accuracy benchmark runs this same code.
 import { exactKey, groupKey, isMobile, modelKey, partialKeys, type Components } from './components.js';
@@ -38,6 +41,8 @@ const SUSPECT_MIN_P = 0.003;
 /** A visitor stops looking for its predecessor after this many visits or days. */
 export const YOUNG_VISITS = 20;
 const YOUNG_DAYS = 60;
+/** Splits of splits re-joined on one visit (A ← B ← C ← D). */
+const CHAIN_HOPS = 3;
 /** Candidates scored per visit (the best by similarity). */
 const CANDIDATES_CAP = 24;
 /** Other candidates within this much similarity of one count as its look-alikes. */
@@ -116,9 +121,14 @@ const logSumExp = (xs: number[]) => {
 /** Follows an alias to the visitor that survives. */
 const resolve = (index: LinkIndex, id: string): Promise<VisitorRecord | null> => followMerges(id, (x) => index.visitor(x));
 
-/** Whether a token and an older one take turns: the older one was presented again after this one's last visit. */
-function interleaved(tokens: TokenUse[], use: TokenUse): TokenUse | undefined {
-  return tokens.find((t) => t.first < use.first && t.last > use.last);
+/**
+ * Whether a token and an older one take turns: the older one was presented
+ * again after this one's last visit. A private window's token takes turns
+ * with the device's own by nature, so it never shows a second device.
+ */
+function interleaved(tokens: TokenUse[], use: TokenUse, incognito: boolean): TokenUse | undefined {
+  if (incognito) return undefined;
+  return tokens.find((t) => !t.ephemeral && t.first < use.first && t.last > use.last);
 }
 
 export async function link(index: LinkIndex, visit: Visit): Promise<Match> {
@@ -137,7 +147,12 @@ export async function link(index: LinkIndex, visit: Visit): Promise<Match> {
   if (best >= 0 && pBest >= LINK_P) {
     const chosen = scored[best]!.visitorId;
     const isExact = exact !== null && candidates.some((c) => c.v.id === chosen && exactKey(c.v.components[0]!) === exact);
-    return { visitorId: chosen, kind: isExact ? 'exact' : 'fuzzy', p: pBest, tokenRejected, scored };
+    const linked: Match = { visitorId: chosen, kind: isExact ? 'exact' : 'fuzzy', p: pBest, tokenRejected, scored };
+    // A young visitor found by its fingerprint is visited all the same: its suspects weigh this visit too.
+    const v = candidates.find((c) => c.v.id === chosen)!.v;
+    if (!v.suspects.length) return linked;
+    const healed = await heal(index, v, visit);
+    return { ...linked, ...(healed.mergedFrom ? { visitorId: healed.visitorId, mergedFrom: healed.mergedFrom } : {}), suspects: healed.suspects };
   }
   const kept = scored.filter((s) => Math.exp(s.logOdds) * pNew >= SUSPECT_MIN_P).slice(0, SUSPECTS_CAP);
   const suspects = kept.map((s) => ({ id: s.visitorId, logOdds: s.logOdds, net: 0, since: visit.now }));
@@ -222,7 +237,7 @@ function bestSimilarity(v: VisitorRecord, components: Components): Similarity | 
 
 async function byToken(index: LinkIndex, v: VisitorRecord, tokenHash: string, visit: Visit): Promise<Match> {
   const use = v.tokens.find((t) => t.hash === tokenHash);
-  const other = use && interleaved(v.tokens, use);
+  const other = use && interleaved(v.tokens, use, visit.incognito);
   if (use && other) {
     if (use.via) {
       // It came with a merged visitor and takes turns with this visitor's own: the merge was wrong.
@@ -254,12 +269,14 @@ async function byToken(index: LinkIndex, v: VisitorRecord, tokenHash: string, vi
  * seen with a token of its own after the young visitor appeared is another
  * device and drops out.
  */
-async function heal(index: LinkIndex, young: VisitorRecord, visit: Visit): Promise<Match> {
+async function heal(index: LinkIndex, young: VisitorRecord, visit: Visit, hops = 0, chain?: Chain): Promise<Match> {
   const aged = young.visitCount >= YOUNG_VISITS || visit.now - young.firstSeenAt > YOUNG_DAYS * DAY;
   if (aged) return { visitorId: young.id, kind: 'token', p: 1, tokenRejected: false, suspects: [] };
   const resolved = await Promise.all(young.suspects.map(async (s) => ({ s, u: await resolve(index, s.id) })));
+  // A private window's token on the suspect is the device's too (it may have been linked there): no sign of another device.
+  const own = (t: TokenUse) => t.ephemeral || (t.via !== undefined && (t.via === young.id || t.via === chain?.via));
   const live = resolved.filter(
-    (x): x is { s: Suspect; u: VisitorRecord } => !!x.u && x.u.id !== young.id && !x.u.tokens.some((t) => t.via !== young.id && t.last > x.s.since),
+    (x): x is { s: Suspect; u: VisitorRecord } => !!x.u && x.u.id !== young.id && !x.u.tokens.some((t) => !own(t) && t.last > x.s.since),
   );
   const { prefix, kind } = visit.network;
   let evidence = (_u: VisitorRecord) => 0;
@@ -277,13 +294,31 @@ async function heal(index: LinkIndex, young: VisitorRecord, visit: Visit): Promi
     evidence = (u) => networkScore({ ...together(u, young), tokens: u.tokens }, facts, others(u)) - networkScore(young, facts, others(u));
   }
   const suspects = live.map(({ s, u }) => ({ ...s, id: u.id, net: (s.net ?? 0) + evidence(u) }));
-  const totals = suspects.map((s, i) => ({ logOdds: s.logOdds + s.net + silence(live[i]!.u, s.since, visit.now) }));
+  const totals = suspects.map((s, i) => ({ logOdds: s.logOdds + s.net + silence(live[i]!.u, s.since, chain?.until ?? visit.now) }));
   const { best, pBest, pNew } = posterior(totals, young.residual);
   if (best >= 0 && pBest >= MERGE_P) {
-    await index.merge(young.id, suspects[best]!.id, visit.now);
-    return { visitorId: suspects[best]!.id, kind: 'token', p: pBest, tokenRejected: false, mergedFrom: young.id };
+    const into = suspects[best]!.id;
+    await index.merge(young.id, into, visit.now);
+    const merged: Match = { visitorId: into, kind: 'token', p: pBest, tokenRejected: false, mergedFrom: young.id };
+    if (hops >= CHAIN_HOPS) return merged;
+    // A chain collapses towards the first id. The young visitor's other suspects that were splits of
+    // the survivor (A ← B, then C, now found to be A's) weigh the same visit: their silence up to C's
+    // first visit, C's tokens being the device's own.
+    const earlier = live.filter(({ u }) => u.id !== into && u.suspects.some((s) => s.id === into || s.id === young.id));
+    for (const { u } of earlier) await heal(index, u, visit, hops + 1, { via: young.id, until: young.firstSeenAt });
+    // And a survivor that is itself a young split weighs it too.
+    const survivor = await index.visitor(into);
+    if (!survivor?.suspects.length || survivor.mergedInto) return merged;
+    const next = await heal(index, survivor, visit, hops + 1);
+    return next.mergedFrom ? { ...next, mergedFrom: young.id } : { ...merged, ...(next.suspects ? { suspects: next.suspects } : {}) };
   }
   return { visitorId: young.id, kind: 'token', p: suspects.length ? pNew : 1, tokenRejected: false, suspects };
+}
+
+/** A split weighed when a later split of the same device was merged: whose tokens are the device's own, and until when the suspect kept silent. */
+interface Chain {
+  via: string;
+  until: number;
 }
 
 /** The network history of two visitors as one device's. */

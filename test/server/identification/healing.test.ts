@@ -79,6 +79,28 @@ describe('split healing', () => {
     expect((await identifyFrom('2.125.160.7', cleared)).visitorId).toBe(old.visitorId);
   });
 
+  it('collapses a chain of splits to the first id: every id resolves to it', async () => {
+    const home = '81.2.72.10';
+    const { old, split } = await splitDevice(home, '2.125.163.7');
+    expect(split.visitorId).not.toBe(old.visitorId);
+    // Cleared again on yet another new network: a second split, whose suspects are both earlier ids.
+    const again = withToken(deviceValues(seed));
+    const second = await identifyFrom('5.9.164.7', again, 24 * HOUR);
+    expect(new Set([old.visitorId, split.visitorId, second.visitorId]).size).toBe(3);
+    // Back home with the last token: the last split is re-joined, and so is the split it was re-joined into.
+    const back = await identifyFrom(home, again);
+    expect(back.visitorId).toBe(old.visitorId);
+    expect(back.visitCount).toBe(7);
+    for (const id of [split.visitorId, second.visitorId]) {
+      const v = await visits(id);
+      expect(v.body.visitorId).toBe(old.visitorId);
+      expect(v.body.totalVisits).toBe(7);
+    }
+    const survivor = await visits(old.visitorId);
+    expect([...survivor.body.mergedFrom].sort()).toEqual([split.visitorId, second.visitorId].sort());
+    for (const r of [split, second]) expect((await event(r.requestId)).body.visitorId).toBe(old.visitorId);
+  });
+
   it('keeps aliases private to their account', async () => {
     const { old, cleared, split } = await splitDevice('81.2.70.10', '2.125.161.7');
     await identifyFrom('81.2.70.10', cleared);

@@ -101,6 +101,20 @@ describe('the token path', () => {
     expect(separated.visitorId).not.toBe(va.visitorId);
     expect((await send(b, office)).visitorId).toBe(separated.visitorId);
   });
+
+  it("never separates on a private window's token, however often it takes turns", async () => {
+    const send = account();
+    const a = deviceValues(++seed);
+    const office = '81.2.73.0/24';
+    const va = await send(a, office);
+    const window = { ...a, deviceToken: { ...a.deviceToken, token: `window_${seed}` } };
+    for (let i = 0; i < 3; i++) {
+      const inPrivate = await send(window, office, { incognito: true });
+      expect(inPrivate.visitorId).toBe(va.visitorId);
+      expect(inPrivate.separated).toBeUndefined();
+      expect((await send(a, office)).visitorId).toBe(va.visitorId);
+    }
+  });
 });
 
 describe('fingerprint links', () => {
@@ -169,6 +183,14 @@ describe('split healing', () => {
     const back = await send(d, home, { token });
     expect(back.mergedFrom).toBeUndefined();
     expect(back.visitorId).not.toBe(first.visitorId);
+  });
+
+  it('still merges into a suspect whose only token since is a private window of the device', async () => {
+    const send = account();
+    const { d, home, first, token, away } = await split(send);
+    // A private window at home: linked to the first visitor by fingerprint, with a token of its own.
+    expect((await send(d, home, { token: `private_${seed}`, incognito: true })).visitorId).toBe(first.visitorId);
+    expect((await send(d, home, { token })).mergedFrom).toBe(away.visitorId);
   });
 
   it("undoes a merge when the merged token and the survivor's own take turns", async () => {
