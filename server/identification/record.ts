@@ -14,6 +14,9 @@ import { ASNS_CAP, PREFIXES_CAP, TOKENS_CAP, withVisit, type Match, type Visit, 
  */
 export const RECENT_CAP = 5_000;
 
+/** Distinct component sets kept per visitor, newest first. */
+export const COMPONENT_SETS_CAP = 3;
+
 /** The visitor as identification sees it. */
 export function toRecord(d: VisitorDoc): VisitorRecord {
   return {
@@ -132,7 +135,7 @@ export function sameComponents(a: Components, b: Components): boolean {
   return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }
 
-/** The visitor after this visit: counted, its networks, tokens and last two component sets. */
+/** The visitor after this visit: counted, its networks, tokens and its last distinct component sets. */
 export function recordVisit(v: VisitorRecord, match: Match, visit: Visit): VisitorRecord {
   const first = v.visitCount === 0;
   return {
@@ -141,8 +144,10 @@ export function recordVisit(v: VisitorRecord, match: Match, visit: Visit): Visit
     visitCount: v.visitCount + 1,
     firstSeenAt: first ? visit.now : v.firstSeenAt,
     lastSeenAt: visit.now,
-    // The previous set is kept while it differs (a docked screen, another time zone); an identical one carries nothing.
-    components: first || sameComponents(visit.components, v.components[0]!) ? [visit.components] : [visit.components, v.components[0]!],
+    // Every recent configuration the device showed is kept (docked and undocked, home and away): it may come back without its storage in any of them.
+    components: first
+      ? [visit.components]
+      : [visit.components, ...v.components.filter((c) => !sameComponents(c, visit.components))].slice(0, COMPONENT_SETS_CAP),
     webkit: isWebkit(visit.components),
     suspects: match.suspects ?? v.suspects,
     residual: match.suspects && !match.suspects.length ? null : v.residual,

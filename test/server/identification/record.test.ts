@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { confidenceOf, SPARSE_CEILING, SPARSE_COVERAGE } from '../../../server/identification/confidence.js';
 import { CALIBRATION } from '../../../server/identification/calibration.js';
 import { ASNS_CAP, PREFIXES_CAP, TOKENS_CAP, type Match, type Visit, type VisitorRecord } from '../../../server/identification/linker.js';
-import { mergeRecords, recordVisit, unmergeRecords } from '../../../server/identification/record.js';
+import { COMPONENT_SETS_CAP, mergeRecords, recordVisit, unmergeRecords } from '../../../server/identification/record.js';
 
 const T0 = Date.UTC(2026, 0, 15);
 const blank = (id: string, o: Partial<VisitorRecord> = {}): VisitorRecord => ({
@@ -35,11 +35,22 @@ const visitAt = (now: number, prefix: string, asn: number, tokenHash: string | n
 const match = (visitorId: string, o: Partial<Match> = {}): Match => ({ visitorId, kind: 'token', p: 1, tokenRejected: false, ...o });
 
 describe('recordVisit', () => {
-  it('counts the visit, keeps the last two component sets and the first visit time', () => {
+  it('counts the visit, keeps the last component sets and the first visit time', () => {
     let v = recordVisit(blank('a'), match('a'), visitAt(T0 + 1, '1.1.1.0/24', 1, 't1'));
     expect(v).toMatchObject({ visitCount: 1, firstSeenAt: T0 + 1, lastSeenAt: T0 + 1, components: [{ canvas: 'c1' }] });
     v = recordVisit(v, match('a'), visitAt(T0 + 2, '1.1.1.0/24', 1, 't1', { canvas: 'c2' }));
     expect(v).toMatchObject({ visitCount: 2, firstSeenAt: T0 + 1, lastSeenAt: T0 + 2, components: [{ canvas: 'c2' }, { canvas: 'c1' }] });
+  });
+
+  it('keeps every recent distinct configuration, newest first, so that one coming back is still matched', () => {
+    const at = (i: number, canvas: string) => visitAt(T0 + i, '1.1.1.0/24', 1, 't1', { canvas });
+    let v = recordVisit(blank('a'), match('a'), at(1, 'home'));
+    // Docked at home, away, home again: the docked set is not forgotten because home came back.
+    for (const [i, c] of ['docked', 'away', 'home', 'home'].entries()) v = recordVisit(v, match('a'), at(2 + i, c));
+    expect(v.components).toEqual([{ canvas: 'home' }, { canvas: 'away' }, { canvas: 'docked' }]);
+    v = recordVisit(v, match('a'), at(9, 'hotel'));
+    expect(v.components).toHaveLength(COMPONENT_SETS_CAP);
+    expect(v.components).toEqual([{ canvas: 'hotel' }, { canvas: 'home' }, { canvas: 'away' }]);
   });
 
   it('counts networks new to the visitor, and keeps each one with its visits, newest first, within caps', () => {
