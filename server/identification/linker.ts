@@ -174,6 +174,20 @@ export async function link(index: LinkIndex, visit: Visit): Promise<Match> {
   return { visitorId: created, kind: 'new', p: pNew, tokenRejected, scored };
 }
 
+/** What scoring asks the index about a visit (the service reads it ahead, with the visit's tokens). */
+export function lookupQuery(visit: Pick<Visit, 'components' | 'network' | 'now'>): LookupQuery {
+  const { components } = visit;
+  return {
+    now: visit.now,
+    exact: exactKey(components),
+    partials: partialKeys(components),
+    group: groupKey(components),
+    model: modelKey(components),
+    prefix: visit.network.prefix,
+    asn: visit.network.asn,
+  };
+}
+
 /**
  * Every visitor that looks like the visit's device, scored against a new
  * device. `at` is the moment the device's storage state is judged at (the
@@ -182,17 +196,9 @@ export async function link(index: LinkIndex, visit: Visit): Promise<Match> {
  */
 async function scoreCandidates(index: LinkIndex, visit: Visit, at: number, extra: string[], exclude: string | null) {
   const { components } = visit;
-  const exact = exactKey(components);
-  const partials = partialKeys(components);
-  const found = await index.lookup({
-    now: visit.now,
-    exact,
-    partials,
-    group: groupKey(components),
-    model: modelKey(components),
-    prefix: visit.network.prefix,
-    asn: visit.network.asn,
-  });
+  const query = lookupQuery(visit);
+  const { exact } = query;
+  const found = await index.lookup(query);
   const ids = [...new Set([...found.onPrefix, ...found.holders, ...found.partials, ...found.onAsn, ...extra])];
   const visitors = (await Promise.all(ids.map((id) => resolve(index, id)))).filter((v): v is VisitorRecord => v !== null && v.id !== exclude);
   const facts: VisitFacts = {

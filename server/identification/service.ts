@@ -22,9 +22,9 @@ import type { StoredVisit } from '../store/visits.js';
 import { coverage, extractComponents, type Signals } from './components.js';
 import { confidenceOf } from './confidence.js';
 import type { IdentifyHooks, IdentifyResponse } from './hooks.js';
-import { link, remembered, type Match, type Visit } from './linker.js';
+import { link, lookupQuery, remembered, type Match, type Visit } from './linker.js';
 import { afterVisit, countVisit, toRecord } from './record.js';
-import { CacheUnproven, CAS_ATTEMPTS, StoreIndex } from './storeIndex.js';
+import { CacheUnproven, CAS_ATTEMPTS, StoreIndex, TokenClaimLost } from './storeIndex.js';
 import { VisitorCache } from './visitorCache.js';
 import { makeVisitId } from '../visitors/visitId.js';
 
@@ -100,7 +100,7 @@ export class IdentificationService {
     return this.hooks.respond ? this.hooks.respond(project, result) : result;
   }
 
-  /** Identify from the cache; when what it served is not proven, once more from the database alone. */
+  /** Identify from the cache; when what it served is not proven, or a new visitor's token was claimed meanwhile, once more from the database alone. */
   private async runProven(
     key: ApiKeyDoc,
     body: IdentifyRequest,
@@ -111,7 +111,7 @@ export class IdentificationService {
     try {
       return await this.run(key, body, edge, project, proxy, true);
     } catch (err) {
-      if (!(err instanceof CacheUnproven)) throw err;
+      if (!(err instanceof CacheUnproven || err instanceof TokenClaimLost)) throw err;
       return this.run(key, body, edge, project, proxy, false);
     }
   }
@@ -135,9 +135,10 @@ export class IdentificationService {
     const presentedCookie = proxy?.presented ? cookieToken : null;
 
     const index = new StoreIndex(this.store, accountId, now, this.cache, fromCache);
-    // Both tokens' owners in one read; linking's tokenOwner then reads nothing.
+    // Both tokens' owners in one read, with the lookup a visit no token names needs; linking's tokenOwner then reads nothing.
     const presented = [scriptToken, presentedCookie].filter((t): t is string => t !== null);
-    const owners = presented.length ? await index.tokenOwners(presented) : new Map<string, string | null>();
+    const ahead = lookupQuery({ components, network: edge.network, now });
+    const owners = presented.length ? await index.tokenOwners(presented, ahead) : new Map<string, string | null>();
     const tokenHash = chooseToken(scriptToken, presentedCookie, owners);
     const visit: Visit = { components, tokenHash, network: edge.network, incognito: signals.incognito?.likely ?? false, now };
     const match = await link(index, visit);
@@ -182,10 +183,10 @@ export class IdentificationService {
       timestamp: now,
       createdAt: new Date(now),
     };
-    await Promise.all([
-      index.remember({ ...remembered(before, match, visit, match.kind === 'new'), moreTokens }),
-      this.store.events.insert(event, this.hooks.withEvent?.(project, event)),
-    ]);
+    const indexed = index.remember({ ...remembered(before, match, visit, match.kind === 'new'), moreTokens });
+    // A new visitor's token claim decides whether the visitor stands: its event waits for it.
+    if (index.claiming) await indexed;
+    await Promise.all([indexed, this.store.events.insert(event, this.hooks.withEvent?.(project, event))]);
     // A token taken from another visitor changes that visitor, so that no process's cache vouches for it any more.
     const left = [...new Set(moreTokens.map((t) => owners.get(t) ?? null))].filter((v): v is string => v !== null && v !== match.visitorId);
     await Promise.all(left.map((v) => this.store.visitors.touch(v)));

@@ -9,6 +9,16 @@
 // recomputes. With a VisitorCache, a returning device's token and visitor
 // come from this process's memory; the guard below keeps that unproven data
 // from deciding any write but the compare-and-swap that proves it.
+//
+// A first visit costs at most 5 commands: its tokens' owners and every index
+// key of the lookup in one read, the candidate visitors in one, the new
+// visitor inserted with its first visit already recorded, its token claim
+// as the first statement of the index's bulk write, and the event. Linking
+// creates the visitor and claims the token; both wait here for the visit:
+// the insert for `write`, the claim for `remember`, which may find the token
+// taken by a concurrent first visit of the same device. Then the visitor
+// (that nothing names yet) is deleted and the request runs again from the
+// database, where it finds the winner by its token.
 import DataLoader from 'dataloader';
 import { ulid } from 'ulid';
 import type { IndexReads, Lookup, LookupQuery, Remembered } from '../store/identity.js';
@@ -34,6 +44,18 @@ export class CacheUnproven extends Error {
   }
 }
 
+/**
+ * The token a new visitor claimed was taken by a concurrent first visit of
+ * the device: the visitor is deleted, and the request starts again from the
+ * database (the event is not stored yet).
+ */
+export class TokenClaimLost extends Error {
+  constructor(readonly tokenHash: string) {
+    super(`token ${tokenHash} was claimed by another visitor`);
+    this.name = 'TokenClaimLost';
+  }
+}
+
 export class StoreIndex implements LinkIndex {
   private readonly reads: IndexReads;
   private readonly docs: DataLoader<string, VisitorDoc | null>;
@@ -41,6 +63,12 @@ export class StoreIndex implements LinkIndex {
   private readonly owners = new Map<string, string | null>();
   /** Visitors whose document came from the cache, not yet proven by a write. */
   private readonly unproven = new Set<string>();
+  /** Visitors linking created that are not stored yet: `write` inserts them with their first visit. */
+  private readonly pending = new Map<string, VisitorDoc>();
+  /** The token claim of a new visitor, made by `remember`'s bulk write. */
+  private claim: { tokenHash: string; visitorId: string } | null = null;
+  /** The lookup read with the tokens' owners, for the query it answers. */
+  private ahead: { query: string; lookup: Lookup } | null = null;
 
   constructor(
     private readonly store: Store,
@@ -67,9 +95,11 @@ export class StoreIndex implements LinkIndex {
   /**
    * The owners of the visit's tokens (the agent's and a proxy's device
    * cookie), read together in one command and kept for this request, so
-   * that linking's tokenOwner asks the database nothing more.
+   * that linking's tokenOwner asks the database nothing more. With `ahead`,
+   * the same command reads the lookup linking makes when no token names a
+   * visitor it believes (a first visit), and `lookup` answers from it.
    */
-  async tokenOwners(tokenHashes: string[]): Promise<Map<string, string | null>> {
+  async tokenOwners(tokenHashes: string[], ahead?: LookupQuery): Promise<Map<string, string | null>> {
     let missing = [...new Set(tokenHashes.filter((h) => !this.owners.has(h)))];
     // A token the cache holds with its visitor's document at the same revision needs no read (a visitor merged away does not count).
     for (const h of missing) {
@@ -80,7 +110,11 @@ export class StoreIndex implements LinkIndex {
       this.unproven.add(doc._id);
     }
     missing = missing.filter((h) => !this.owners.has(h));
-    if (missing.length) {
+    if (missing.length && ahead) {
+      const { owners, lookup } = await this.store.identity.tokenOwnersAndLookup(this.accountId, missing, ahead, this.reads);
+      for (const h of missing) this.owners.set(h, owners.get(h) ?? null);
+      this.ahead = { query: JSON.stringify(ahead), lookup };
+    } else if (missing.length) {
       const found = await this.store.identity.tokenOwners(this.accountId, missing);
       for (const h of missing) this.owners.set(h, found.get(h) ?? null);
     }
@@ -88,6 +122,7 @@ export class StoreIndex implements LinkIndex {
   }
 
   lookup(q: LookupQuery): Promise<Lookup> {
+    if (this.ahead?.query === JSON.stringify(q)) return Promise.resolve(this.ahead.lookup);
     return this.store.identity.lookup(this.accountId, q, this.reads);
   }
 
@@ -121,6 +156,14 @@ export class StoreIndex implements LinkIndex {
    */
   async write(prior: VisitorDoc, next: VisitorDoc): Promise<boolean> {
     for (const id of this.unproven) if (id !== prior._id) throw this.stale();
+    if (this.pending.delete(prior._id)) {
+      // A visitor created on this visit: one insert, as a compare-and-swap over the empty one would have left it.
+      const doc = { ...next, rev: (prior.rev ?? 0) + 1 };
+      await this.store.visitors.create(doc);
+      this.docs.clear(prior._id);
+      this.cache?.remember(doc, []);
+      return true;
+    }
     try {
       const done = await this.store.visitors.update(prior, next);
       if (done) this.cache?.remember({ ...next, rev: (prior.rev ?? 0) + 1 }, []);
@@ -149,6 +192,15 @@ export class StoreIndex implements LinkIndex {
     return new CacheUnproven(ids);
   }
 
+  /** Stores a visitor created on this visit before anything names it but its own claim (a token moved to it). */
+  private async materialize(id: string): Promise<void> {
+    const doc = this.pending.get(id);
+    if (!doc) return;
+    this.pending.delete(id);
+    await this.store.visitors.create(doc);
+  }
+
+  /** A new visitor, stored by `write` with the visit (or first, when a token is moved to it). */
   async createVisitor(components: Components, suspects: Suspect[], residual: number | null): Promise<string> {
     this.prove();
     const doc: VisitorDoc = {
@@ -164,19 +216,30 @@ export class StoreIndex implements LinkIndex {
       visits: [],
       rev: 0,
     };
-    await this.store.visitors.create(doc);
+    this.pending.set(doc._id, doc);
     this.docs.clear(doc._id).prime(doc._id, doc);
     return doc._id;
   }
 
   async dropVisitor(id: string): Promise<void> {
     this.prove();
-    await this.store.visitors.delete(id);
+    if (!this.pending.delete(id)) await this.store.visitors.delete(id);
     this.docs.clear(id);
   }
 
+  /**
+   * A token this request read as nobody's, for a visitor created on this
+   * visit: claimed by `remember` (answered as won; a lost claim runs the
+   * request again). Otherwise at once, by a unique insert.
+   */
   async claimToken(tokenHash: string, visitorId: string): Promise<string> {
     this.prove();
+    if (this.owners.get(tokenHash) === null && this.pending.has(visitorId) && !this.claim) {
+      this.claim = { tokenHash, visitorId };
+      this.owners.set(tokenHash, visitorId);
+      return visitorId;
+    }
+    await this.materialize(visitorId);
     const owner = await this.store.identity.claimToken(this.accountId, tokenHash, visitorId);
     this.owners.set(tokenHash, owner);
     return owner;
@@ -185,6 +248,7 @@ export class StoreIndex implements LinkIndex {
   /** Re-points a token, and changes the visitor it leaves (its `rev`), so that no process's cache still vouches for it. */
   async moveToken(tokenHash: string, from: string, to: string): Promise<string> {
     this.prove();
+    await this.materialize(to);
     const owner = await this.repoint(tokenHash, from, to);
     if (owner === to) await this.store.visitors.touch(from);
     return owner;
@@ -245,8 +309,20 @@ export class StoreIndex implements LinkIndex {
     await Promise.all((tokens ?? []).map((t) => this.repoint(t.hash, into, from)));
   }
 
-  remember(r: Remembered): Promise<void> {
-    return this.store.identity.remember(this.accountId, r, this.now, this.reads);
+  /** Whether `remember` decides a new visitor's token claim (the event must wait for it). */
+  get claiming(): boolean {
+    return this.claim !== null;
+  }
+
+  /** Indexes the visit; a new visitor's token claim goes first, and when it is lost the visitor is deleted (TokenClaimLost). */
+  async remember(r: Remembered): Promise<void> {
+    const claim = this.claim?.visitorId === r.visitorId ? this.claim : null;
+    if (claim) await this.materialize(claim.visitorId);
+    if (await this.store.identity.remember(this.accountId, r, this.now, this.reads, claim?.tokenHash)) return;
+    const { tokenHash, visitorId } = claim!;
+    await this.store.visitors.delete(visitorId, 1);
+    this.cache?.forget(visitorId);
+    throw new TokenClaimLost(tokenHash);
   }
 
   /** Applies `change` by compare-and-swap, reading again after a lost race; `change` answers null when nothing is to be written. */

@@ -171,43 +171,19 @@ export class IdentityRepo {
 
   /** The owners of several tokens in one read (a token nobody holds is absent). */
   async tokenOwners(acc: string, tokenHashes: string[]): Promise<Map<string, string>> {
-    const found = await this.getMany(tokenHashes.map((h) => `${acc}:t:${h}`));
-    const owners = new Map<string, string>();
-    for (const h of tokenHashes) {
-      const owner = found.get(`${acc}:t:${h}`)?.visitorId;
-      if (owner) owners.set(h, owner);
-    }
-    return owners;
+    return ownersFrom(acc, tokenHashes, await this.getMany(tokenHashes.map((h) => `${acc}:t:${h}`)));
   }
 
   async lookup(acc: string, q: LookupQuery, reads: IndexReads = this.reads()): Promise<Lookup> {
-    const key = {
-      exact: q.exact ? `${acc}:x:${q.exact}` : null,
-      onPrefix: q.prefix && q.model ? `${acc}:mp:${q.model}|${q.prefix}` : null,
-      onAsn: q.asn !== null && q.model ? `${acc}:ma:${q.model}|AS${q.asn}` : null,
-      prefix: q.prefix ? `${acc}:n:${q.prefix}` : null,
-      asn: q.asn !== null ? `${acc}:a:${q.asn}` : null,
-      group: q.group ? `${acc}:g:${q.group}` : null,
-      stats: `${acc}:stats`,
-    };
-    const partialKeys = q.partials.map((k) => `${acc}:p:${k}`);
-    const ids = [...new Set([...Object.values(key), ...partialKeys].filter((k): k is string => k !== null))];
-    const found = await this.getMany(ids);
-    for (const id of ids) reads.docs.set(id, found.get(id) ?? null);
-    const doc = (id: string | null) => (id ? (found.get(id) ?? null) : null);
-    const exact = doc(key.exact);
-    const stats = doc(key.stats);
-    return {
-      holders: exact?.holders ?? (exact?.visitorId ? [exact.visitorId] : []),
-      holderCount: exact?.n ?? (exact?.visitorId ? 1 : 0),
-      partials: [...new Set(partialKeys.flatMap((k) => doc(k)?.visitorIds ?? []))],
-      onPrefix: doc(key.onPrefix)?.visitorIds ?? [],
-      onAsn: doc(key.onAsn)?.visitorIds ?? [],
-      prefixCrowd: doc(key.prefix)?.n ?? 0,
-      asnCrowd: doc(key.asn)?.n ?? 0,
-      group: counts(doc(key.group)),
-      account: { ...counts(stats), visitors: stats?.visitors ?? 0, since: stats?.since ?? q.now } satisfies AccountCounts,
-    };
+    const keys = lookupKeys(acc, q);
+    return lookupFrom(keys, q, await this.getMany(keys.ids), reads);
+  }
+
+  /** The owners of tokens and a lookup, in one read (a first visit's, or a device this process has not seen). */
+  async tokenOwnersAndLookup(acc: string, tokenHashes: string[], q: LookupQuery, reads: IndexReads): Promise<{ owners: Map<string, string>; lookup: Lookup }> {
+    const keys = lookupKeys(acc, q);
+    const found = await this.getMany([...new Set([...tokenHashes.map((h) => `${acc}:t:${h}`), ...keys.ids])]);
+    return { owners: ownersFrom(acc, tokenHashes, found), lookup: lookupFrom(keys, q, found, reads) };
   }
 
   /** Claims an unmapped token for `visitorId` (unique insert); returns its owner afterwards. */
@@ -257,10 +233,15 @@ export class IdentityRepo {
    * What the visit taught the index (see linker.ts remembered()), in one
    * ordered bulk write under the locks of every key it touches (taken in
    * key order, so writers never wait on each other in a cycle). Lists start
-   * from `reads` where this process has not written them since.
+   * from `reads` where this process has not written them since. With
+   * `claim`, the bulk write starts by claiming that token for the visitor (a
+   * new one): an upsert that fails on the unique `_id` when the token names
+   * anyone else, and then, the bulk being ordered, nothing is written and
+   * remember answers false.
    */
-  async remember(acc: string, r: Remembered, now: number, reads?: IndexReads): Promise<void> {
+  async remember(acc: string, r: Remembered, now: number, reads?: IndexReads, claim?: string): Promise<boolean> {
     const id = r.visitorId;
+    const claimKey = claim === undefined ? null : `${acc}:t:${claim}`;
     const fronts = new Map<string, number>();
     for (const k of r.partials) fronts.set(`${acc}:p:${k}`, PARTIAL_CAP);
     if (r.newPrefix) fronts.set(`${acc}:mp:${r.model}|${r.newPrefix}`, ON_PREFIX_CAP);
@@ -274,12 +255,16 @@ export class IdentityRepo {
     };
     const statsKey = `${acc}:stats`;
     const groupKey = `${acc}:g:${r.group}`;
-    const tokenKeys = [...new Set([r.tokenHash, ...(r.moreTokens ?? [])])].filter((t): t is string => t !== null).map((t) => `${acc}:t:${t}`);
+    const tokenKeys = [...new Set([r.tokenHash, ...(r.moreTokens ?? [])])]
+      .filter((t): t is string => t !== null)
+      .map((t) => `${acc}:t:${t}`)
+      .filter((k) => k !== claimKey);
     const read = [...fronts.keys(), ...(holderKey ? [holderKey] : [])];
     const keys = [
       ...new Set([
         ...read,
         ...tokenKeys,
+        ...(claimKey ? [claimKey] : []),
         statsKey,
         groupKey,
         ...(r.newPrefix ? [`${acc}:n:${r.newPrefix}`] : []),
@@ -287,12 +272,14 @@ export class IdentityRepo {
       ]),
     ].sort();
 
-    await this.lock.runAll(keys, async () => {
+    return this.lock.runAll(keys, async () => {
       const again = read.filter((k) => this.stale(reads, k));
       const fresh = again.length ? await this.getMany(again) : new Map<string, IndexDoc>();
       const current = (k: string) => (again.includes(k) ? (fresh.get(k) ?? null) : (reads?.docs.get(k) ?? null));
       const ops: AnyBulkWriteOperation<IndexDoc>[] = [];
       const replace = (_id: string, doc: Omit<IndexDoc, '_id'>) => ops.push({ replaceOne: { filter: { _id }, replacement: doc, upsert: true } });
+      // An update, not an insert, so that the bulk stays one command (the driver sends each run of one kind as its own).
+      if (claimKey) ops.push({ updateOne: { filter: { _id: claimKey, visitorId: id }, update: { $set: { visitorId: id } }, upsert: true } });
 
       for (const tokenKey of tokenKeys) replace(tokenKey, { visitorId: id });
       if (r.created) count(statsKey, { visitors: 1 }, { since: now });
@@ -319,9 +306,9 @@ export class IdentityRepo {
       for (const [_id, { by, onInsert }] of counters) {
         ops.push({ updateOne: { filter: { _id }, update: { $inc: by, ...(onInsert ? { $setOnInsert: onInsert } : {}) }, upsert: true } });
       }
-      if (!ops.length) return;
+      if (!ops.length) return true;
       try {
-        await this.bulk(ops);
+        return await this.bulk(ops, claimKey !== null);
       } finally {
         this.wrote(keys);
       }
@@ -331,17 +318,63 @@ export class IdentityRepo {
   /**
    * An ordered bulk write; when an upsert loses an insert race with another
    * process (E11000), the rest of it, from that statement on, once more:
-   * both MongoDB and FerretDB stop an ordered bulk at its first error.
+   * both MongoDB and FerretDB stop an ordered bulk at its first error. When
+   * the first statement is a claim, its E11000 is the claim lost: false.
    */
-  private async bulk(ops: AnyBulkWriteOperation<IndexDoc>[]): Promise<void> {
+  private async bulk(ops: AnyBulkWriteOperation<IndexDoc>[], claimFirst: boolean): Promise<boolean> {
     try {
       await this.col.bulkWrite(ops, { ordered: true });
     } catch (err) {
       const first = err instanceof MongoBulkWriteError ? [err.writeErrors].flat()[0] : undefined;
       if (!first || first.code !== 11000) throw err;
+      if (claimFirst && first.index === 0) return false;
       await this.col.bulkWrite(ops.slice(first.index), { ordered: true });
     }
+    return true;
   }
+}
+
+function ownersFrom(acc: string, tokenHashes: string[], found: Map<string, IndexDoc>): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const h of tokenHashes) {
+    const owner = found.get(`${acc}:t:${h}`)?.visitorId;
+    if (owner) owners.set(h, owner);
+  }
+  return owners;
+}
+
+/** The index keys a lookup reads. */
+function lookupKeys(acc: string, q: LookupQuery) {
+  const key = {
+    exact: q.exact ? `${acc}:x:${q.exact}` : null,
+    onPrefix: q.prefix && q.model ? `${acc}:mp:${q.model}|${q.prefix}` : null,
+    onAsn: q.asn !== null && q.model ? `${acc}:ma:${q.model}|AS${q.asn}` : null,
+    prefix: q.prefix ? `${acc}:n:${q.prefix}` : null,
+    asn: q.asn !== null ? `${acc}:a:${q.asn}` : null,
+    group: q.group ? `${acc}:g:${q.group}` : null,
+    stats: `${acc}:stats`,
+  };
+  const partials = q.partials.map((k) => `${acc}:p:${k}`);
+  return { key, partials, ids: [...new Set([...Object.values(key), ...partials].filter((k): k is string => k !== null))] };
+}
+
+/** The lookup's answer from the documents read (kept in `reads` for remember). */
+function lookupFrom({ key, partials, ids }: ReturnType<typeof lookupKeys>, q: LookupQuery, found: Map<string, IndexDoc>, reads: IndexReads): Lookup {
+  for (const id of ids) reads.docs.set(id, found.get(id) ?? null);
+  const doc = (id: string | null) => (id ? (found.get(id) ?? null) : null);
+  const exact = doc(key.exact);
+  const stats = doc(key.stats);
+  return {
+    holders: exact?.holders ?? (exact?.visitorId ? [exact.visitorId] : []),
+    holderCount: exact?.n ?? (exact?.visitorId ? 1 : 0),
+    partials: [...new Set(partials.flatMap((k) => doc(k)?.visitorIds ?? []))],
+    onPrefix: doc(key.onPrefix)?.visitorIds ?? [],
+    onAsn: doc(key.onAsn)?.visitorIds ?? [],
+    prefixCrowd: doc(key.prefix)?.n ?? 0,
+    asnCrowd: doc(key.asn)?.n ?? 0,
+    group: counts(doc(key.group)),
+    account: { ...counts(stats), visitors: stats?.visitors ?? 0, since: stats?.since ?? q.now } satisfies AccountCounts,
+  };
 }
 
 const counts = (d: IndexDoc | null): GroupCounts => ({ n1: d?.n1 ?? 0, n2: d?.n2 ?? 0, n3: d?.n3 ?? 0 });

@@ -136,9 +136,9 @@ export class VisitorsRepo {
     await this.col.insertOne(doc);
   }
 
-  /** Removes a visitor that lost the race for its token (it has no visits). */
-  async delete(visitorId: string): Promise<void> {
-    await this.col.deleteOne({ _id: visitorId, visitCount: 0 });
+  /** Removes a visitor that lost the race for its token (with no visits, or its first visit that is recorded again on the winner). */
+  async delete(visitorId: string, visits = 0): Promise<void> {
+    await this.col.deleteOne({ _id: visitorId, visitCount: visits });
   }
 
   /**

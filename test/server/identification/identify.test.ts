@@ -150,6 +150,24 @@ describe('POST /v1/identify', () => {
     expect(results.map((r) => r.body.visitCount).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
+  it('creates one visitor for simultaneous first visits of one device in two processes, and keeps no visitor of a lost claim', async () => {
+    const other = await h.otherProcess();
+    h.clock.advance(1_000);
+    // One visit per process and device (FerretDB's updates are not atomic across processes: more would lose visits there, cache or not).
+    const devices = Array.from({ length: 4 }, () => identifyBody(nextDevice()));
+    const send = (app: typeof h.app, body: object) =>
+      request(app).post('/v1/identify').set('x-api-key', live).set('x-forwarded-for', addressOf(body)).send(body);
+    const results = await Promise.all(devices.map((body) => Promise.all([send(h.app, body), send(other.app, body)])));
+    for (const pair of results) {
+      expect(pair.map((r) => r.status)).toEqual([200, 200]);
+      expect(pair[0].body.visitorId).toBe(pair[1].body.visitorId);
+      expect(pair.map((r) => r.body.visitCount).sort()).toEqual([1, 2]);
+    }
+    // The visitors of the visits that lost their token's claim were deleted: the winners alone were created now.
+    const created = await h.store.db.collection('visitors').find({ accountId: c.accountId, firstSeenAt: h.clock.now() }).toArray();
+    expect(created.map((v) => [v._id, v.visitCount]).sort()).toEqual(results.map((pair) => [pair[0].body.visitorId, 2]).sort());
+  });
+
   it('lowers confidence when many signals failed to collect', async () => {
     const d = nextDevice();
     const few = { navigator: d.navigator, userAgent: d.userAgent, timezone: d.timezone };

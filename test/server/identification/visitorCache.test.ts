@@ -4,6 +4,7 @@
 // with its own cache (the harness's otherProcess: its own connection, caches
 // and locks): what one changes (visits, a merge, a deletion, a token moved)
 // the other respects on its next identify, whatever its cache still holds.
+import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractComponents } from '../../../server/identification/components.js';
 import { StoreIndex } from '../../../server/identification/storeIndex.js';
@@ -104,9 +105,19 @@ describe('two processes, each with its cache', () => {
     const young = (await identify(h, 200)).visitorId;
     await identify(h, 200);
     // An older visitor of the same device (as a split leaves it), merged into by the other process.
-    const index = new StoreIndex(other.store, c.accountId, h.clock.now());
-    const old = await index.createVisitor(extractComponents(deviceValues(200)), [], null);
-    await index.merge(young, old, h.clock.now());
+    const now = h.clock.now();
+    const old = `iq_${ulid(now - 1_000_000)}`;
+    await other.store.visitors.create({
+      _id: old,
+      accountId: c.accountId,
+      firstSeenAt: now,
+      lastSeenAt: now,
+      visitCount: 0,
+      components: [extractComponents(deviceValues(200))],
+      recent: [],
+      rev: 0,
+    });
+    await new StoreIndex(other.store, c.accountId, now).merge(young, old, now);
     const answer = await identify(h, 200);
     expect(answer.visitorId).toBe(old);
     const event = await h.http().get(`/v1/events/${answer.requestId}`).set('authorization', `Bearer ${secret}`);
