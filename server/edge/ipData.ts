@@ -1,7 +1,7 @@
 // Geolocation and autonomous system of one public address: the large part
-// of the edge data (DB-IP city files ~134 MB, the ASN table ~20 MB of
-// Buffers and more of heap). Node has no cross-process shared memory
-// without native add-ons, so with WORKERS=N and EDGE_DATA=shared the
+// of the edge data (the ASN table, ~20 MB of Buffers and more of heap; the
+// DB-IP city files, 134 MB, are read at offsets: mmdb.ts). Node has no
+// cross-process shared memory without native add-ons, so with WORKERS=N and EDGE_DATA=shared the
 // cluster's primary loads it once and answers lookups over the cluster's
 // IPC channel (ipDataRemote.ts); otherwise each process loads its own.
 import type { Logger } from 'pino';
@@ -32,7 +32,7 @@ let loading: Promise<{ geo: Geo; asn: AsnDb }> | undefined;
 export async function localIpData(logger?: Logger): Promise<IpData> {
   const first = loading === undefined;
   const started = performance.now();
-  loading ??= Promise.all([loadGeo(), loadAsn()]).then(([geo, asn]) => ({ geo, asn }));
+  loading ??= loadAsn().then((asn) => ({ geo: loadGeo(), asn }));
   const { geo, asn } = await loading;
   if (first) logger?.info({ geoBuiltAt: geo.builtAt, asns: asn.stats.asns, loadMs: Math.round(performance.now() - started) }, LOADED_MESSAGE);
   return {

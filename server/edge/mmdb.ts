@@ -138,7 +138,8 @@ class Decoder {
         for (let i = 0; i < size; i++) {
           const [key, afterKey] = this.decode(o);
           const [value, afterValue] = this.decode(afterKey);
-          map[String(key)] = value;
+          if (typeof key !== 'string') throw new Error(`mmdb: a map key at offset ${o} is not a string`);
+          map[key] = value;
           o = afterValue;
         }
         return [map, o];
