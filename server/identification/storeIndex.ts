@@ -177,8 +177,7 @@ export class StoreIndex implements LinkIndex {
 
   /** After remember: the tokens that now name the visitor, as of the revision this request wrote. */
   rememberTokens(visitorId: string, tokenHashes: readonly string[]): void {
-    const doc = this.cache?.doc(visitorId);
-    if (doc && doc.accountId === this.accountId) this.cache!.remember(doc, tokenHashes);
+    this.cache?.rememberTokens(this.accountId, visitorId, tokenHashes);
   }
 
   /** No write but the proving compare-and-swap may follow from what the cache served. */

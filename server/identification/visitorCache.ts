@@ -11,8 +11,18 @@
 //   merge) linking must have read the database, not this cache.
 // A failed proof costs the request one re-run from the database, and the
 // entries go.
+//
+// An entry is compact (issue 27: 50,000 of them by default within the
+// process's memory budget): the document as BSON, the form a read would
+// give, without its current page of visit summaries, which is most of a
+// document and which a visit does not need unless it starts a new page (the
+// finished page then moves to visitPages: such a visit reads the visitor).
+// A visit continuing the page appends its summary to the stored page.
+// 10 summaries: about 7.6 KB of heap per visitor as objects, 1.9 KB so.
+import { BSON } from 'mongodb';
 import { LRUCache } from 'lru-cache';
 import type { VisitorDoc } from '../store/visitors.js';
+import { VISITS_PER_PAGE } from '../store/visits.js';
 
 interface TokenEntry {
   visitorId: string;
@@ -20,8 +30,15 @@ interface TokenEntry {
   rev: number;
 }
 
+interface DocEntry {
+  accountId: string;
+  rev: number;
+  /** The document without its visit summaries (`visits: []`). */
+  bson: Uint8Array;
+}
+
 export class VisitorCache {
-  private readonly docs: LRUCache<string, VisitorDoc> | null;
+  private readonly docs: LRUCache<string, DocEntry> | null;
   private readonly tokens: LRUCache<string, TokenEntry> | null;
 
   /** `size` visitors (and twice as many tokens: the agent's and a proxy's cookie); 0 keeps nothing. */
@@ -32,21 +49,31 @@ export class VisitorCache {
 
   /** The visitor a token named and its document as of then, if this process still holds both at that revision. */
   byToken(accountId: string, tokenHash: string): VisitorDoc | null {
-    const entry = this.tokens?.get(`${accountId}|${tokenHash}`);
-    const doc = entry && this.docs?.get(entry.visitorId);
-    return doc && doc.accountId === accountId && (doc.rev ?? 0) === entry.rev ? doc : null;
+    const token = this.tokens?.get(`${accountId}|${tokenHash}`);
+    const entry = token && this.docs?.get(token.visitorId);
+    return entry && entry.accountId === accountId && entry.rev === token.rev ? served(entry) : null;
   }
 
   /** The newest document this process wrote or read of a visitor, if held. */
   doc(visitorId: string): VisitorDoc | null {
-    return this.docs?.get(visitorId) ?? null;
+    const entry = this.docs?.get(visitorId);
+    return entry ? served(entry) : null;
   }
 
   /** After a write that held: the document as it now is, and the tokens seen naming it. */
   remember(doc: VisitorDoc, tokenHashes: readonly string[]): void {
-    if (!this.docs || !this.tokens) return;
-    this.docs.set(doc._id, doc);
-    for (const t of tokenHashes) this.tokens.set(`${doc.accountId}|${t}`, { visitorId: doc._id, rev: doc.rev ?? 0 });
+    if (!this.docs) return;
+    const rev = doc.rev ?? 0;
+    // Copied out of the serializer's pooled 8 KB block, which each entry would otherwise keep whole.
+    this.docs.set(doc._id, { accountId: doc.accountId, rev, bson: new Uint8Array(BSON.serialize({ ...doc, visits: [] })) });
+    this.rememberTokens(doc.accountId, doc._id, tokenHashes);
+  }
+
+  /** Tokens seen naming a visitor of the account, at the revision held of it. */
+  rememberTokens(accountId: string, visitorId: string, tokenHashes: readonly string[]): void {
+    const entry = this.docs?.peek(visitorId);
+    if (!entry || entry.accountId !== accountId) return;
+    for (const t of tokenHashes) this.tokens!.set(`${accountId}|${t}`, { visitorId, rev: entry.rev });
   }
 
   /** A visitor this process can no longer vouch for (a failed proof, a merge, a token moved). */
@@ -57,4 +84,10 @@ export class VisitorCache {
   get size(): number {
     return this.docs?.size ?? 0;
   }
+}
+
+/** The document, unless its next visit starts a page: that visit must move the page, which the entry does not hold. */
+function served(entry: DocEntry): VisitorDoc | null {
+  const doc = BSON.deserialize(entry.bson) as VisitorDoc;
+  return doc.visitCount % VISITS_PER_PAGE === 0 ? null : doc;
 }

@@ -48,9 +48,9 @@ const seqs = async (visitorId: string) => (await h.store.visitors.get(visitorId)
 describe('the cache of one process', () => {
   it('vouches for a token only with the visitor document of the revision it was seen at', () => {
     const cache = new VisitorCache(10);
-    const doc = { _id: 'iq_A', accountId: 'acc_1', rev: 3 } as VisitorDoc;
+    const doc = { _id: 'iq_A', accountId: 'acc_1', rev: 3, visitCount: 1, visits: [] } as unknown as VisitorDoc;
     cache.remember(doc, ['t1']);
-    expect(cache.byToken('acc_1', 't1')).toBe(doc);
+    expect(cache.byToken('acc_1', 't1')).toEqual(doc);
     expect(cache.byToken('acc_2', 't1')).toBeNull();
     expect(cache.byToken('acc_1', 't2')).toBeNull();
     // The visitor written again (another token): t1 was seen at revision 3, not 4.
@@ -66,9 +66,20 @@ describe('the cache of one process', () => {
     expect([off.byToken('acc_1', 't1'), off.doc('iq_A'), off.size]).toEqual([null, null, 0]);
   });
 
+  it('holds a visitor without its visit summaries, and serves it only to a visit that continues the page', () => {
+    const cache = new VisitorCache(10);
+    const summary = { seq: 1, requestId: 'req_1', id: 'v1', timestamp: 1, country: '', city: '', region: '', asn: null, asnOrg: '', asnCategory: 'UNKNOWN' };
+    const doc = { _id: 'iq_A', accountId: 'acc_1', rev: 1, visitCount: 19, visits: [summary], recent: [{ t: 1, ip: '203.0.113.9', country: '' }] };
+    cache.remember(doc as unknown as VisitorDoc, ['t1']);
+    expect(cache.byToken('acc_1', 't1')).toEqual({ ...doc, visits: [] });
+    // The 21st visit starts a page: the 20 summaries it moves are not here.
+    cache.remember({ ...doc, rev: 2, visitCount: 20 } as unknown as VisitorDoc, ['t1']);
+    expect([cache.byToken('acc_1', 't1'), cache.doc('iq_A')]).toEqual([null, null]);
+  });
+
   it('holds at most its size', () => {
     const cache = new VisitorCache(3);
-    for (let i = 0; i < 10; i++) cache.remember({ _id: `iq_${i}`, accountId: 'acc_1', rev: 1 } as VisitorDoc, [`t${i}`]);
+    for (let i = 0; i < 10; i++) cache.remember({ _id: `iq_${i}`, accountId: 'acc_1', rev: 1, visitCount: 1 } as VisitorDoc, [`t${i}`]);
     expect(cache.size).toBe(3);
     expect(cache.byToken('acc_1', 't9')?._id).toBe('iq_9');
     expect(cache.byToken('acc_1', 't0')).toBeNull();
