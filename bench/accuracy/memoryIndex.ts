@@ -7,7 +7,16 @@ import type { Components } from '../../server/identification/components.js';
 import { recordVisit } from '../../server/identification/record.js';
 import type { LinkIndex, Match, Visit, VisitorRecord } from '../../server/identification/linker.js';
 import { mergeRecords, unmergeRecords } from '../../server/identification/record.js';
-import { HOLDERS_CAP, ON_ASN_CAP, ON_PREFIX_CAP, PARTIAL_CAP, type Lookup, type LookupQuery, type Remembered } from '../../server/store/identity.js';
+import {
+  HOLDERS_CAP,
+  LINKED_VISITORS_CAP,
+  ON_ASN_CAP,
+  ON_PREFIX_CAP,
+  PARTIAL_CAP,
+  type Lookup,
+  type LookupQuery,
+  type Remembered,
+} from '../../server/store/identity.js';
 import type { Suspect } from '../../server/store/visitors.js';
 
 /** A key went from k to k + 1 holders: move it between the Good–Turing counts. */
@@ -25,6 +34,7 @@ export class MemoryIndex implements LinkIndex {
   private readonly exact = new Map<string, { holders: string[]; n: number }>();
   private readonly partials = new Map<string, string[]>();
   private readonly onNetwork = new Map<string, string[]>();
+  private readonly linked = new Map<string, string[]>();
   private readonly prefixes = new Map<string, number>();
   private readonly asns = new Map<number, number>();
   private readonly groups = new Map<string, { n1: number; n2: number; n3: number }>();
@@ -48,6 +58,7 @@ export class MemoryIndex implements LinkIndex {
       asnCrowd: q.asn !== null ? (this.asns.get(q.asn) ?? 0) : 0,
       group: { ...(this.groups.get(q.group) ?? { n1: 0, n2: 0, n3: 0 }) },
       account: { ...this.account, since: Number.isNaN(this.account.since) ? q.now : this.account.since },
+      linked: q.linked ? (this.linked.get(q.linked) ?? []) : [],
     };
   }
 
@@ -70,6 +81,7 @@ export class MemoryIndex implements LinkIndex {
       novelAsns: 0,
       webkit: false,
       tokens: [],
+      linked: [],
       mergedInto: null,
       suspects,
       residual,
@@ -151,6 +163,10 @@ export class MemoryIndex implements LinkIndex {
     if (r.newAsn !== null) {
       this.asns.set(r.newAsn, (this.asns.get(r.newAsn) ?? 0) + 1);
       onNetwork(`${r.model}|AS${r.newAsn}`, ON_ASN_CAP);
+    }
+    if (r.linked) {
+      const ids = this.linked.get(r.linked) ?? [];
+      this.linked.set(r.linked, [r.visitorId, ...ids.filter((x) => x !== r.visitorId)].slice(0, LINKED_VISITORS_CAP));
     }
   }
 

@@ -3,9 +3,12 @@
 // world's figures, their mean and their worst case, against the targets;
 // each world as a site without and with the first-party proxy integration
 // (its server-set device cookie), and the oracle's ceiling on the same visits.
+// With `--linked both`, each also with the project's linkedId setting off and
+// on (signIns.ts): the tables above are the setting's last mode, and one more
+// compares them world by world.
 //
 //   node --import tsx bench/accuracy/run.ts [--devices 50000] [--seed 1] [--world base --world 'rates x2' ...]
-//     [--integration both|off|on] [--no-oracle] [--threads 2] [--out results.json]
+//     [--integration both|off|on] [--linked on|off|both] [--no-oracle] [--threads 2] [--out results.json]
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -22,6 +25,7 @@ const { values: args } = parseArgs({
     seed: { type: 'string', default: '1' },
     world: { type: 'string', multiple: true },
     integration: { type: 'string', default: 'both' },
+    linked: { type: 'string', default: 'on' },
     'no-oracle': { type: 'boolean', default: false },
     threads: { type: 'string', default: String(Math.min(2, availableParallelism())) },
     out: { type: 'string', default: new URL('./results.json', import.meta.url).pathname },
@@ -33,16 +37,22 @@ const names = args.world?.length ? args.world : WORLDS.map((w) => w.name);
 const MODES = { off: [false], on: [true], both: [false, true] } as Record<string, boolean[]>;
 const modes = MODES[args.integration];
 if (!modes) throw new Error('--integration both|off|on');
+const linkedModes = MODES[args.linked];
+if (!linkedModes) throw new Error('--linked on|off|both');
+const mainLinked = linkedModes[linkedModes.length - 1]!;
 const withOracle = !args['no-oracle'];
 const label = (integration: boolean) => (integration ? 'proxy' : 'direct');
 
 const started = performance.now();
-const results = await inWorkers<WorldResult & { oracle?: OracleResult }>(
-  names.flatMap((world) => modes.map((integration) => ({ world, devices, seed, integration, withOracle }))),
+const everyRun = await inWorkers<WorldResult & { oracle?: OracleResult }>(
+  names.flatMap((world) => modes.flatMap((integration) => linkedModes.map((linked) => ({ world, devices, seed, integration, linked, withOracle })))),
   Number(args.threads),
-  (_, r) => console.error(`${r.world} (${label(r.integration)}): ${r.seconds}s`),
+  (_, r) => console.error(`${r.world} (${label(r.integration)}, linkedId ${r.linked ? 'on' : 'off'}): ${r.seconds}s`),
 );
-results.sort((a, b) => names.indexOf(a.world) - names.indexOf(b.world) || Number(a.integration) - Number(b.integration));
+everyRun.sort(
+  (a, b) => names.indexOf(a.world) - names.indexOf(b.world) || Number(a.integration) - Number(b.integration) || Number(a.linked) - Number(b.linked),
+);
+const results = everyRun.filter((r) => r.linked === mainLinked);
 
 const pct = (x: number | null, d = 2) => (x === null || !Number.isFinite(x) ? '-' : `${(x * 100).toFixed(d)}%`);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -209,6 +219,45 @@ if (gapped.length) {
     );
   });
 }
+if (linkedModes.length > 1) {
+  const pair = (r: WorldResult) => everyRun.find((x) => x.world === r.world && x.integration === r.integration && !x.linked)!;
+  const both = results.map((on) => ({ on, off: pair(on) }));
+  const row = (name: string, site: string, rs: { on: WorldResult; off: WorldResult }[]) => {
+    const m = (f: (r: WorldResult) => number | null) => (x: 'on' | 'off') => mean(numbers(rs.map((p) => f(p[x]))));
+    const cols = [
+      m((r) => r.overall.recall),
+      m((r) => r.overall.falseMergeRate),
+      m((r) => r.privateOrCleared.recall),
+      m((r) => r.signedIn.recall),
+      m((r) => r.signedIn.falseMergeRate),
+      m((r) => r.sameAccountMerges),
+    ];
+    return [
+      name,
+      site,
+      ...cols.flatMap((c, i) => {
+        const [off, on] = [c('off'), c('on')];
+        return i === 5
+          ? [`${Number(off.toFixed(1))} → ${Number(on.toFixed(1))}`]
+          : [`${pct(off, i === 1 || i === 4 ? 3 : 2)} → ${pct(on, i === 1 || i === 4 ? 3 : 2)}`];
+      }),
+    ];
+  };
+  table(
+    "the customer's linkedId as evidence: the project's setting off → on",
+    ['world', 'site', 'recall', 'false merge', 'private/cleared', 'signed-in recall', 'signed-in false merge', 'same-account merged visits'],
+    [
+      ...both.map((p) => row(p.on.world, label(p.on.integration), [p])),
+      ...modes.map((mode) =>
+        row(
+          'mean',
+          label(mode),
+          both.filter((p) => p.on.integration === mode),
+        ),
+      ),
+    ],
+  );
+}
 const base = results[0]!;
 const cells = (r: WorldResult['byKind'][string]) => [r.devices, r.events, r.revisits, pct(r.recall), pct(r.falseMergeRate, 3), r.devicesWronglyMerged];
 const HEADER = ['devices', 'events', 'revisits', 'recall', 'false merge', 'merged dev'];
@@ -235,7 +284,7 @@ table(
 
 writeFileSync(
   args.out,
-  `${JSON.stringify({ config: { devices, seed, worlds: names, integration: modes.map(label) }, targets: TARGETS, summary, aggregate: agg, worlds: results }, null, 2)}\n`,
+  `${JSON.stringify({ config: { devices, seed, worlds: names, integration: modes.map(label), linked: linkedModes }, targets: TARGETS, summary, aggregate: agg, worlds: everyRun }, null, 2)}\n`,
 );
 
 function table(title: string, header: string[], rows: (string | number)[][]) {

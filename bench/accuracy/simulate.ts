@@ -10,13 +10,14 @@ import { visitNetwork } from '../../server/edge/network.js';
 import { coverage, extractComponents } from '../../server/identification/components.js';
 import { confidenceOf } from '../../server/identification/confidence.js';
 import { link, remembered, type MatchKind, type Visit } from '../../server/identification/linker.js';
-import { chooseToken, tokensToPoint } from '../../server/identification/service.js';
+import { chooseToken, linkedHash, tokensToPoint } from '../../server/identification/service.js';
 import { DRIFTS, Revisits } from './drift.js';
 import { lostAt, splitFate, survivorOf, type Lost } from './gap.js';
 import { MemoryIndex } from './memoryIndex.js';
 import { NetworkLife, Places } from './network.js';
 import type { SignalValues } from '../../contract/signals.js';
 import { digest, generatePopulation, rng, signalsOf, type Device, type Rng } from './population.js';
+import { SignIns } from './signIns.js';
 import type { World } from './world.js';
 
 const NO_LISTS = { tor: false, vpn: false, cdn: false, datacenter: false };
@@ -77,6 +78,10 @@ export interface WorldResult {
   /** Revisits in a private window or after cleared storage; revisits of Safari/iOS devices. */
   privateOrCleared: ReturnType<Tally['json']>;
   webkit: ReturnType<Tally['json']>;
+  /** Whether the project took the linkedId as evidence; revisits that carried one; false merges between two devices of one customer account. */
+  linked: boolean;
+  signedIn: ReturnType<Tally['json']>;
+  sameAccountMerges: number;
   byKind: Record<string, ReturnType<Tally['json']>>;
   byDrift: Record<string, ReturnType<Tally['json']>>;
   byCohort: Record<string, ReturnType<Tally['json']>>;
@@ -146,6 +151,8 @@ export interface SimVisit {
   drift: string[];
   /** On a site with the first-party integration: the device cookie the visit presented, or the one issued on it. */
   cookie?: { token: string; presented: boolean };
+  /** The customer's account id sent with a signed-in visit (signIns.ts). */
+  linkedId?: string;
 }
 
 /**
@@ -182,6 +189,8 @@ class CookieJar {
 export interface WorldOptions {
   /** The site serves the agent and identify through the first-party proxy integration. */
   integration?: boolean;
+  /** The project takes the linkedId as evidence (its setting; default on). */
+  linked?: boolean;
 }
 
 /** A world's devices and their visits in time order (the HTTP check replays the same stream). */
@@ -191,22 +200,35 @@ export function worldOf(world: World, n: number, seed: number, opts: WorldOption
   const sims = born.map((b) => new Revisits(b.device, b.firstDay, seed, world));
   const nets = born.map((b) => new NetworkLife(b.device, places, seed));
   const jars = opts.integration ? born.map((_, dev) => new CookieJar(dev, seed, world.cookieCleared)) : null;
+  const signIns = new SignIns(born, seed, world);
   const schedule = sims.flatMap((s, dev) => s.days.map((day, i) => ({ day, dev, i }))).sort((a, b) => a.day - b.day);
   function* visits(): Generator<SimVisit> {
     for (const { dev, i } of schedule) {
       const sim = sims[dev]!.visit(i);
       const cookie = jars?.[dev]!.visit(sim.drift);
-      yield { dev, i, t: sim.t, ip: nets[dev]!.next(sim.t, sim.drift), values: sim.values, drift: sim.drift, ...(cookie ? { cookie } : {}) };
+      const linkedId = signIns.visit(dev);
+      yield {
+        dev,
+        i,
+        t: sim.t,
+        ip: nets[dev]!.next(sim.t, sim.drift),
+        values: sim.values,
+        drift: sim.drift,
+        ...(cookie ? { cookie } : {}),
+        ...(linkedId ? { linkedId } : {}),
+      };
     }
   }
-  return { born, sims, schedule, visits };
+  return { born, sims, schedule, visits, signIns };
 }
 
 export async function simulate(world: World, size: number, seed: number, opts: SimulateOptions = {}): Promise<WorldResult> {
   const started = performance.now();
   const n = world.devices ?? size;
   const asn = await (asnDb ??= loadAsn());
-  const { born, sims, schedule, visits } = worldOf(world, n, seed, opts);
+  const { born, sims, schedule, visits, signIns } = worldOf(world, n, seed, opts);
+  const project = { linkedIdEvidence: opts.linked ?? true };
+  let sameAccountMerges = 0;
   const groups = born.map(({ device }) => groupsOf(device));
   const webkitDevice = born.map(({ device: d }) => d.profile.os === 'iOS' || d.profile.family === 'Safari');
 
@@ -242,7 +264,14 @@ export async function simulate(world: World, size: number, seed: number, opts: S
     const owners = new Map(await Promise.all(presented.map(async (t) => [t, await index.tokenOwner(t)] as const)));
     const tokenHash = chooseToken(scriptToken, presentedCookie, owners);
     const ownToken = tokenHash !== null && owner.get(owners.get(tokenHash) ?? '') === dev;
-    const visit: Visit = { components, tokenHash, network, incognito: sim.values.incognito?.likely ?? false, now: sim.t };
+    const visit: Visit = {
+      components,
+      tokenHash,
+      linkedId: linkedHash(sim.linkedId, project),
+      network,
+      incognito: sim.values.incognito?.likely ?? false,
+      now: sim.t,
+    };
     const match = await link(index, visit);
     const before = index.record(match, visit);
     const moreTokens = tokensToPoint([scriptToken, cookieToken], tokenHash, owners, match);
@@ -258,6 +287,8 @@ export async function simulate(world: World, size: number, seed: number, opts: S
     const perDevice = visitsOf.get(match.visitorId) ?? visitsOf.set(match.visitorId, new Map()).get(match.visitorId)!;
     perDevice.set(dev, (perDevice.get(dev) ?? 0) + 1);
     const merged = owner.get(match.visitorId) !== dev;
+    const account = signIns.accountOf[dev];
+    if (merged && account !== null && signIns.accountOf[owner.get(match.visitorId) ?? -1] === account) sameAccountMerges++;
     const recalled = i > 0 && match.visitorId === firstVisitor[dev];
     const correct = !merged && (i === 0 || recalled);
 
@@ -267,6 +298,7 @@ export async function simulate(world: World, size: number, seed: number, opts: S
       rows.push(...(sim.drift.length ? sim.drift.map((d) => `drift:${d}`) : ['drift:none']));
       if (sim.drift.includes('incognito') || sim.drift.includes('storageCleared')) rows.push('privateOrCleared');
       if (webkitDevice[dev]) rows.push('webkit');
+      if (sim.linkedId) rows.push('signedIn');
     }
     for (const key of rows) {
       const t = tally(key);
@@ -350,6 +382,9 @@ export async function simulate(world: World, size: number, seed: number, opts: S
     },
     privateOrCleared: row('privateOrCleared'),
     webkit: row('webkit'),
+    linked: project.linkedIdEvidence,
+    signedIn: row('signedIn'),
+    sameAccountMerges,
     byKind: Object.fromEntries((['token', 'exact', 'fuzzy', 'new'] as const).map((k) => [k, row(`kind:${k}`)])),
     byDrift: Object.fromEntries(['(first visit)', 'none', ...DRIFTS].map((d) => [d, row(`drift:${d}`)])),
     byCohort: Object.fromEntries(

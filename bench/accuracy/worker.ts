@@ -13,13 +13,14 @@ export interface Choice {
   candidates: { f: Features; right: boolean }[];
 }
 
-const { world, devices, seed, collect, keepDecisions, integration, withOracle } = workerData as {
+const { world, devices, seed, collect, keepDecisions, integration, linked, withOracle } = workerData as {
   world: string;
   devices: number;
   seed: number;
   collect?: boolean;
   keepDecisions?: boolean;
   integration?: boolean;
+  linked?: boolean;
   withOracle?: boolean;
 };
 const choices: Choice[] = [];
@@ -28,6 +29,7 @@ const ceiling = withOracle ? await oracle(world, devices, seed, { components: 'a
 const result = await simulate(worldNamed(world), devices, seed, {
   keepDecisions,
   integration,
+  linked,
   oracleRecalled: ceiling?.recalled,
   trace: collect
     ? (t) => {

@@ -49,6 +49,13 @@ export interface World {
   privateHabit?: { devices: number; visits: number };
   /** Share of storage clearings made on a network the device never used before (a hotel's or a guest Wi-Fi). */
   clearedAway?: number;
+  /**
+   * Sign-ins on the site (signIns.ts): the share of households with accounts,
+   * the share of those that share one account on all their devices (else each
+   * person has one on their 1–3 devices), and the share of a signed-in
+   * device's visits that carry its account's linkedId.
+   */
+  signIn: { households: number; shared: number; visits: number };
 }
 
 export interface Rates {
@@ -97,6 +104,7 @@ export const BASE_WORLD: World = {
   privateRelay: 0.15,
   visitRate: 1,
   cookieCleared: 0.7,
+  signIn: { households: 0.4, shared: 0.3, visits: 0.5 },
 };
 
 const scaled = (k: number, except: (keyof Rates)[] = []): Rates =>
@@ -126,6 +134,8 @@ export const WORLDS: readonly World[] = [
   w('hotel and guest Wi-Fi', { rates: { ...BASE_RATES, publicWifi: 0.3 } }),
   w('rare visitors', { visitRate: 0.25 }),
   w('cleared on a new network', { clearedAway: 0.8 }),
+  // Added with issue 23 item 4: families of identical phones signed in to one shared account, most of their visits signed in.
+  w('shared accounts', { householdSize: 3, identicalPhones: 0.6, mobileShare: 0.6, signIn: { households: 0.8, shared: 1, visits: 0.8 } }),
 ];
 
 export function worldNamed(name: string): World {

@@ -10,6 +10,8 @@
 //           × P(fingerprint | v)                  drift since v's last visit
 //           × P(network | v) / P(network | new)   v's own networks against how many
 //                                                 visitors share this one
+//           × P(linkedId | v) / P(linkedId | new) the customer's account id, when
+//                                                 v was seen with it (linkedEvidence)
 //
 // A: Good–Turing over the account's exact keys of the same device group
 // (model, browser, screen): a key seen on r visitors stands for r* devices,
@@ -56,6 +58,8 @@ export interface CandidateFacts {
   novelAsns: number;
   /** WebKit browser (Safari, any iOS browser): ITP deletes its storage after 7 days without a visit. */
   webkit: boolean;
+  /** Hashes of the customer's linkedIds the visitor was seen with (the newest few). */
+  linked?: readonly string[];
 }
 
 export interface VisitFacts {
@@ -72,6 +76,8 @@ export interface VisitFacts {
   group: GroupCounts;
   /** Visitors holding the visit's exact key (0: none, or no exact key). */
   holders: number;
+  /** Hash of the customer's linkedId sent with the visit, when the project takes it as evidence. */
+  linked: string | null;
 }
 
 const DAY = 86_400_000;
@@ -126,6 +132,16 @@ export const MODEL = {
   pseudoVisitors: 1000,
   prefixPrior: 0.0001,
   asnPrior: 0.02,
+  /**
+   * A visit carrying a linkedId v was seen with, when it is not v: a device
+   * never seen that looks like v (a candidate at all) and is signed in to the
+   * same customer account. The share of a look-alike's signed-in visits that
+   * are v's account's: small for a desktop (a user's other computer has its
+   * own fonts, GPU and screen), larger for a phone (a family's phones of one
+   * model share an account). P(linkedId | v) / P(linkedId | new) is its inverse.
+   */
+  linkedSiblingDesktop: 0.01,
+  linkedSiblingMobile: 0.5,
 } as const;
 
 /** Good–Turing adjusted count r* for a key held by r visitors of a group, smoothed towards the account's. */
@@ -204,6 +220,24 @@ export function networkParts(
   return { kind: 'asn', evidence: Math.log(mobility * (withinAs + asnMobility)) };
 }
 
+/**
+ * log P(the visit's linkedId | v) − log P(… | a device never seen), when v was
+ * seen with it: signed in to the same account as v, a look-alike is v unless
+ * the account has another device like it (MODEL.linkedSibling*). A look-alike
+ * of v also seen with it (a shared account's identical phones) leaves the
+ * linkedId nothing to tell apart: 0, and the fingerprint and network decide
+ * as without it. Never more than a factor on a candidate the fingerprint
+ * already found (similarity ≥ MIN_SCORE): a linkedId alone joins nothing.
+ */
+export function linkedEvidence(v: CandidateFacts, visit: VisitFacts, lookalikes: readonly CandidateFacts[], mobile: boolean): number {
+  const L = visit.linked;
+  if (L === null || !v.linked?.includes(L)) return 0;
+  // A look-alike seen with it, or one of v's household (a prefix in common) never seen signed in, may be the account's too.
+  const housemate = (u: CandidateFacts) => !u.linked?.length && u.prefixes.some((x) => v.prefixes.some((y) => y.p === x.p));
+  if (lookalikes.some((u) => u.linked?.includes(L) || housemate(u))) return 0;
+  return -Math.log(mobile ? MODEL.linkedSiblingMobile : MODEL.linkedSiblingDesktop);
+}
+
 /** log of how often v visits over the account's age: the visit's prior chance of being v's against a new device's. */
 export function priorEvidence(v: CandidateFacts, visit: VisitFacts): number {
   const rate = (v.visitCount + 1) / (Math.max(0, visit.now - v.firstSeenAt) / DAY + MODEL.rateDays);
@@ -269,6 +303,8 @@ export interface Features {
   mobile: number;
   /** v has kept a device token before, outside a private window (storage works on it). */
   keptToken: number;
+  /** The linkedId evidence (linkedEvidence): v was seen with the visit's linkedId and no look-alike was. */
+  linked: number;
 }
 
 export type FeatureName = keyof Features;
@@ -308,6 +344,7 @@ export const FEATURES = [
   'movedSoleMobile',
   'mobile',
   'keptToken',
+  'linked',
 ] as const satisfies readonly FeatureName[];
 
 /** Weights of the features in the log-odds against a new device. */
@@ -326,6 +363,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   prefixEvidence: 1,
   asnEvidence: 1,
   moved: 1,
+  linked: 1,
   changedRender: -1,
   changedScreen: -2,
   changedVolatile: -0.5,
@@ -406,6 +444,7 @@ export function features(
     movedSoleMobile: net.kind === 'moved' && sole && fp.mobile ? 1 : 0,
     mobile: fp.mobile ? 1 : 0,
     keptToken: keptTokens(v) ? 1 : 0,
+    linked: linkedEvidence(v, visit, lookalikes, fp.mobile),
   };
 }
 

@@ -9,8 +9,12 @@
 // 2. Otherwise (no token, a new one, or one not believed) every visitor that
 //    looks like the device is scored against "a device never seen" with the
 //    evidence model of evidence.ts (how often it visits, how many devices
-//    share the fingerprint, storage, drift, network), and the visit goes to
-//    the best one when its probability clears LINK_P.
+//    share the fingerprint, storage, drift, network, and the customer's
+//    linkedId), and the visit goes to the best one when its probability
+//    clears LINK_P. The visitors a visit's linkedId was seen on join the
+//    candidates, so a device that lost its storage on a network it never
+//    used is still found; they are scored like any other (a fingerprint that
+//    disagrees is no candidate), so a linkedId never joins two devices.
 // 3. Else a new visitor, claimed by a unique insert of its token so that
 //    concurrent first visits of one device end up as one visitor. The
 //    visitors that nearly won are kept as its suspects: while it is young,
@@ -52,6 +56,7 @@ const DAY = 86_400_000;
 
 export interface VisitorRecord extends CandidateFacts {
   id: string;
+  linked: string[];
   /** The last component sets, newest first. */
   components: Components[];
   tokens: TokenUse[];
@@ -85,6 +90,8 @@ export interface LinkIndex {
 export interface Visit {
   components: Components;
   tokenHash: string | null;
+  /** Hash of the customer's linkedId (service.ts linkedHash); null without one, or when the project does not use it. */
+  linkedId: string | null;
   network: VisitNetwork;
   incognito: boolean;
   now: number;
@@ -175,7 +182,7 @@ export async function link(index: LinkIndex, visit: Visit): Promise<Match> {
 }
 
 /** What scoring asks the index about a visit (the service reads it ahead, with the visit's tokens). */
-export function lookupQuery(visit: Pick<Visit, 'components' | 'network' | 'now'>): LookupQuery {
+export function lookupQuery(visit: Pick<Visit, 'components' | 'network' | 'now' | 'linkedId'>): LookupQuery {
   const { components } = visit;
   return {
     now: visit.now,
@@ -185,6 +192,7 @@ export function lookupQuery(visit: Pick<Visit, 'components' | 'network' | 'now'>
     model: modelKey(components),
     prefix: visit.network.prefix,
     asn: visit.network.asn,
+    linked: visit.linkedId,
   };
 }
 
@@ -199,7 +207,7 @@ async function scoreCandidates(index: LinkIndex, visit: Visit, at: number, extra
   const query = lookupQuery(visit);
   const { exact } = query;
   const found = await index.lookup(query);
-  const ids = [...new Set([...found.onPrefix, ...found.holders, ...found.partials, ...found.onAsn, ...extra])];
+  const ids = [...new Set([...found.onPrefix, ...found.holders, ...found.partials, ...found.onAsn, ...found.linked, ...extra])];
   const visitors = (await Promise.all(ids.map((id) => resolve(index, id)))).filter((v): v is VisitorRecord => v !== null && v.id !== exclude);
   const facts: VisitFacts = {
     now: at,
@@ -211,6 +219,7 @@ async function scoreCandidates(index: LinkIndex, visit: Visit, at: number, extra
     account: found.account,
     group: found.group,
     holders: found.holderCount,
+    linked: visit.linkedId,
   };
   const mobile = isMobile(components);
   const seen = new Set<string>();
@@ -367,7 +376,7 @@ export function withVisit(
   v: VisitorRecord,
   visit: Visit,
   tokenHash: string | null,
-): Pick<VisitorRecord, 'prefixes' | 'asns' | 'novelPrefixes' | 'novelAsns' | 'tokens'> {
+): Pick<VisitorRecord, 'prefixes' | 'asns' | 'novelPrefixes' | 'novelAsns' | 'tokens' | 'linked'> {
   const { prefix, asn } = visit.network;
   const now = visit.now;
   const prior = tokenHash ? v.tokens.find((t) => t.hash === tokenHash) : undefined;
@@ -379,6 +388,7 @@ export function withVisit(
     novelPrefixes: v.novelPrefixes + (prefix && !prefixUse ? 1 : 0),
     novelAsns: v.novelAsns + (asn !== null && !asnUse ? 1 : 0),
     tokens: tokenHash ? bump(v.tokens, (t) => t.hash === tokenHash, tokenUse(prior, tokenHash, visit), TOKENS_CAP) : v.tokens,
+    linked: visit.linkedId && v.linked[0] !== visit.linkedId ? bump(v.linked, (l) => l === visit.linkedId, visit.linkedId, LINKED_CAP) : v.linked,
   };
 }
 
@@ -393,6 +403,8 @@ export const PREFIXES_CAP = 8;
 export const ASNS_CAP = 6;
 /** Tokens remembered per visitor: enough to see two alternate, few enough to stay small. */
 export const TOKENS_CAP = 8;
+/** linkedIds remembered per visitor: a shared computer's few family members. */
+export const LINKED_CAP = 4;
 
 /** Puts `item` first, drops the entry it replaces, keeps the `cap` most recent. */
 function bump<T>(list: T[], same: (x: T) => boolean, item: T, cap: number): T[] {
@@ -425,5 +437,6 @@ export function remembered(v: VisitorRecord, match: Match, visit: Visit, created
     partials: settled ? [] : partialKeys(visit.components),
     newPrefix,
     newAsn,
+    linked: visit.linkedId && !v.linked.includes(visit.linkedId) ? visit.linkedId : null,
   };
 }

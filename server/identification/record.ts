@@ -6,7 +6,7 @@
 import type { RecentActivity, VisitorDoc } from '../store/visitors.js';
 import { pageOf, type StoredVisit } from '../store/visits.js';
 import { isWebkit, type Components } from './components.js';
-import { ASNS_CAP, PREFIXES_CAP, TOKENS_CAP, withVisit, type Match, type Visit, type VisitorRecord } from './linker.js';
+import { ASNS_CAP, LINKED_CAP, PREFIXES_CAP, TOKENS_CAP, withVisit, type Match, type Visit, type VisitorRecord } from './linker.js';
 
 /**
  * Activity kept per visitor for velocity: the last 24 hours, at most this many
@@ -32,6 +32,7 @@ export function toRecord(d: VisitorDoc): VisitorRecord {
     novelAsns: d.novelAsns ?? 0,
     webkit: d.webkit ?? false,
     tokens: d.tokens ?? [],
+    linked: d.linked ?? [],
     suspects: d.suspects ?? [],
     residual: d.residual ?? null,
     mergedInto: d.mergedInto ?? null,
@@ -47,6 +48,7 @@ const stateOf = (r: VisitorRecord) => ({
   novelAsns: r.novelAsns,
   webkit: r.webkit,
   tokens: r.tokens,
+  linked: r.linked,
   suspects: r.suspects,
   residual: r.residual,
 });
@@ -196,6 +198,7 @@ export function mergeRecords(from: VisitorRecord, into: VisitorRecord, aliasesOf
     novelPrefixes: into.novelPrefixes + from.novelPrefixes,
     novelAsns: into.novelAsns + from.novelAsns,
     tokens: [...into.tokens, ...from.tokens.map((t) => ({ ...t, via: t.via ?? from.id }))].sort((a, b) => b.last - a.last).slice(0, TOKENS_CAP),
+    linked: [...new Set([...(from.lastSeenAt > into.lastSeenAt ? [from.linked, into.linked] : [into.linked, from.linked]).flat()])].slice(0, LINKED_CAP),
   };
   return {
     from: { ...from, mergedInto: into.id, suspects: [], residual: null },

@@ -137,10 +137,18 @@ export class IdentificationService {
     const index = new StoreIndex(this.store, accountId, now, this.cache, fromCache);
     // Both tokens' owners in one read, with the lookup a visit no token names needs; linking's tokenOwner then reads nothing.
     const presented = [scriptToken, presentedCookie].filter((t): t is string => t !== null);
-    const ahead = lookupQuery({ components, network: edge.network, now });
+    const linkedId = linkedHash(body.linkedId, project);
+    const ahead = lookupQuery({ components, network: edge.network, now, linkedId });
     const owners = presented.length ? await index.tokenOwners(presented, ahead) : new Map<string, string | null>();
     const tokenHash = chooseToken(scriptToken, presentedCookie, owners);
-    const visit: Visit = { components, tokenHash, network: edge.network, incognito: signals.incognito?.likely ?? false, now };
+    const visit: Visit = {
+      components,
+      tokenHash,
+      linkedId,
+      network: edge.network,
+      incognito: signals.incognito?.likely ?? false,
+      now,
+    };
     const match = await link(index, visit);
     // The visit's other token (the cookie issued now included) names the matched visitor too, in
     // remember's bulk write; one that names a visitor whose fingerprint disagreed stays where it is.
@@ -279,6 +287,14 @@ export function tokensToPoint(
     const owner = owners.get(t) ?? null;
     return owner !== match.visitorId && !(match.tokenRejected && owner !== null);
   });
+}
+
+/**
+ * The linkedId as identification keeps it: hashed (it may be an email), and
+ * only while the project takes it as evidence (ProjectDoc.linkedIdEvidence).
+ */
+export function linkedHash(linkedId: string | undefined, project: Pick<ProjectDoc, 'linkedIdEvidence'> | null): string | null {
+  return linkedId && project?.linkedIdEvidence !== false ? sha(`linked:${linkedId}`) : null;
 }
 
 /** Request signals carry `{value, duration}`; stored and returned signals hold the value alone. */

@@ -37,4 +37,5 @@ export const WEIGHTS = {
   movedSoleMobile: -0.068,
   mobile: -0.649,
   keptToken: 0.126,
+  linked: 1,
 };

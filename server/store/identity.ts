@@ -9,6 +9,8 @@
 // - `mp:<model>|<prefix>`, `ma:<model>|AS<asn>` → the newest visitors of a
 //   device model seen on a network prefix or AS;
 // - `n:<prefix>`, `a:<asn>` → how many visitors were seen on a prefix, an AS;
+// - `l:<linkedHash>` → the newest visitors seen with a customer's linkedId
+//   (hashed: it may be an email), when the project takes it as evidence;
 // - `g:<group>` and `stats` → Good–Turing counts (exact keys held by 1, 2, 3
 //   visitors) per device group and for the account, with its visitor count;
 // - `merge:<visitorId>`, `unmerge:<visitorId>` → claims that make a merge and
@@ -30,6 +32,8 @@ export const PARTIAL_CAP = 10;
 /** Visitors of one device model kept per prefix and per AS. */
 export const ON_PREFIX_CAP = 8;
 export const ON_ASN_CAP = 16;
+/** Visitors kept per linkedId: a family's shared account signs in on several devices. */
+export const LINKED_VISITORS_CAP = 8;
 
 /** Good–Turing counts of a device group (or of the whole account): exact keys held by 1, 2 and 3 visitors. */
 export interface GroupCounts {
@@ -59,6 +63,8 @@ export interface Lookup {
   asnCrowd: number;
   group: GroupCounts;
   account: AccountCounts;
+  /** Visitors seen with the visit's linkedId (the newest few). */
+  linked: string[];
 }
 
 export interface LookupQuery {
@@ -69,6 +75,8 @@ export interface LookupQuery {
   model: string;
   prefix: string | null;
   asn: number | null;
+  /** Hash of the visit's linkedId; null: none, or the project does not use it. */
+  linked: string | null;
 }
 
 /** What a recorded visit teaches the index (server/identification/linker.ts `remembered`). */
@@ -94,6 +102,8 @@ export interface Remembered {
   /** The visit's prefix and AS when the visitor had not used them before (they then count it as one more visitor). */
   newPrefix: string | null;
   newAsn: number | null;
+  /** The visit's linkedId hash when the visitor had not been seen with it. */
+  linked: string | null;
 }
 
 interface IndexDoc {
@@ -246,6 +256,7 @@ export class IdentityRepo {
     for (const k of r.partials) fronts.set(`${acc}:p:${k}`, PARTIAL_CAP);
     if (r.newPrefix) fronts.set(`${acc}:mp:${r.model}|${r.newPrefix}`, ON_PREFIX_CAP);
     if (r.newAsn !== null) fronts.set(`${acc}:ma:${r.model}|AS${r.newAsn}`, ON_ASN_CAP);
+    if (r.linked) fronts.set(`${acc}:l:${r.linked}`, LINKED_VISITORS_CAP);
     const holderKey = r.exact && !r.heldExact ? `${acc}:x:${r.exact}` : null;
     const counters = new Map<string, { by: Record<string, number>; onInsert?: Record<string, number> }>();
     const count = (_id: string, by: Record<string, number>, onInsert?: Record<string, number>) => {
@@ -351,6 +362,7 @@ function lookupKeys(acc: string, q: LookupQuery) {
     onAsn: q.asn !== null && q.model ? `${acc}:ma:${q.model}|AS${q.asn}` : null,
     prefix: q.prefix ? `${acc}:n:${q.prefix}` : null,
     asn: q.asn !== null ? `${acc}:a:${q.asn}` : null,
+    linked: q.linked ? `${acc}:l:${q.linked}` : null,
     group: q.group ? `${acc}:g:${q.group}` : null,
     stats: `${acc}:stats`,
   };
@@ -374,6 +386,7 @@ function lookupFrom({ key, partials, ids }: ReturnType<typeof lookupKeys>, q: Lo
     asnCrowd: doc(key.asn)?.n ?? 0,
     group: counts(doc(key.group)),
     account: { ...counts(stats), visitors: stats?.visitors ?? 0, since: stats?.since ?? q.now } satisfies AccountCounts,
+    linked: doc(key.linked)?.visitorIds ?? [],
   };
 }
 

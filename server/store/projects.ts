@@ -15,6 +15,12 @@ export interface ProjectDoc {
    * and, for a day after a rotation, of the previous one.
    */
   proxy?: ProjectProxy | null;
+  /**
+   * Whether identification takes the customer's linkedId as evidence that a
+   * visit is a device seen with it before (server/identification/linker.ts);
+   * absent: yes.
+   */
+  linkedIdEvidence?: boolean;
   /** Webhook endpoints of the project (server/webhooks/): identify writes an outbox entry only while this is > 0. */
   webhookEndpoints?: number;
 }

@@ -80,6 +80,8 @@ export interface VisitorDoc {
   novelAsns?: number;
   webkit?: boolean;
   tokens?: TokenUse[];
+  /** Hashes of the customer's linkedIds the visitor was seen with, newest first (linker.ts LINKED_CAP). */
+  linked?: string[];
   suspects?: Suspect[];
   residual?: number | null;
   mergedInto?: string | null;

@@ -38,6 +38,7 @@ const visit = (o: Partial<VisitFacts> = {}): VisitFacts => ({
   network: { prefix: '81.2.69.0/24', asn: 2856, kind: 'fixed' },
   incognito: false,
   hasToken: true,
+  linked: null,
   prefixCrowd: 1,
   asnCrowd: 500,
   account: { visitors: 20_000, since: NOW - 200 * DAY, n1: 5_000, n2: 500, n3: 100 },

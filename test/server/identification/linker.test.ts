@@ -51,6 +51,7 @@ function account() {
     const visit: Visit = {
       components: extractComponents(values),
       tokenHash: o.token === undefined ? (values.deviceToken.token ?? null) : o.token,
+      linkedId: null,
       network: { prefix, asn: o.asn ?? 2856, kind: 'fixed' },
       incognito: o.incognito ?? false,
       now: t,
@@ -224,6 +225,7 @@ describe('what a visit leaves to index', () => {
     const visit: Visit = {
       components: extractComponents(d),
       tokenHash: d.deviceToken.token,
+      linkedId: null,
       network: { prefix: '81.2.90.0/24', asn: 2856, kind: 'fixed' },
       incognito: false,
       now: t,

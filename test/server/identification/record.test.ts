@@ -20,6 +20,7 @@ const blank = (id: string, o: Partial<VisitorRecord> = {}): VisitorRecord => ({
   novelAsns: 0,
   webkit: false,
   tokens: [],
+  linked: [],
   mergedInto: null,
   suspects: [],
   residual: null,
@@ -28,6 +29,7 @@ const blank = (id: string, o: Partial<VisitorRecord> = {}): VisitorRecord => ({
 const visitAt = (now: number, prefix: string, asn: number, tokenHash: string | null, components = { canvas: 'c1' }): Visit => ({
   components,
   tokenHash,
+  linkedId: null,
   network: { prefix, asn, kind: 'fixed' },
   incognito: false,
   now,
