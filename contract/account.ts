@@ -99,6 +99,11 @@ export const ProjectSchema = z
     id: z.string().describe('The project (`prj_…`): what keys, events and visitors belong to'),
     name: z.string().describe('Name shown in the dashboard'),
     allowedDomains: z.array(z.string()).describe('Hosts identify accepts for this project (exact host, or *.example.com for subdomains). Empty: any host.'),
+    linkedIdEvidence: z
+      .boolean()
+      .describe(
+        "Whether identification takes the `linkedId` sent with identify (your own account id for the user) as evidence: a visit whose linkedId was seen on a visitor, with a fingerprint consistent with that visitor's, is recognised even after the device lost its storage on a network it never used. A linkedId alone never joins two devices (people own several, families share accounts). On by default",
+      ),
     createdAt: isoDate.describe('When the project was created'),
   })
   .openapi({ title: 'Project', description: 'A site or app: its keys, allowed hosts, events and visitors' });
@@ -280,11 +285,12 @@ export const accountContract = c.router(
     updateProject: {
       method: 'PATCH',
       path: '/api/projects/:projectId',
-      summary: 'Rename a project or replace its allowed domains',
+      summary: 'Rename a project, replace its allowed domains or turn the linkedId evidence on or off',
       body: z
         .object({
           name: ProjectName.optional().describe('A new name; absent: unchanged'),
           allowedDomains: z.array(DomainSchema).max(100).optional().describe('The new list of allowed hosts, replacing the old one; absent: unchanged'),
+          linkedIdEvidence: z.boolean().optional().describe('Whether identification takes the linkedId as evidence (see Project); absent: unchanged'),
         })
         .openapi({ title: 'UpdateProjectRequest', description: 'What to change in a project; absent fields stay' }),
       responses: { 200: ProjectSchema, ...sessionRoutes, ...csrfResponses, 404: errorResponse('project_not_found', "'Project not found'") },

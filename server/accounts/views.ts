@@ -18,6 +18,7 @@ export const projectView = (p: ProjectDoc) => ({
   id: p._id,
   name: p.name,
   allowedDomains: p.allowedDomains,
+  linkedIdEvidence: p.linkedIdEvidence ?? true,
   createdAt: p.createdAt.toISOString(),
 });
 

@@ -31,18 +31,19 @@ export class ProjectsService {
     return projectView(doc);
   }
 
-  async update(accountId: string, projectId: string, patch: { name?: string; allowedDomains?: string[] }) {
+  async update(accountId: string, projectId: string, patch: { name?: string; allowedDomains?: string[]; linkedIdEvidence?: boolean }) {
     const before = await this.store.projects.ofAccount(accountId, projectId);
     if (!before) throw new ApiError('project_not_found');
-    const set: { name?: string; allowedDomains?: string[] } = {};
+    const set: { name?: string; allowedDomains?: string[]; linkedIdEvidence?: boolean } = {};
     if (patch.name !== undefined) set.name = patch.name;
     if (patch.allowedDomains !== undefined) set.allowedDomains = dedupe(patch.allowedDomains);
+    if (patch.linkedIdEvidence !== undefined) set.linkedIdEvidence = patch.linkedIdEvidence;
     const doc = Object.keys(set).length ? await this.store.projects.update(projectId, set) : await this.store.projects.byId(projectId);
     if (!doc) throw new ApiError('project_not_found');
     // Only the fields that changed (an allowlist edit, a rename); none: nothing happened.
-    const changed = (Object.keys(set) as (keyof typeof set)[]).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(doc[k]));
+    const changed = (Object.keys(set) as (keyof typeof set)[]).filter((k) => JSON.stringify(projectView(before)[k]) !== JSON.stringify(projectView(doc)[k]));
     if (changed.length) {
-      const pick = (p: typeof doc) => Object.fromEntries(changed.map((k) => [k, p[k]]));
+      const pick = (p: typeof doc) => Object.fromEntries(changed.map((k) => [k, projectView(p)[k]]));
       await this.audit.record(accountId, 'project.update', { target: { type: 'project', id: projectId }, before: pick(before), after: pick(doc) });
     }
     return projectView(doc);

@@ -105,7 +105,7 @@ export class ProjectsRepo {
     this.cache.delete(projectId);
   }
 
-  async update(projectId: string, set: Partial<Pick<ProjectDoc, 'name' | 'allowedDomains'>>): Promise<ProjectDoc | null> {
+  async update(projectId: string, set: Partial<Pick<ProjectDoc, 'name' | 'allowedDomains' | 'linkedIdEvidence'>>): Promise<ProjectDoc | null> {
     this.cache.delete(projectId);
     const doc = await this.col.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
     this.cache.delete(projectId);

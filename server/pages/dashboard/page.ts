@@ -284,6 +284,8 @@ const BODY = `<main class="wide dash">
       <h3>Edit <span id="edit-title"></span></h3>
       <label>Name <input type="text" id="edit-name" maxlength="100" required></label>
       <label>Allowed domains <textarea id="edit-domains" rows="3" aria-describedby="domains-help"></textarea></label>
+      <label class="confirm"><input type="checkbox" id="edit-linked" aria-describedby="linked-help"> <span>Use the linkedId as evidence</span></label>
+      <p id="linked-help" class="muted">A visit whose linkedId (your own id for the signed-in user) was seen on a device, with a fingerprint like that device's, is recognised even after it lost its storage. A linkedId alone never joins two devices.</p>
       <p id="edit-error" class="error" role="alert" hidden></p>
       <div class="row"><button type="submit" class="btn accent">Save</button> <button type="button" id="edit-cancel" class="btn secondary">Cancel</button></div>
     </form>

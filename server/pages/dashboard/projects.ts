@@ -1,5 +1,5 @@
-// Projects: the list with each one's allowed domains, editing one in place,
-// and creating one. The API names a bad domain by its index; the message
+// Projects: the list with each one's allowed domains, editing one in place
+// (name, domains, the linkedId setting), and creating one. The API names a bad domain by its index; the message
 // adds the value itself.
 import { api, errorText, type Answer } from '../browser/client.js';
 import { button, el, labelCells, node, text } from '../browser/dom.js';
@@ -39,6 +39,7 @@ export function projectsPanel(projects: Projects, canEdit: boolean): void {
     text('edit-title', p.name);
     el<HTMLInputElement>('edit-name').value = p.name;
     el<HTMLTextAreaElement>('edit-domains').value = p.allowedDomains.join('\n');
+    el<HTMLInputElement>('edit-linked').checked = p.linkedIdEvidence;
     report('edit-error', null);
     el('edit-form').hidden = false;
     el('edit-name').focus();
@@ -56,7 +57,7 @@ export function projectsPanel(projects: Projects, canEdit: boolean): void {
       const domains = parseDomains(el<HTMLTextAreaElement>('edit-domains').value);
       const res = await api.account.updateProject({
         params: { projectId: editing.id },
-        body: { name: el<HTMLInputElement>('edit-name').value, allowedDomains: domains },
+        body: { name: el<HTMLInputElement>('edit-name').value, allowedDomains: domains, linkedIdEvidence: el<HTMLInputElement>('edit-linked').checked },
       });
       if (res.status !== 200) return report('edit-error', res.status === 401 ? res : domainError(res, domains));
       stopEdit();

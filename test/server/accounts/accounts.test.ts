@@ -39,7 +39,7 @@ describe('sign-up, sign-in, sign-out', () => {
     expect(cookie).not.toMatch(/Secure/);
     const projects = await agent.get('/api/projects');
     expect(projects.body.projects).toEqual([
-      { id: expect.stringMatching(/^prj_/), name: 'Default project', allowedDomains: [], createdAt: expect.any(String) },
+      { id: expect.stringMatching(/^prj_/), name: 'Default project', allowedDomains: [], linkedIdEvidence: true, createdAt: expect.any(String) },
     ]);
     expect(JSON.stringify(await h.store.db.collection('users').find().toArray())).not.toContain('long enough pw');
   });

@@ -191,9 +191,15 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     expect(await page.inputValue('#edit-domains')).toBe('shop.example.com\n*.example.org');
     await page.fill('#edit-name', 'Shop EU');
     await page.fill('#edit-domains', 'eu.shop.example.com');
+    // The linkedId setting is on by default; turned off here, and the form shows it so next time.
+    expect(await page.isChecked('#edit-linked')).toBe(true);
+    await page.getByLabel('Use the linkedId as evidence').uncheck();
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => cells(page, '#projects-body tr:nth-child(2)')).toEqual(['Shop EU', 'eu.shop.example.com', 'Edit']);
     expect(await page.isHidden('#edit-form')).toBe(true);
+    await page.getByRole('button', { name: 'Edit Shop EU', exact: true }).click();
+    expect(await page.isChecked('#edit-linked')).toBe(false);
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
     // The new project has its own (empty) key list; the address names it.
     await openPage(page, 'API keys');
     await page.selectOption('#project', { label: 'Shop EU' });
