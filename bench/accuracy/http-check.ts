@@ -38,7 +38,7 @@ for (const v of visits) {
     fetch(`${base}/v1/identify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': live, 'x-forwarded-for': v.ip },
-      body: JSON.stringify(identifyBody(v.values, { timestamp: v.t })),
+      body: JSON.stringify(identifyBody(v.values, { timestamp: v.t, ...(v.linkedId ? { linkedId: v.linkedId } : {}) })),
     });
   let res = await send();
   // A busy machine can make the database look unreachable for a moment: 503 before any work, retried as the typed client does.
