@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   anonymity,
   features,
+  linkedEvidence,
   logOddsOf,
   MODEL,
   networkParts,
@@ -136,6 +137,36 @@ describe('network evidence', () => {
   it("trusts a young account's crowd counts less: one shared visitor is not a crowd", () => {
     const young = visit({ account: { visitors: 3, since: NOW - DAY, n1: 3, n2: 0, n3: 0 }, prefixCrowd: 1 });
     expect(networkParts(visitor(), young, []).evidence).toBeGreaterThan(4);
+  });
+});
+
+describe('linkedId evidence', () => {
+  const L = 'hash-of-ada';
+  const signedIn = visit({ linked: L });
+  const NO_CHANGE = { render: 0, screen: 0, volatile: 0, timezone: 0, fonts: 0, language: 0, languageAdded: 0, hardware: 0, version: 0, other: 0 };
+  it("counts for a visitor seen with the visit's linkedId: log(1/q), far more on a desktop than on a phone", () => {
+    const v = visitor({ linked: ['other', L] });
+    expect(linkedEvidence(v, signedIn, [], false)).toBeCloseTo(-Math.log(MODEL.linkedSiblingDesktop));
+    expect(linkedEvidence(v, signedIn, [], true)).toBeCloseTo(-Math.log(MODEL.linkedSiblingMobile));
+    expect(MODEL.linkedSiblingDesktop).toBeLessThan(MODEL.linkedSiblingMobile);
+    expect(features(v, signedIn, { score: 1, overlap: 1, exact: true, changed: NO_CHANGE, mobile: false }, []).linked).toBeGreaterThan(4);
+  });
+  it('is nothing without a linkedId, or for a visitor never seen with this one', () => {
+    expect(linkedEvidence(visitor({ linked: [L] }), visit(), [], false)).toBe(0);
+    expect(linkedEvidence(visitor({ linked: ['other'] }), signedIn, [], false)).toBe(0);
+    expect(linkedEvidence(visitor(), signedIn, [], false)).toBe(0);
+  });
+  it("tells nothing apart when a look-alike was seen with it too (a shared account's identical devices)", () => {
+    const rival = visitor({ prefixes: [{ p: '2.125.160.0/24', n: 2, last: NOW - DAY }], linked: [L] });
+    expect(linkedEvidence(visitor({ linked: [L] }), signedIn, [rival], true)).toBe(0);
+  });
+  it("tells nothing apart when a look-alike of the visitor's household never signed in, but a look-alike elsewhere or another account's does not matter", () => {
+    const v = visitor({ linked: [L] });
+    const housemate = visitor({ linked: [] });
+    const elsewhere = visitor({ prefixes: [{ p: '2.125.160.0/24', n: 2, last: NOW - DAY }], linked: [] });
+    const neighbour = visitor({ linked: ['someone else'] });
+    expect(linkedEvidence(v, signedIn, [housemate], true)).toBe(0);
+    expect(linkedEvidence(v, signedIn, [elsewhere, neighbour], true)).toBeCloseTo(-Math.log(MODEL.linkedSiblingMobile));
   });
 });
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { confidenceOf, SPARSE_CEILING, SPARSE_COVERAGE } from '../../../server/identification/confidence.js';
 import { CALIBRATION } from '../../../server/identification/calibration.js';
-import { ASNS_CAP, PREFIXES_CAP, TOKENS_CAP, type Match, type Visit, type VisitorRecord } from '../../../server/identification/linker.js';
+import { ASNS_CAP, LINKED_CAP, PREFIXES_CAP, TOKENS_CAP, type Match, type Visit, type VisitorRecord } from '../../../server/identification/linker.js';
 import { COMPONENT_SETS_CAP, mergeRecords, recordVisit, unmergeRecords } from '../../../server/identification/record.js';
 
 const T0 = Date.UTC(2026, 0, 15);
@@ -95,6 +95,16 @@ describe('recordVisit', () => {
     expect(v.tokens[0]!.ephemeral).toBeUndefined();
   });
 
+  it('remembers the linkedIds it was seen with, newest first, within a cap; a visit without one changes nothing', () => {
+    const signedIn = (now: number, linkedId: string | null) => ({ ...visitAt(now, 'p', 1, null), linkedId });
+    let v = recordVisit(blank('a'), match('a'), signedIn(T0, 'ada'));
+    v = recordVisit(v, match('a'), signedIn(T0 + 1, null));
+    expect(v.linked).toEqual(['ada']);
+    for (let i = 0; i < LINKED_CAP + 1; i++) v = recordVisit(v, match('a'), signedIn(T0 + 2 + i, `member${i}`));
+    v = recordVisit(v, match('a'), signedIn(T0 + 9, 'member2'));
+    expect(v.linked).toEqual(['member2', 'member4', 'member3', 'member1']);
+  });
+
   it('takes the suspects a young visitor came out of the visit with', () => {
     const v = recordVisit(blank('a', { suspects: [{ id: 'u', logOdds: 1, net: 0, since: T0 }] }), match('a', { suspects: [] }), visitAt(T0, 'p', 1, null));
     expect(v.suspects).toEqual([]);
@@ -144,6 +154,8 @@ describe('merge and unmerge', () => {
       { hash: 'tu', first: T0, last: T0 + 10 },
     ]);
     expect(aliases).toEqual([expect.objectContaining({ id: 'z', mergedInto: 'u' })]);
+    // The survivor was seen with the linkedIds of both, the newer visitor's first.
+    expect(mergeRecords({ ...young, linked: ['ada', 'kid'] }, { ...older, linked: ['ada', 'grace'] }, []).into.linked).toEqual(['ada', 'kid', 'grace']);
   });
 
   it('undoes it: the young visitor stands alone with its tokens again', () => {
