@@ -9,7 +9,9 @@
 // visit recorded; the token claim and the index in one bulk write; the event).
 // Through a first-party proxy the same: the agent's token and the device
 // cookie are read in one command, and a first visit's cookie is written in the
-// index's one bulk write.
+// index's one bulk write. A linkedId the same: read with the index's keys,
+// written in its bulk write (a device known by its token, signed in with a
+// linkedId for the first time: its list read and written once).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROXY_HEADERS } from '../../../contract/proxy.js';
 import { signUp, type Customer } from '../../support/dashboard.js';
@@ -36,9 +38,9 @@ interface Via {
   cookie?: string;
 }
 
-async function identify(seed: number, token: string, via?: Via): Promise<string[]> {
+async function identify(seed: number, token: string, via?: Via, linkedId?: string): Promise<string[]> {
   commands = [];
-  const body = identifyBody({ ...deviceValues(seed), deviceToken: { token, storage: 'localStorage', createdAt: 1 } });
+  const body = identifyBody({ ...deviceValues(seed), deviceToken: { token, storage: 'localStorage', createdAt: 1 } }, linkedId ? { linkedId } : {});
   const req = h.http().post('/v1/identify').set('x-api-key', live);
   if (via) {
     req
@@ -135,6 +137,24 @@ describe('database commands per identify', () => {
     // Storage lost: linked by the cookie (from the cache, with the new agent token read, and the index
     // keys with it), no candidate search; the new agent token and the visit's keys go to the index in one bulk write.
     expect(storageLost).toEqual(['find fingerprints', 'update visitors', 'insert events', 'update fingerprints']);
+  });
+
+  it("a signed-in device: the linkedId is read and written with the index's keys, in no command of its own", async () => {
+    h.clock.advance(100);
+    const plain = await identify(5, `plain_token_${'x'.repeat(16)}`);
+    h.clock.advance(100);
+    const signedIn = await identify(6, `signed_token_${'x'.repeat(16)}`, undefined, 'ada@example.com');
+    expect(signedIn).toEqual(plain);
+    h.clock.advance(100);
+    expect(await identify(6, `signed_token_${'x'.repeat(16)}`, undefined, 'ada@example.com')).toEqual(['update visitors', 'insert events']);
+    // A device known by its token, signed in for the first time: the index reads the linkedId's list and writes it, once.
+    const sorted = (xs: string[]) => [...xs].sort();
+    h.clock.advance(100);
+    expect(sorted(await identify(5, `plain_token_${'x'.repeat(16)}`, undefined, 'grace@example.com'))).toEqual(
+      sorted(['update visitors', 'insert events', 'find fingerprints', 'update fingerprints']),
+    );
+    h.clock.advance(100);
+    expect(await identify(5, `plain_token_${'x'.repeat(16)}`, undefined, 'grace@example.com')).toEqual(['update visitors', 'insert events']);
   });
 
   it('the quota costs well under one command per call', async () => {
