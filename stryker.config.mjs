@@ -2,7 +2,10 @@
 // runner). One group per run, so that each mutant runs only the tests meant
 // to pin it down:
 //
-//   MUTATION_GROUP=next npx stryker run      (also: throttle, signup, passwords, teams)
+//   MUTATION_GROUP=next npx stryker run      (also: throttle, signup, passwords, teams, identification)
+//
+// A group's files can be run one at a time while iterating:
+//   MUTATION_GROUP=identification npx stryker run --mutate server/identification/matcher.ts
 //
 // The group's test files reach vitest through MUTATION_TESTS (read by
 // vitest.mutation.config.ts), not through Stryker's own testFiles option,
@@ -46,6 +49,21 @@ const GROUPS = {
       lines('server/accounts/members.ts', 'async check(', null),
     ],
     tests: ['test/server/accounts/roles.test.ts', 'test/server/accounts/teams.test.ts'],
+  },
+  // Identification's decisions: the evidence model, the matcher's rules, the confidence map and the linker.
+  identification: {
+    mutate: ['server/identification/evidence.ts', 'server/identification/linker.ts', 'server/identification/matcher.ts', 'server/identification/confidence.ts'],
+    tests: [
+      'test/server/identification/evidence.test.ts',
+      'test/server/identification/matcher.test.ts',
+      'test/server/identification/confidence.test.ts',
+      'test/server/identification/decisions.test.ts',
+      'test/server/identification/linker.test.ts',
+      'test/server/identification/record.test.ts',
+      'test/server/identification/healing.test.ts',
+      'test/server/identification/lookalikes.test.ts',
+      'test/server/identification/identify.test.ts',
+    ],
   },
 };
 

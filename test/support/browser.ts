@@ -2,7 +2,7 @@
 // it), and the service on a real port whose BASE_URL is that very address.
 import { existsSync } from 'node:fs';
 import type { RequestListener } from 'node:http';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createHarness, type Harness } from './harness.js';
 import { listen } from './httpServer.js';
 
@@ -20,6 +20,10 @@ const FLAGS = [
 ];
 
 export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+
+/** A browser on a profile kept in `dir` (a normal window's storage, on disk); the contexts of launchChromium are private ones. */
+export const launchChromiumProfile = (dir: string): Promise<BrowserContext> =>
+  chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, headless: true, args: FLAGS });
 
 /**
  * A harness served on 127.0.0.1. It listens first so BASE_URL (the CSRF

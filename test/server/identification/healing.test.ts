@@ -160,3 +160,24 @@ describe('sparse payloads', () => {
     else expect(elsewhere.confidence).toBeLessThan(0.7);
   });
 });
+
+describe('private windows', () => {
+  it('keeps a device that alternates normal and private windows at home on one visitor, never unmerged', async () => {
+    const home = '81.2.75.10';
+    const d = withToken(deviceValues(++seed));
+    const first = await identifyFrom(home, d);
+    const ids = [first.visitorId];
+    for (let day = 0; day < 4; day++) {
+      // A private window (its own token, flagged private) for a few pages, closed, then the normal window again.
+      const privateWindow = { ...withToken(d), incognito: { ...d.incognito, likely: true } };
+      ids.push((await identifyFrom(home, privateWindow, 24 * HOUR)).visitorId);
+      ids.push((await identifyFrom(home, privateWindow, 60_000)).visitorId);
+      ids.push((await identifyFrom(home, d)).visitorId);
+      ids.push((await identifyFrom(home, d)).visitorId);
+    }
+    expect(new Set(ids)).toEqual(new Set([first.visitorId]));
+    const history = await visits(first.visitorId);
+    expect(history.body.totalVisits).toBe(ids.length);
+    expect(history.body.mergedFrom ?? []).toEqual([]);
+  });
+});

@@ -1,11 +1,15 @@
 // Identification in real Chromium: the agent on a customer's page, the same
 // browser in a fresh context (no storage) at home and on a network its
-// visitor never used, behind a proxy the service trusts.
+// visitor never used, and a private window of a browser used with a
+// profile, behind a proxy the service trusts.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from '../../support/browser.js';
+import { hasChromium, launchChromium, launchChromiumProfile } from '../../support/browser.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { signUp } from '../../support/dashboard.js';
 
@@ -15,17 +19,18 @@ describe.skipIf(!hasChromium)('identification in real Chromium', () => {
   let shop: HttpServer;
   let browser: Browser;
   let shopUrl: string;
+  let live: string;
 
   beforeAll(async () => {
     h = await createHarness(import.meta.filename, { TRUST_PROXY: '127.0.0.1/32,::1' });
-    const live = await (await signUp(h)).key('test');
+    live = await (await signUp(h)).key('test');
     service = h.app.listen(0, '127.0.0.1');
     await new Promise((r) => service.once('listening', r));
     const serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
     shop = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
         `<!doctype html><title>shop</title><script src="${serviceUrl}/agent.js"></script>
-         <script>window.identify = () => DeviceId.load({ apiKey: ${JSON.stringify(live)}, endpoint: ${JSON.stringify(serviceUrl)} }).then((a) => a.get());</script>`,
+         <script>window.identify = (apiKey) => DeviceId.load({ apiKey, endpoint: ${JSON.stringify(serviceUrl)} }).then((a) => a.get());</script>`,
       );
     });
     shop.listen(0, 'localhost');
@@ -42,12 +47,12 @@ describe.skipIf(!hasChromium)('identification in real Chromium', () => {
   });
 
   /** A browser context whose identify calls reach the service from `ip` (the trusted proxy's X-Forwarded-For, added below the page). */
-  async function identifyFrom(context: BrowserContext, ip: string): Promise<{ visitorId: string; visitCount: number }> {
+  async function identifyFrom(context: BrowserContext, ip: string, key = live): Promise<{ visitorId: string; visitCount: number }> {
     await context.unroute('**/v1/identify');
     await context.route('**/v1/identify', (route) => route.continue({ headers: { ...route.request().headers(), 'x-forwarded-for': ip } }));
     const page = await context.newPage();
     await page.goto(shopUrl);
-    return page.evaluate(() => (window as unknown as { identify(): Promise<{ visitorId: string; visitCount: number }> }).identify());
+    return page.evaluate((k) => (window as unknown as { identify(k: string): Promise<{ visitorId: string; visitCount: number }> }).identify(k), key);
   }
 
   it('recognises the same browser without its storage, and re-joins it when it cleared storage on a new network', async () => {
@@ -71,5 +76,28 @@ describe.skipIf(!hasChromium)('identification in real Chromium', () => {
     h.clock.advance(24 * 3_600_000);
     expect(await identifyFrom(travelling, '81.2.69.10')).toMatchObject({ visitorId: first.visitorId, visitCount: 5 });
     await travelling.close();
+  }, 120_000);
+
+  it('recognises a private window of a browser used with its profile at home as the same visitor', async () => {
+    // An account of its own: the browser of the case above is an identical device.
+    const key = await (await signUp(h)).key('test');
+    const dir = mkdtempSync(join(tmpdir(), 'deviceid-profile-'));
+    try {
+      const profile = await launchChromiumProfile(dir);
+      const first = await identifyFrom(profile, '81.2.70.10', key);
+      h.clock.advance(3_600_000);
+      expect((await identifyFrom(profile, '81.2.70.10', key)).visitorId).toBe(first.visitorId);
+      await profile.close();
+
+      // The next day, a private window of that browser at home (an off-the-record context: no storage; headless
+      // Chromium gives it the profile's quota, so the agent cannot tell it is private).
+      h.clock.advance(24 * 3_600_000);
+      const privateWindow = await browser.newContext();
+      const seen = await identifyFrom(privateWindow, '81.2.70.10', key);
+      await privateWindow.close();
+      expect(seen).toMatchObject({ visitorId: first.visitorId, visitCount: 3 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });

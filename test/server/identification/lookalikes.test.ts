@@ -30,6 +30,23 @@ const withToken = (v: V): V => ({ ...v, deviceToken: { token: `lookalike_token_$
 
 const DAY = 86_400_000;
 
+/** A phone of one popular model, as its browser reports it: every phone of the model and locale shows the same. */
+const phone = (s: number): V => {
+  const v = deviceValues(s);
+  return {
+    ...v,
+    navigator: { hardwareConcurrency: 8, platform: 'Linux armv81', languages: ['en-US', 'en'] },
+    screenResolution: { width: 412, height: 915 },
+    touchSupport: { maxTouchPoints: 5, touchEvent: true, touchStart: true },
+    userAgent: {
+      ...v.userAgent,
+      userAgent: 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Mobile Safari/537.36',
+      mobile: true,
+      platform: 'Android',
+    },
+  };
+};
+
 async function identifyFrom(ip: string, v: V, advance = 60_000): Promise<{ visitorId: string; confidence: number; visitCount: number }> {
   h.clock.advance(advance);
   const res = await request(h.app).post('/v1/identify').set('x-api-key', live).set('x-forwarded-for', ip).send(identifyBody(v));
@@ -142,5 +159,27 @@ describe('look-alike devices', () => {
     expect(linked.confidence).toBeLessThan(own.confidence);
     expect((await identifyFrom(net, fresh)).visitorId).toBe(first.visitorId);
     expect((await identifyFrom(net, d)).visitCount).toBe(6);
+  });
+
+  it('keeps two identical phones in one household apart while both keep their tokens', async () => {
+    const home = '81.2.69.120';
+    const a = withToken(phone(++seed));
+    const b = withToken(a);
+    const va = await identifyFrom(home, a);
+    const vb = await identifyFrom(home, b);
+    expect(vb.visitorId).not.toBe(va.visitorId);
+    // Days of both phones at home, in turns and at once.
+    for (let day = 1; day <= 5; day++) {
+      expect((await identifyFrom(home, a, DAY)).visitorId).toBe(va.visitorId);
+      expect((await identifyFrom(home, b)).visitorId).toBe(vb.visitorId);
+      expect((await identifyFrom(home, b)).visitorId).toBe(vb.visitorId);
+      expect((await identifyFrom(home, a)).visitorId).toBe(va.visitorId);
+    }
+    const history = (id: string) => request(h.app).get(`/v1/demo/visits/${id}`).set('x-api-key', secret);
+    for (const id of [va.visitorId, vb.visitorId]) {
+      const v = await history(id);
+      expect(v.body).toMatchObject({ visitorId: id, totalVisits: 11 });
+      expect(v.body.mergedFrom ?? []).toEqual([]);
+    }
   });
 });
