@@ -9,6 +9,7 @@ import {
   logOddsOf,
   MODEL,
   networkParts,
+  networkScore,
   posterior,
   priorEvidence,
   storageEvidence,
@@ -70,6 +71,11 @@ describe('anonymity (Good–Turing)', () => {
     expect(anonymity(1, none, { n1: 10_000, n2: 0, n3: 0 }, true)).toBeLessThan(MODEL.mobileSingleton);
     expect(anonymity(1, none, { n1: 100, n2: 1_000, n3: 0 })).toBeGreaterThan(MODEL.desktopSingleton);
   });
+  it('makes a key held by two visitors stand for more devices where keys held by three are common (r* = 3·N3/N2)', () => {
+    expect(anonymity(2, { n1: 100, n2: 1, n3: 5 }, none)).toBe(9);
+    // Smoothed: a singleton leans on the account's ratio (2·N2 + 20·0.2) / (N1 + 20) = 0.2 by 10 pseudo-keys.
+    expect(anonymity(1, { n1: 40, n2: 10, n3: 0 }, { n1: 1000, n2: 100, n3: 0 })).toBeCloseTo((20 + 10 * 0.2) / 50, 12);
+  });
   it('never goes below the smallest set', () => {
     expect(anonymity(0, { n1: 1e9, n2: 0, n3: 0 }, { n1: 1e9, n2: 0, n3: 0 })).toBe(MODEL.minAnonymity);
   });
@@ -102,6 +108,26 @@ describe('storage evidence', () => {
   it('finds a private window about as likely for a returning device as for a new one', () => {
     expect(Math.abs(storageEvidence(visitor({ lastSeenAt: NOW - 60_000 }), visit({ incognito: true })))).toBeLessThan(0.5);
   });
+  it('weighs storage states by their chances for a returning device and a new one', () => {
+    // A minute away, storage lost with 2 % chance: (5 %·10 % missed private + 2 %·98 %) / (5 %·10 % + 95 %·98 %).
+    const recent = visitor({ lastSeenAt: NOW - 60_000 });
+    expect(storageEvidence(recent, visit())).toBeCloseTo(Math.log((0.005 + 0.02 * 0.98) / (0.005 + 0.95 * 0.98)), 4);
+    // Flagged private: (5 %·90 % + 2 %·2 % flagged wrongly) / (5 %·90 % + 95 %·2 %).
+    expect(storageEvidence(recent, visit({ incognito: true }))).toBeCloseTo(Math.log((0.045 + 0.02 * 0.02) / (0.045 + 0.95 * 0.02)), 4);
+    // 100 days away: 2 % + 0.1 % a day.
+    const away = visitor({ lastSeenAt: NOW - 100 * DAY });
+    expect(storageEvidence(away, visit())).toBeCloseTo(Math.log((0.005 + 0.12 * 0.98) / 0.936), 4);
+    expect(storageEvidence(away, visit({ incognito: true }))).toBeCloseTo(Math.log((0.045 + 0.12 * 0.02) / 0.064), 4);
+  });
+  it('finds nothing in the storage state of a WebKit device away for years: its storage is as surely gone as a new device has none', () => {
+    expect(storageEvidence(visitor({ webkit: true, lastSeenAt: NOW - 1000 * DAY }), visit())).toBeCloseTo(0, 12);
+  });
+  it('expects a WebKit device back exactly a week later to still have its storage', () => {
+    expect(storageEvidence(visitor({ webkit: true, lastSeenAt: NOW - 7 * DAY }), visit())).toBeLessThan(-3);
+  });
+  it('counts against a visitor that never showed a token when its device now presents one', () => {
+    expect(storageEvidence(visitor({ tokens: [], lastSeenAt: NOW - 60_000 }), visit({ hasToken: true }))).toBeLessThan(-3);
+  });
 });
 
 describe('network evidence', () => {
@@ -133,6 +159,22 @@ describe('network evidence', () => {
   it('says nothing on an anonymizer or an unknown address', () => {
     expect(networkParts(visitor(), visit({ network: { prefix: '81.2.69.0/24', asn: 9009, kind: 'anonymizer' } }), [])).toEqual({ kind: 'none', evidence: 0 });
     expect(networkParts(visitor(), visit({ network: { prefix: null, asn: null, kind: 'fixed' } }), [])).toEqual({ kind: 'none', evidence: 0 });
+  });
+  it('weighs a home prefix, an AS and a move by how the visitor uses its networks against how many visitors share them', () => {
+    // Prefix: used on 3.5 of 5 visits, not a move (1 − 2/6), against (1 + 1000·0.0001) of 21,000 visitors.
+    expect(networkParts(visitor(), visit(), []).evidence).toBeCloseTo(Math.log((0.7 * (2 / 3)) / (1.1 / 21_000)), 10);
+    // AS only: moves (1/3) within the AS, used 4.5 of 5 visits, against (500 + 1000·0.02) of 21,000; or anywhere (1/3).
+    const asn = visit({ network: { prefix: '81.2.70.0/24', asn: 2856, kind: 'fixed' } });
+    const within = ((2 / 3) * 0.9) / (520 / 21_000);
+    expect(networkParts(visitor(), asn, []).evidence).toBeCloseTo(Math.log((1 / 3) * (within + 1 / 3)), 10);
+    // One look-alike used the AS too: a new look-alike is there half the time ((1 + share) / 2).
+    const rival = visitor({ prefixes: [{ p: '81.2.99.0/24', n: 3, last: NOW }] });
+    const shared = ((2 / 3) * 0.9) / ((1 + 520 / 21_000) / 2);
+    expect(networkParts(visitor(), asn, [rival]).evidence).toBeCloseTo(Math.log((1 / 3) * (shared + 1 / 3)), 10);
+    // Neither: a new prefix (1/3) on a new AS (1/3).
+    expect(networkParts(visitor(), visit({ network: { prefix: '203.0.113.0/24', asn: 64500, kind: 'fixed' } }), []).evidence).toBeCloseTo(Math.log(1 / 9), 10);
+    // An AS unknown: a move, whatever ASes the visitor used.
+    expect(networkParts(visitor(), visit({ network: { prefix: '203.0.113.0/24', asn: null, kind: 'mobile' } }), []).kind).toBe('moved');
   });
   it("trusts a young account's crowd counts less: one shared visitor is not a crowd", () => {
     const young = visit({ account: { visitors: 3, since: NOW - DAY, n1: 3, n2: 0, n3: 0 }, prefixCrowd: 1 });
@@ -171,6 +213,12 @@ describe('linkedId evidence', () => {
 });
 
 describe('prior', () => {
+  it('is the visitor’s visits per day (one added, 14 days of prior) over the account’s age', () => {
+    // 5 visits in 30 + 14 days, an account of 200 days.
+    expect(priorEvidence(visitor(), visit())).toBeCloseTo(Math.log((5 / 44) * 200), 10);
+    // A young account counts as 14 days old.
+    expect(priorEvidence(visitor(), visit({ account: { ...visit().account, since: NOW - DAY } }))).toBeCloseTo(Math.log((5 / 44) * 14), 10);
+  });
   it('grows with how often the visitor comes and with the account age', () => {
     const v = visit();
     expect(priorEvidence(visitor({ visitCount: 30 }), v)).toBeGreaterThan(priorEvidence(visitor({ visitCount: 2 }), v));
@@ -212,6 +260,99 @@ describe('features and score', () => {
     expect(f.changedRender).toBe(3);
     expect(f.rarity).toBeLessThan(features(visitor(), visit(), fp, []).rarity);
   });
+  it('expects a WebKit visitor away more than a week to have lost its storage, and says how long it was away', () => {
+    const safari = (days: number) => features(visitor({ webkit: true, lastSeenAt: NOW - days * DAY }), visit(), fp, []);
+    expect(safari(8)).toMatchObject({ itpDue: 1, away: Math.log(9) });
+    expect(safari(6).itpDue).toBe(0);
+    expect(features(visitor({ lastSeenAt: NOW - 8 * DAY }), visit(), fp, []).itpDue).toBe(0);
+    // Judged at a moment before the visitor's last visit (healing looks back): not away at all.
+    expect(features(visitor({ lastSeenAt: NOW + DAY }), visit(), fp, []).away).toBe(0);
+  });
+  it('marks a private window, the fingerprint not compared, the storage evidence and a phone', () => {
+    const f = features(visitor(), visit({ incognito: true }), { ...fp, overlap: 0.75, mobile: true }, []);
+    expect(f).toMatchObject({ incognito: 1, sparse: 0.25, mobile: 1, storage: storageEvidence(visitor(), visit({ incognito: true })) });
+    expect(features(visitor(), visit(), fp, []).incognito).toBe(0);
+  });
+  it('counts a shared exact key as weaker evidence than a key of its own, and no exact key as the group’s singleton', () => {
+    const sole = features(visitor(), visit(), fp, []);
+    const shared = features(visitor(), visit({ holders: 5 }), fp, []);
+    expect(sole.rarity).toBeCloseTo(-Math.log(anonymity(1, visit().group, visit().account)), 12);
+    expect(shared.rarity).toBeCloseTo(-Math.log(6), 12);
+    expect(shared.soleHolder).toBe(0);
+    const fuzzy = features(visitor(), visit({ holders: 5 }), { ...fp, exact: false }, []);
+    expect(fuzzy).toMatchObject({ exact: 0, soleHolder: 0 });
+    expect(fuzzy.rarity).toBeCloseTo(sole.rarity, 12);
+  });
+  it('names the AS case, its rivals and the crowd of candidates', () => {
+    const asn = visit({ network: { prefix: '81.2.70.0/24', asn: 2856, kind: 'fixed' }, prefixCrowd: 4 });
+    const alone = features(visitor(), asn, fp, []);
+    expect(alone).toMatchObject({ samePrefix: 0, prefixEvidence: 0, sameAsn: 1, soleOnAsn: 1, moved: 0, rivalsOnAsn: 0, prefixCrowd: Math.log(5) });
+    expect(alone.asnEvidence).toBe(networkParts(visitor(), asn, []).evidence);
+    const elsewhere = visitor({ prefixes: [{ p: '81.2.99.0/24', n: 3, last: NOW }], asns: [{ a: 9999, n: 1, last: NOW }] });
+    const rivals = [visitor({ prefixes: [{ p: '81.2.99.0/24', n: 3, last: NOW }] }), elsewhere];
+    const crowded = features(visitor(), asn, fp, rivals);
+    expect(crowded).toMatchObject({ sameAsn: 1, soleOnAsn: 0, rivalsOnAsn: Math.log(2), rivalsOnPrefix: 0, crowd: Math.log(3) });
+    // On the prefix: the rivals that used it.
+    expect(features(visitor(), visit(), fp, rivals).rivalsOnPrefix).toBe(0);
+  });
+  it('names a move, and whether the visit’s exact key is the visitor’s alone, on a desktop or a phone', () => {
+    const away = visit({ network: { prefix: '203.0.113.0/24', asn: 64500, kind: 'fixed' } });
+    const desktop = features(visitor(), away, fp, []);
+    expect(desktop).toMatchObject({ moved: Math.log(1 / 9), samePrefix: 0, sameAsn: 0, asnEvidence: 0, soleOnAsn: 0, movedSoleDesktop: 1, movedSoleMobile: 0 });
+    expect(features(visitor(), away, { ...fp, mobile: true }, [])).toMatchObject({ movedSoleDesktop: 0, movedSoleMobile: 1 });
+    expect(features(visitor(), visit({ ...away, holders: 2 }), fp, [])).toMatchObject({ movedSoleDesktop: 0, movedSoleMobile: 0 });
+    expect(features(visitor(), away, { ...fp, exact: false }, [])).toMatchObject({ movedSoleDesktop: 0, movedSoleMobile: 0 });
+    // At home it is no move.
+    expect(features(visitor(), visit(), fp, [])).toMatchObject({ moved: 0, movedSoleDesktop: 0, movedSoleMobile: 0 });
+  });
+  it('finds no rivals and no crowd on an anonymizer, and no AS rivals without an AS', () => {
+    const rival = visitor();
+    const vpn = features(visitor(), visit({ network: { prefix: '81.2.69.0/24', asn: 2856, kind: 'anonymizer' }, prefixCrowd: 9 }), fp, [rival]);
+    expect(vpn).toMatchObject({
+      anonymizer: 1,
+      samePrefix: 0,
+      rivalsOnPrefix: 0,
+      rivalsOnAsn: 0,
+      prefixCrowd: 0,
+      soleOnPrefix: 0,
+      soleOnAsn: 0,
+      crowd: Math.log(2),
+    });
+    const noAsn = features(visitor(), visit({ network: { prefix: '81.2.69.0/24', asn: null, kind: 'fixed' } }), fp, [rival]);
+    expect(noAsn).toMatchObject({ samePrefix: 1, rivalsOnPrefix: Math.log(2), rivalsOnAsn: 0 });
+  });
+  it('counts every kind of change, at most three each', () => {
+    const changed = { render: 4, screen: 1, volatile: 2, timezone: 1, fonts: 1, language: 1, languageAdded: 1, hardware: 1, version: 1, other: 2 };
+    const f = features(visitor(), visit(), { ...fp, changed }, []);
+    expect(f).toMatchObject({
+      changedRender: 3,
+      changedScreen: 1,
+      changedVolatile: 2,
+      changedTimezone: 1,
+      changedFonts: 1,
+      changedLanguage: 1,
+      changedLanguageAdded: 1,
+      changedHardware: 1,
+      changedVersion: 1,
+      changedOther: 2,
+    });
+  });
+  it('scores the network alone as the decision weighs it: a home prefix far above a network new to the visitor', () => {
+    const home = networkScore(visitor(), visit(), []);
+    const away = networkScore(visitor(), visit({ network: { prefix: '203.0.113.0/24', asn: 64500, kind: 'fixed' } }), []);
+    expect(home).toBeGreaterThan(away + 3);
+    // Only the network features count, each with its weight.
+    const unit = Object.fromEntries(Object.keys(features(visitor(), visit(), fp, [])).map((k) => [k, 1])) as unknown as Weights;
+    const f = features(visitor(), visit(), fp, []);
+    const expected = f.samePrefix + f.prefixEvidence + f.rivalsOnPrefix + f.soleOnPrefix;
+    expect(networkScore(visitor(), visit(), [], { ...unit, bias: 1 })).toBeCloseTo(expected, 12);
+    const asn = visit({ network: { prefix: '81.2.70.0/24', asn: 2856, kind: 'fixed' } });
+    const g = features(visitor(), asn, fp, []);
+    expect(networkScore(visitor(), asn, [], { ...unit, bias: 1 })).toBeCloseTo(g.sameAsn + g.asnEvidence + g.soleOnAsn, 12);
+    const moved = visit({ network: { prefix: '203.0.113.0/24', asn: 64500, kind: 'fixed' } });
+    expect(networkScore(visitor(), moved, [], { ...unit, bias: 1 })).toBeCloseTo(Math.log(1 / 9), 12);
+    expect(networkScore(visitor(), visit({ network: { prefix: null, asn: null, kind: 'anonymizer' } }), [visitor()], { ...unit, bias: 1 })).toBe(1);
+  });
   it('adds the weighted features to the bias', () => {
     const f = features(visitor(), visit(), fp, []);
     const w = Object.fromEntries(Object.keys(f).map((k) => [k, 0])) as unknown as Weights;
@@ -226,5 +367,15 @@ describe('features and score', () => {
     expect(two.best).toBe(1);
     expect(two.pBest).toBeCloseTo(0.6);
     expect(two.pNew).toBeCloseTo(0.1);
+    // A tie goes to the first listed.
+    expect(posterior([{ logOdds: 1 }, { logOdds: 1 }]).best).toBe(0);
+  });
+  it('gives look-alikes that are not candidates their share: of a new device’s probability, and of the best candidate’s', () => {
+    expect(posterior([], Math.log(3))).toEqual({ best: -1, pBest: 0, pNew: expect.closeTo(0.25, 12) });
+    const withRest = posterior([{ logOdds: Math.log(3) }], Math.log(6));
+    expect(withRest.pBest).toBeCloseTo(0.3, 12);
+    expect(withRest.pNew).toBeCloseTo(0.1, 12);
+    // Overwhelming evidence stays a probability.
+    expect(posterior([{ logOdds: 900 }, { logOdds: -900 }])).toEqual({ best: 0, pBest: 1, pNew: 0 });
   });
 });
