@@ -1,0 +1,418 @@
+// The linker's decisions (server/identification/linker.ts) over the
+// benchmark's in-memory index (bench/accuracy/memoryIndex.ts, the store's
+// semantics): each case states what a device's visits must come to, so that
+// removing one rule of link(), byToken(), heal() or what a visit leaves to
+// index fails it. linker.test.ts runs the main paths on the real store.
+import { describe, expect, it } from 'vitest';
+import { MemoryIndex } from '../../../bench/accuracy/memoryIndex.js';
+import { exactKey, extractComponents, partialKeys, type Components } from '../../../server/identification/components.js';
+import {
+  link,
+  remembered,
+  withVisit,
+  YOUNG_VISITS,
+  ASNS_CAP,
+  PREFIXES_CAP,
+  TOKENS_CAP,
+  type Match,
+  type Visit,
+  type VisitorRecord,
+} from '../../../server/identification/linker.js';
+import type { VisitNetwork } from '../../../server/identification/evidence.js';
+import { deviceValues } from '../../support/signals.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const T0 = Date.UTC(2026, 0, 15);
+
+interface Send {
+  token?: string | null;
+  incognito?: boolean;
+  advance?: number;
+  asn?: number | null;
+  kind?: VisitNetwork['kind'];
+}
+
+/** An account's index and a way to send it visits the way the benchmark and identify do (link, record, index). */
+function account(index = new MemoryIndex()) {
+  let t = T0;
+  const visitOf = (components: Components, prefix: string | null, o: Send = {}): Visit => {
+    t += o.advance ?? HOUR;
+    return {
+      components,
+      tokenHash: o.token ?? null,
+      network: { prefix, asn: o.asn === undefined ? 2856 : o.asn, kind: o.kind ?? 'fixed' },
+      incognito: o.incognito ?? false,
+      now: t,
+    };
+  };
+  const send = async (components: Components, prefix: string | null, o: Send = {}): Promise<Match> => {
+    const visit = visitOf(components, prefix, o);
+    const match = await link(index, visit);
+    const before = index.record(match, visit);
+    await index.remember(remembered(before, match, visit, match.kind === 'new'));
+    return match;
+  };
+  return { index, send, visitOf, now: () => t };
+}
+
+let seed = 500;
+const device = (): Components => extractComponents(deviceValues(++seed));
+const HOME = '81.2.69.0/24';
+const AWAY = '203.0.113.0/24';
+
+/** A device with a history at home (four days, its token), then a visit from a network it never used with its storage gone. */
+async function split(a: ReturnType<typeof account>, d = device(), away = AWAY) {
+  const first = await a.send(d, HOME, { token: 'home' });
+  for (let i = 0; i < 3; i++) await a.send(d, HOME, { token: 'home', advance: DAY });
+  const young = await a.send(d, away, { token: 'away', advance: DAY, asn: 64500 });
+  expect(young.kind).toBe('new');
+  return { d, first, young };
+}
+
+describe('the token path', () => {
+  it('follows a chain of merges to the survivor', async () => {
+    const a = account();
+    const d = device();
+    const v1 = await a.send(d, HOME, { token: 't1' });
+    const v2 = await a.send(d, AWAY, { token: 't2', asn: 64500 });
+    const v3 = await a.send(d, '198.51.100.0/24', { token: 't3', asn: 64501 });
+    expect(new Set([v1.visitorId, v2.visitorId, v3.visitorId]).size).toBe(3);
+    // v3 was merged into v2 and v2 into v1, each an alias of the next.
+    a.index.visitors.get(v3.visitorId)!.mergedInto = v2.visitorId;
+    a.index.visitors.get(v2.visitorId)!.mergedInto = v1.visitorId;
+    expect(await a.send(d, HOME, { token: 't3' })).toMatchObject({ visitorId: v1.visitorId, kind: 'token', p: 1 });
+  });
+
+  it('neither believes nor claims a token another device presents', async () => {
+    const a = account();
+    const owner = await a.send(device(), HOME, { token: 'mine' });
+    const thief = await a.send(device(), AWAY, { token: 'mine', asn: 64500 });
+    expect(thief).toMatchObject({ kind: 'new', tokenRejected: true });
+    expect(await a.index.tokenOwner('mine')).toBe(owner.visitorId);
+  });
+
+  it('joins the visitor a concurrent first visit of the device created with the same token', async () => {
+    const index = new MemoryIndex();
+    const a = account(index);
+    const d = device();
+    // The other request claims the token between this one's lookup and its claim.
+    const other = await index.createVisitor(d, [], null);
+    const claim = index.claimToken.bind(index);
+    index.claimToken = async (t, id) => (t === 'raced' ? claim(t, other) : claim(t, id));
+    const m = await link(index, a.visitOf(d, HOME, { token: 'raced' }));
+    expect(m).toMatchObject({ visitorId: other, kind: 'token' });
+    expect([...index.visitors.keys()]).toEqual([other]);
+  });
+
+  it('gives a token still naming a visitor the account no longer has to the new visitor', async () => {
+    const index = new MemoryIndex();
+    const a = account(index);
+    const gone = await a.send(device(), HOME, { token: 'orphan' });
+    index.visitors.delete(gone.visitorId);
+    const m = await a.send(device(), HOME, { token: 'orphan' });
+    expect(m.kind).toBe('new');
+    expect(m.visitorId).not.toBe(gone.visitorId);
+    expect(await index.tokenOwner('orphan')).toBe(m.visitorId);
+  });
+
+  it('separates a look-alike whose token takes turns with the visitor’s own, and joins the visitor a concurrent visit moved it to', async () => {
+    const index = new MemoryIndex();
+    const a = account(index);
+    const d = device();
+    const va = await a.send(d, HOME, { token: 'a' });
+    // B arrives in a private window and is linked to A by fingerprint and network.
+    expect((await a.send(d, HOME, { token: 'b', incognito: true })).visitorId).toBe(va.visitorId);
+    await a.send(d, HOME, { token: 'a' });
+    // B's token again after A's: two devices. A concurrent visit of B moves the token first.
+    const elsewhere = await index.createVisitor(d, [], null);
+    const move = index.moveToken.bind(index);
+    index.moveToken = async (t, from, to) => (t === 'b' ? move(t, from, elsewhere) : move(t, from, to));
+    const m = await link(index, a.visitOf(d, HOME, { token: 'b' }));
+    expect(m).toMatchObject({ visitorId: elsewhere, kind: 'token', separated: true, p: 0.5 });
+    expect(index.visitors.size).toBe(2);
+  });
+});
+
+describe('fingerprint links', () => {
+  it('links a drifted device without its token at home as a fuzzy match, an unchanged one as exact', async () => {
+    const a = account();
+    const d = device();
+    const first = await a.send(d, HOME, { token: 'a' });
+    await a.send(d, HOME, { token: 'a', advance: DAY });
+    const exact = await a.send(d, HOME, { token: 'cleared', advance: DAY });
+    expect(exact).toMatchObject({ visitorId: first.visitorId, kind: 'exact' });
+    const updated = await a.send({ ...d, canvas: 'rerendered', uaVersion: '131' }, HOME, { advance: DAY });
+    expect(updated).toMatchObject({ visitorId: first.visitorId, kind: 'fuzzy' });
+    expect(updated.p).toBeGreaterThanOrEqual(0.85);
+  });
+
+  it('scores a visitor once however many of its aliases the index still lists', async () => {
+    const a = account();
+    const { d, first, young } = await split(a);
+    // Back home with its split's token: merged. The index lists both ids on the home prefix and under the key.
+    expect((await a.send(d, HOME, { token: 'away', advance: DAY })).mergedFrom).toBe(young.visitorId);
+    const m = await a.send(d, HOME, { token: 'cleared again', advance: DAY });
+    expect(m.visitorId).toBe(first.visitorId);
+    expect(m.scored?.map((s) => s.visitorId)).toEqual([first.visitorId]);
+    expect(m.scored?.[0]?.features.crowd).toBe(0);
+  });
+
+  it('does not score a device of the same model that differs in most of what its user set up', async () => {
+    const a = account();
+    const d = device();
+    await a.send(d, HOME, { token: 'a' });
+    const sibling = { ...d, fonts: 'Menlo', timezone: 'Asia/Tokyo', screen: '800x600', languages: 'ja' };
+    const m = await a.send(sibling, HOME, { token: 'b' });
+    expect(m).toMatchObject({ kind: 'new', scored: [] });
+  });
+
+  it('treats two identical visitors as each other’s look-alikes and links neither', async () => {
+    const a = account();
+    const d = device();
+    const one = await a.send(d, HOME, { token: 'one' });
+    const two = await a.send(d, '198.51.100.0/24', { token: 'two', asn: 64501, advance: DAY });
+    expect(two.visitorId).not.toBe(one.visitorId);
+    const m = await a.send(d, AWAY, { token: 'three', asn: 64500, advance: DAY });
+    expect(m.kind).toBe('new');
+    expect(m.scored?.map((s) => s.features.crowd)).toEqual([Math.log(2), Math.log(2)]);
+    expect(new Set(m.scored?.map((s) => s.visitorId))).toEqual(new Set([one.visitorId, two.visitorId]));
+  });
+
+  it('keeps at most eight suspects, and the look-alikes left out as one residual share', async () => {
+    const a = account();
+    const d = device();
+    for (let i = 0; i < 11; i++) await a.send(d, `10.0.${i}.0/24`, { token: `twin${i}`, asn: 64600 + i, advance: DAY });
+    const m = await a.send(d, AWAY, { token: 'eleventh', asn: 64500, advance: DAY });
+    expect(m.kind).toBe('new');
+    const scored = m.scored!;
+    expect(scored.length).toBeGreaterThan(8);
+    const young = a.index.visitors.get(m.visitorId)!;
+    expect(young.suspects.map((s) => s.id)).toEqual(scored.slice(0, 8).map((s) => s.visitorId));
+    const rest = scored.slice(8).map((s) => s.logOdds);
+    expect(young.residual).toBeCloseTo(Math.log(rest.reduce((t, x) => t + Math.exp(x), 0)), 10);
+  });
+});
+
+describe('split healing', () => {
+  it('merges a young visitor into its suspect when it comes back to the suspect’s home', async () => {
+    const a = account();
+    const { d, first, young } = await split(a);
+    const back = await a.send(d, HOME, { token: 'away', advance: DAY });
+    expect(back).toMatchObject({ visitorId: first.visitorId, kind: 'token', mergedFrom: young.visitorId });
+    expect(back.p).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('adds no evidence from a visit through an anonymizer or without an address', async () => {
+    const a = account();
+    const { d, young } = await split(a);
+    const before = a.index.visitors.get(young.visitorId)!.suspects;
+    const vpn = await a.send(d, HOME, { token: 'away', kind: 'anonymizer' });
+    expect(vpn.visitorId).toBe(young.visitorId);
+    expect(vpn.suspects?.map((s) => s.net)).toEqual(before.map((s) => s.net));
+    const unknown = await a.send(d, null, { token: 'away', asn: null });
+    expect(unknown.suspects?.map((s) => s.net)).toEqual(before.map((s) => s.net));
+  });
+
+  it('counts a visit on the young visitor’s own network against the suspect, and one back at the suspect’s home for it', async () => {
+    const a = account();
+    const { d, young } = await split(a);
+    const stay = await a.send(d, AWAY, { token: 'away', asn: 64500 });
+    expect(stay.visitorId).toBe(young.visitorId);
+    expect(stay.suspects?.[0]?.net).toBeLessThan(0);
+    // Back home once: the evidence for the suspect outweighs that and more.
+    const back = await a.send(d, HOME, { token: 'away', asn: 2856 });
+    expect(back.mergedFrom).toBe(young.visitorId);
+  });
+
+  it('grows sure of a suspect that keeps silent while its split visits, unless it is a Safari whose token ITP deletes anyway', async () => {
+    const silent = async (d: Components) => {
+      const a = account();
+      await a.send(d, HOME, { token: 'home' });
+      for (let i = 0; i < 6; i++) await a.send(d, HOME, { token: 'home', advance: DAY });
+      // The next day, storage gone, on a network it never used; then ten days of visits through a VPN (no network evidence).
+      const young = await a.send(d, AWAY, { token: 'away', advance: DAY, asn: 64500 });
+      let last = young;
+      for (let i = 0; i < 10; i++) last = await a.send(d, '185.1.1.0/24', { token: 'away', advance: DAY, asn: 9009, kind: 'anonymizer' });
+      expect(last.visitorId).toBe(young.visitorId);
+      return { young: young.p, last: last.p };
+    };
+    const d = device();
+    const chrome = await silent(d);
+    const safari = await silent({ ...d, browser: 'Safari|macOS', platform: 'MacIntel' });
+    expect(safari.young).toBeCloseTo(chrome.young, 10);
+    // A desktop that visited daily and fell silent the day its split appeared: its split is likely no device of its own.
+    expect(chrome.last).toBeLessThan(chrome.young - 0.3);
+    // A Safari away more than a week would have lost its token whether or not it is this device: no evidence either way.
+    expect(safari.last).toBeCloseTo(safari.young, 10);
+  });
+
+  it('stops looking for its predecessor after twenty visits or sixty days', async () => {
+    const a = account();
+    const { d, young } = await split(a);
+    const v = a.index.visitors.get(young.visitorId)!;
+    expect(v.suspects.length).toBeGreaterThan(0);
+    // Sixty days and a minute on, once more on its own network: no longer young.
+    const late = await a.send(d, HOME, { token: 'away', advance: 60 * DAY + 60_000 });
+    expect(late).toMatchObject({ visitorId: young.visitorId, kind: 'token', p: 1, suspects: [] });
+    const b = account();
+    const s = await split(b);
+    b.index.visitors.get(s.young.visitorId)!.visitCount = YOUNG_VISITS;
+    expect(await b.send(s.d, HOME, { token: 'away' })).toMatchObject({ visitorId: s.young.visitorId, p: 1, suspects: [] });
+  });
+});
+
+describe('what a visit changes in its visitor', () => {
+  const visitor = (o: Partial<VisitorRecord> = {}): VisitorRecord => ({
+    id: 'v',
+    components: [],
+    visitCount: 3,
+    firstSeenAt: T0,
+    lastSeenAt: T0,
+    prefixes: [{ p: HOME, n: 3, last: T0 }],
+    asns: [{ a: 2856, n: 3, last: T0 }],
+    novelPrefixes: 1,
+    novelAsns: 1,
+    webkit: false,
+    tokens: [{ hash: 'a', first: T0, last: T0 }],
+    mergedInto: null,
+    suspects: [],
+    residual: null,
+    ...o,
+  });
+  const at = (prefix: string | null, asn: number | null, o: Partial<Visit> = {}): Visit => ({
+    components: {},
+    tokenHash: null,
+    network: { prefix, asn, kind: 'fixed' },
+    incognito: false,
+    now: T0 + DAY,
+    ...o,
+  });
+
+  it('counts a network it used again and one new to it, newest first', () => {
+    expect(withVisit(visitor(), at(HOME, 2856), null)).toMatchObject({
+      prefixes: [{ p: HOME, n: 4, last: T0 + DAY }],
+      asns: [{ a: 2856, n: 4, last: T0 + DAY }],
+      novelPrefixes: 1,
+      novelAsns: 1,
+    });
+    expect(withVisit(visitor(), at(AWAY, 64500), null)).toMatchObject({
+      prefixes: [
+        { p: AWAY, n: 1, last: T0 + DAY },
+        { p: HOME, n: 3, last: T0 },
+      ],
+      asns: [
+        { a: 64500, n: 1, last: T0 + DAY },
+        { a: 2856, n: 3, last: T0 },
+      ],
+      novelPrefixes: 2,
+      novelAsns: 2,
+    });
+    // No address: nothing of the network changes.
+    const v = visitor();
+    expect(withVisit(v, at(null, null), null)).toMatchObject({ prefixes: v.prefixes, asns: v.asns, novelPrefixes: 1, novelAsns: 1 });
+  });
+
+  it('remembers the most recent networks and tokens only', () => {
+    const many = visitor({
+      prefixes: Array.from({ length: PREFIXES_CAP }, (_, i) => ({ p: `10.0.${i}.0/24`, n: 1, last: T0 })),
+      asns: Array.from({ length: ASNS_CAP }, (_, i) => ({ a: i, n: 1, last: T0 })),
+      tokens: Array.from({ length: TOKENS_CAP }, (_, i) => ({ hash: `t${i}`, first: T0, last: T0 })),
+    });
+    const after = withVisit(many, at(AWAY, 64500, { tokenHash: 'new' }), 'new');
+    expect(after.prefixes).toHaveLength(PREFIXES_CAP);
+    expect(after.prefixes[0]!.p).toBe(AWAY);
+    expect(after.asns).toHaveLength(ASNS_CAP);
+    expect(after.asns[0]!.a).toBe(64500);
+    expect(after.tokens).toHaveLength(TOKENS_CAP);
+    expect(after.tokens.map((t) => t.hash)).toEqual(['new', ...many.tokens.slice(0, TOKENS_CAP - 1).map((t) => t.hash)]);
+  });
+
+  it('keeps when a token was first seen, and marks one seen only in private windows as storage never kept', () => {
+    const v = visitor();
+    expect(withVisit(v, at(HOME, 2856), 'a').tokens).toEqual([{ hash: 'a', first: T0, last: T0 + DAY }]);
+    const privateOnly = withVisit(v, at(HOME, 2856, { incognito: true }), 'p').tokens[0];
+    expect(privateOnly).toEqual({ hash: 'p', first: T0 + DAY, last: T0 + DAY, ephemeral: true });
+    const again = withVisit(visitor({ tokens: [privateOnly!] }), at(HOME, 2856, { incognito: true, now: T0 + 2 * DAY }), 'p').tokens[0];
+    expect(again).toEqual({ hash: 'p', first: T0 + DAY, last: T0 + 2 * DAY, ephemeral: true });
+    // Presented by a normal window, it is storage the device keeps; a private window later does not undo that.
+    const kept = withVisit(visitor({ tokens: [privateOnly!] }), at(HOME, 2856), 'p').tokens[0];
+    expect(kept).toEqual({ hash: 'p', first: T0 + DAY, last: T0 + DAY });
+    expect(withVisit(v, at(HOME, 2856, { incognito: true }), 'a').tokens[0]).toEqual({ hash: 'a', first: T0, last: T0 + DAY });
+    // No token: the tokens stay.
+    expect(withVisit(v, at(HOME, 2856), null).tokens).toBe(v.tokens);
+  });
+});
+
+describe('what a visit leaves to index', () => {
+  const d = extractComponents(deviceValues(77));
+  const v = (o: Partial<VisitorRecord> = {}): VisitorRecord => ({
+    id: 'v',
+    components: [d],
+    visitCount: 3,
+    firstSeenAt: T0,
+    lastSeenAt: T0,
+    prefixes: [{ p: HOME, n: 3, last: T0 }],
+    asns: [{ a: 2856, n: 3, last: T0 }],
+    novelPrefixes: 1,
+    novelAsns: 1,
+    webkit: false,
+    tokens: [{ hash: 'a', first: T0, last: T0 }],
+    mergedInto: null,
+    suspects: [],
+    residual: null,
+    ...o,
+  });
+  const visit = (o: Partial<Visit> = {}): Visit => ({
+    components: d,
+    tokenHash: 'a',
+    network: { prefix: HOME, asn: 2856, kind: 'fixed' },
+    incognito: false,
+    now: T0 + DAY,
+    ...o,
+  });
+  const match = (o: Partial<Match> = {}): Match => ({ visitorId: 'v', kind: 'token', p: 1, tokenRejected: false, ...o });
+
+  it('nothing new for a returning device with its own token, same components and networks', () => {
+    expect(remembered(v(), match(), visit(), false)).toMatchObject({
+      tokenHash: null,
+      exact: null,
+      heldExact: true,
+      partials: [],
+      newPrefix: null,
+      newAsn: null,
+    });
+  });
+
+  it('the keys of a device whose components changed, and the token a merge brought', () => {
+    const changed = { ...d, screen: '3840x2160' };
+    expect(remembered(v(), match(), visit({ components: changed }), false)).toMatchObject({
+      exact: exactKey(changed),
+      heldExact: false,
+      partials: partialKeys(changed),
+      tokenHash: null,
+    });
+    // It held the changed set before (docked again): the key counts it already.
+    expect(remembered(v({ components: [d, changed] }), match(), visit({ components: changed }), false).heldExact).toBe(true);
+    // Merged on this visit: the young visitor's token is pointed at the survivor, and its keys indexed.
+    const merged = remembered(v(), match({ mergedFrom: 'young' }), visit(), false);
+    expect(merged).toMatchObject({ tokenHash: 'a', exact: exactKey(d), partials: partialKeys(d) });
+  });
+
+  it('a new token, and no token the visit was refused', () => {
+    expect(remembered(v(), match({ kind: 'exact' }), visit({ tokenHash: 'fresh' }), false)).toMatchObject({ tokenHash: 'fresh', exact: exactKey(d) });
+    expect(remembered(v(), match({ kind: 'new', tokenRejected: true }), visit({ tokenHash: 'stolen' }), true)).toMatchObject({ tokenHash: null });
+    // Without a token, same components: settled.
+    expect(remembered(v(), match({ kind: 'exact' }), visit({ tokenHash: null }), false)).toMatchObject({ tokenHash: null, exact: null, partials: [] });
+  });
+
+  it('every key of a visitor created on the visit, which held none', () => {
+    const r = remembered(v(), match({ kind: 'new' }), visit(), true);
+    expect(r).toMatchObject({ created: true, exact: exactKey(d), heldExact: false, partials: partialKeys(d) });
+  });
+
+  it('a network it had not used', () => {
+    expect(remembered(v(), match(), visit({ network: { prefix: AWAY, asn: 64500, kind: 'fixed' } }), false)).toMatchObject({ newPrefix: AWAY, newAsn: 64500 });
+    expect(remembered(v(), match(), visit({ network: { prefix: null, asn: null, kind: 'fixed' } }), false)).toMatchObject({ newPrefix: null, newAsn: null });
+  });
+});
