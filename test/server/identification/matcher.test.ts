@@ -92,6 +92,8 @@ describe('similarity', () => {
     expect(gpu.score).toBeCloseTo(7 / 9, 12);
     // Separators alone leave no parts: two font lists that both failed to collect agree.
     expect(similarity({ fonts: ',' }, { fonts: ', ' }).score).toBe(1);
+    // A list against one that failed to collect shares nothing.
+    expect(similarity({ fonts: 'Arial' }, { fonts: ',' }).score).toBe(0);
   });
 
   it('measures the compared share of the stable weight, not of the volatile components', () => {
