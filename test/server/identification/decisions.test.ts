@@ -18,7 +18,7 @@ import {
   type Visit,
   type VisitorRecord,
 } from '../../../server/identification/linker.js';
-import type { VisitNetwork } from '../../../server/identification/evidence.js';
+import { networkScore, type CandidateFacts, type VisitFacts, type VisitNetwork } from '../../../server/identification/evidence.js';
 import { deviceValues } from '../../support/signals.js';
 
 const HOUR = 3_600_000;
@@ -71,6 +71,23 @@ async function split(a: ReturnType<typeof account>, d = device(), away = AWAY) {
 }
 
 describe('the token path', () => {
+  it('names the token’s visitor with certainty when it suspects no predecessor', async () => {
+    const a = account();
+    const d = device();
+    const first = await a.send(d, HOME, { token: 'a' });
+    expect(await a.send(d, AWAY, { token: 'a', asn: 64500 })).toEqual({ visitorId: first.visitorId, kind: 'token', p: 1, tokenRejected: false });
+  });
+
+  it('keeps a device that cleared its storage on its visitor with its new token: tokens that follow each other are one device’s', async () => {
+    const a = account();
+    const d = device();
+    const first = await a.send(d, HOME, { token: 'old' });
+    await a.send(d, HOME, { token: 'old' });
+    expect(await a.send(d, HOME, { token: 'new', advance: DAY })).toMatchObject({ visitorId: first.visitorId, kind: 'exact' });
+    expect(await a.send(d, HOME, { token: 'new' })).toEqual({ visitorId: first.visitorId, kind: 'token', p: 1, tokenRejected: false });
+    expect(a.index.visitors.size).toBe(1);
+  });
+
   it('follows a chain of merges to the survivor', async () => {
     const a = account();
     const d = device();
@@ -129,8 +146,20 @@ describe('the token path', () => {
     const move = index.moveToken.bind(index);
     index.moveToken = async (t, from, to) => (t === 'b' ? move(t, from, elsewhere) : move(t, from, to));
     const m = await link(index, a.visitOf(d, HOME, { token: 'b' }));
-    expect(m).toMatchObject({ visitorId: elsewhere, kind: 'token', separated: true, p: 0.5 });
+    expect(m).toEqual({ visitorId: elsewhere, kind: 'token', separated: true, p: 0.5, tokenRejected: false });
     expect(index.visitors.size).toBe(2);
+  });
+
+  it('gives a separated look-alike a visitor of its own that suspects no one', async () => {
+    const a = account();
+    const d = device();
+    const va = await a.send(d, HOME, { token: 'a' });
+    await a.send(d, HOME, { token: 'b', incognito: true });
+    await a.send(d, HOME, { token: 'a' });
+    const m = await a.send(d, HOME, { token: 'b' });
+    expect(m).toMatchObject({ kind: 'new', separated: true, p: 0.5, tokenRejected: false });
+    expect(m.visitorId).not.toBe(va.visitorId);
+    expect(a.index.visitors.get(m.visitorId)).toMatchObject({ suspects: [], residual: null, visitCount: 1 });
   });
 });
 
@@ -142,9 +171,11 @@ describe('fingerprint links', () => {
     await a.send(d, HOME, { token: 'a', advance: DAY });
     const exact = await a.send(d, HOME, { token: 'cleared', advance: DAY });
     expect(exact).toMatchObject({ visitorId: first.visitorId, kind: 'exact' });
+    expect(exact.scored?.[0]?.features.exact).toBe(1);
     const updated = await a.send({ ...d, canvas: 'rerendered', uaVersion: '131' }, HOME, { advance: DAY });
     expect(updated).toMatchObject({ visitorId: first.visitorId, kind: 'fuzzy' });
     expect(updated.p).toBeGreaterThanOrEqual(0.85);
+    expect(updated.scored?.[0]?.features).toMatchObject({ exact: 0, changedRender: 1, changedVersion: 1 });
   });
 
   it('scores a visitor once however many of its aliases the index still lists', async () => {
@@ -167,6 +198,87 @@ describe('fingerprint links', () => {
     expect(m).toMatchObject({ kind: 'new', scored: [] });
   });
 
+  it('is a fuzzy match when the chosen visitor’s own last fingerprint differs, whoever else holds the exact one', async () => {
+    const a = account();
+    const d = device();
+    // A's browser rendered the canvas differently until today; an identical device elsewhere already shows today's.
+    const va = await a.send({ ...d, canvas: 'before the update' }, HOME, { token: 'a' });
+    for (let i = 0; i < 6; i++) await a.send({ ...d, canvas: 'before the update' }, HOME, { token: 'a', advance: DAY });
+    const vb = await a.send(d, AWAY, { token: 'b', asn: 64500 });
+    expect(vb.visitorId).not.toBe(va.visitorId);
+    const m = await a.send(d, HOME, { token: 'cleared', advance: DAY });
+    expect(m).toMatchObject({ visitorId: va.visitorId, kind: 'fuzzy' });
+  });
+
+  it('keeps matching every configuration a visitor has shown: docked and undocked', async () => {
+    const a = account();
+    const d = device();
+    const docked = { ...d, screen: '3840x2160' };
+    const first = await a.send(d, HOME, { token: 'a' });
+    await a.send(docked, HOME, { token: 'a', advance: DAY });
+    // Undocked again, storage cleared: the visitor's older set matches in full.
+    const m = await a.send(d, HOME, { token: 'cleared', advance: DAY });
+    expect(m.visitorId).toBe(first.visitorId);
+    expect(m.scored?.[0]?.features.changedScreen).toBe(0);
+  });
+
+  it('keeps another browser of the same computer apart: it is not scored at all', async () => {
+    const a = account();
+    const d = device();
+    const chrome = await a.send(d, HOME, { token: 'chrome' });
+    // Firefox: the same screen, time zone, hardware and platform (the index finds it by them), another browser.
+    const firefox = await a.send({ ...d, browser: 'Firefox|Windows', uaVersion: '133' }, HOME, { token: 'firefox' });
+    expect(firefox).toMatchObject({ kind: 'new', scored: [] });
+    expect(firefox.visitorId).not.toBe(chrome.visitorId);
+  });
+
+  it('is not confused by a visitor the index still lists after its data was deleted', async () => {
+    const a = account();
+    const d = device();
+    const gone = await a.send(d, HOME, { token: 'a' });
+    a.index.visitors.delete(gone.visitorId);
+    const m = await a.send(d, HOME, { token: 'b' });
+    expect(m).toMatchObject({ kind: 'new', scored: [] });
+  });
+
+  it('weighs storage only for a visitor that keeps a token: a device whose storage is blocked returns without one', async () => {
+    const a = account();
+    const d = device();
+    const first = await a.send(d, HOME);
+    await a.send(d, HOME, { advance: DAY });
+    const again = await a.send(d, HOME, { advance: DAY });
+    expect(again).toMatchObject({ visitorId: first.visitorId, kind: 'exact' });
+    expect(again.scored?.[0]?.features.storage).toBe(0);
+    // The same visitor presented with a token all of a sudden: that is a change of storage to weigh.
+    const withToken = await a.send(d, HOME, { token: 'appeared', advance: 60_000 });
+    expect(withToken.scored?.[0]?.features.storage).toBeLessThan(-1);
+  });
+
+  it('counts as look-alikes only the other candidates about as similar', async () => {
+    const a = account();
+    const d = device();
+    const near = await a.send(d, HOME, { token: 'near' });
+    const far = await a.send({ ...d, screen: '1280x720', audioLatency: '0.02' }, AWAY, { token: 'far', asn: 64500 });
+    const m = await a.send(d, '198.51.100.0/24', { token: 'third', asn: 64501, advance: DAY });
+    const crowd = Object.fromEntries(m.scored!.map((s) => [s.visitorId, s.features.crowd]));
+    // The exact one has no rival as similar; the other has the exact one above it.
+    expect(crowd).toEqual({ [near.visitorId]: 0, [far.visitorId]: Math.log(2) });
+  });
+
+  it('keeps as suspects only candidates likely enough to heal towards; the others take their share as the residual', async () => {
+    const a = account();
+    const d = device();
+    const own = await a.send(d, HOME, { token: 'own' });
+    // A minute later, another time zone, languages and network, and a token of its own: hardly the same device.
+    const m = await a.send({ ...d, timezone: 'Asia/Tokyo', languages: 'ja' }, AWAY, { token: 'other', asn: 64500, advance: 60_000 });
+    expect(m.kind).toBe('new');
+    const [only] = m.scored!;
+    expect(only!.visitorId).toBe(own.visitorId);
+    expect(Math.exp(only!.logOdds) * m.p).toBeLessThan(0.003);
+    expect(a.index.visitors.get(m.visitorId)).toMatchObject({ suspects: [] });
+    expect(a.index.visitors.get(m.visitorId)!.residual).toBeCloseTo(only!.logOdds, 10);
+  });
+
   it('treats two identical visitors as each other’s look-alikes and links neither', async () => {
     const a = account();
     const d = device();
@@ -187,6 +299,9 @@ describe('fingerprint links', () => {
     expect(m.kind).toBe('new');
     const scored = m.scored!;
     expect(scored.length).toBeGreaterThan(8);
+    // Best first.
+    expect(scored.map((x) => x.logOdds)).toEqual(scored.map((x) => x.logOdds).sort((x, y) => y - x));
+    expect(new Set(scored.map((x) => x.logOdds)).size).toBeGreaterThan(1);
     const young = a.index.visitors.get(m.visitorId)!;
     expect(young.suspects.map((s) => s.id)).toEqual(scored.slice(0, 8).map((s) => s.visitorId));
     const rest = scored.slice(8).map((s) => s.logOdds);
@@ -199,7 +314,7 @@ describe('split healing', () => {
     const a = account();
     const { d, first, young } = await split(a);
     const back = await a.send(d, HOME, { token: 'away', advance: DAY });
-    expect(back).toMatchObject({ visitorId: first.visitorId, kind: 'token', mergedFrom: young.visitorId });
+    expect(back).toMatchObject({ visitorId: first.visitorId, kind: 'token', tokenRejected: false, mergedFrom: young.visitorId });
     expect(back.p).toBeGreaterThanOrEqual(0.9);
   });
 
@@ -218,11 +333,79 @@ describe('split healing', () => {
     const a = account();
     const { d, young } = await split(a);
     const stay = await a.send(d, AWAY, { token: 'away', asn: 64500 });
-    expect(stay.visitorId).toBe(young.visitorId);
-    expect(stay.suspects?.[0]?.net).toBeLessThan(0);
+    expect(stay).toMatchObject({ visitorId: young.visitorId, kind: 'token', tokenRejected: false });
+    const once = stay.suspects![0]!.net;
+    expect(once).toBeLessThan(0);
+    // Each such visit adds to it.
+    const twice = await a.send(d, AWAY, { token: 'away', asn: 64500 });
+    expect(twice.suspects![0]!.net).toBeLessThan(1.5 * once);
     // Back home once: the evidence for the suspect outweighs that and more.
     const back = await a.send(d, HOME, { token: 'away', asn: 2856 });
     expect(back.mergedFrom).toBe(young.visitorId);
+  });
+
+  it('weighs a visit’s network by the suspect’s and the young visitor’s histories as one device’s against the young one’s alone', async () => {
+    const a = account();
+    const d = device();
+    const renumbered = '81.2.70.0/24';
+    const next = '81.2.71.0/24';
+    await a.send(d, HOME, { token: 'home' });
+    for (let i = 0; i < 3; i++) await a.send(d, HOME, { token: 'home', advance: DAY });
+    // Storage gone, on another prefix of its ISP; then on a third one.
+    const young = await a.send(d, renumbered, { token: 'away', advance: DAY });
+    expect(young.kind).toBe('new');
+    const m = await a.send(d, next, { token: 'away' });
+    expect(m.visitorId).toBe(young.visitorId);
+    const facts: VisitFacts = {
+      now: a.now(),
+      network: { prefix: next, asn: 2856, kind: 'fixed' },
+      incognito: false,
+      hasToken: true,
+      prefixCrowd: 0,
+      asnCrowd: 2,
+      account: { visitors: 2, since: T0, n1: 0, n2: 0, n3: 0 },
+      group: { n1: 0, n2: 0, n3: 0 },
+      holders: 0,
+    };
+    const history = { firstSeenAt: T0, lastSeenAt: T0, webkit: false, tokens: [] };
+    // As one device: 5 visits, home 4 times and the renumbered line once, all on the ISP, two prefixes and one AS new to it.
+    const asOne: CandidateFacts & { tokens: never[] } = {
+      ...history,
+      visitCount: 5,
+      prefixes: [
+        { p: HOME, n: 4, last: T0 },
+        { p: renumbered, n: 1, last: T0 },
+      ],
+      asns: [{ a: 2856, n: 5, last: T0 }],
+      novelPrefixes: 2,
+      novelAsns: 1,
+    };
+    const alone: CandidateFacts & { tokens: never[] } = {
+      ...history,
+      visitCount: 1,
+      prefixes: [{ p: renumbered, n: 1, last: T0 }],
+      asns: [{ a: 2856, n: 1, last: T0 }],
+      novelPrefixes: 1,
+      novelAsns: 1,
+    };
+    expect(m.suspects?.[0]?.net).toBeCloseTo(networkScore(asOne, facts, []) - networkScore(alone, facts, []), 10);
+  });
+
+  it('drops a suspect whose data was deleted, and one seen with a token of its own since the young visitor appeared', async () => {
+    const a = account();
+    const { d, first, young } = await split(a);
+    a.index.visitors.delete(first.visitorId);
+    expect(await a.send(d, AWAY, { token: 'away', asn: 64500 })).toEqual({
+      visitorId: young.visitorId,
+      kind: 'token',
+      p: 1,
+      tokenRejected: false,
+      suspects: [],
+    });
+    const b = account();
+    const s = await split(b);
+    expect((await b.send(s.d, HOME, { token: 'home' })).visitorId).toBe(s.first.visitorId);
+    expect(await b.send(s.d, HOME, { token: 'away' })).toEqual({ visitorId: s.young.visitorId, kind: 'token', p: 1, tokenRejected: false, suspects: [] });
   });
 
   it('grows sure of a suspect that keeps silent while its split visits, unless it is a Safari whose token ITP deletes anyway', async () => {
@@ -242,6 +425,15 @@ describe('split healing', () => {
     const safari = await silent({ ...d, browser: 'Safari|macOS', platform: 'MacIntel' });
     expect(safari.young).toBeCloseTo(chrome.young, 10);
     // A desktop that visited daily and fell silent the day its split appeared: its split is likely no device of its own.
+    // It visited 7 times in 6 days (6 visits over 6 + 14 prior days: 0.3 a day). Another device would have shown its
+    // token by the split's first visit a day later unless it lost it (2.1 %), and by now, 11 days on, unless it lost it
+    // (3.1 %): the silence multiplies the odds by P(no token by 1 day) / P(no token by 11 days).
+    const quiet = (days: number) => {
+      const q = 0.02 + 0.001 * days;
+      return q + (1 - q) * Math.exp(-0.3 * days);
+    };
+    const logOdds = Math.log((1 - chrome.young) / chrome.young);
+    expect(chrome.last).toBeCloseTo(1 / (1 + Math.exp(logOdds + Math.log(quiet(1) / quiet(11)))), 10);
     expect(chrome.last).toBeLessThan(chrome.young - 0.3);
     // A Safari away more than a week would have lost its token whether or not it is this device: no evidence either way.
     expect(safari.last).toBeCloseTo(safari.young, 10);
@@ -252,9 +444,12 @@ describe('split healing', () => {
     const { d, young } = await split(a);
     const v = a.index.visitors.get(young.visitorId)!;
     expect(v.suspects.length).toBeGreaterThan(0);
-    // Sixty days and a minute on, once more on its own network: no longer young.
-    const late = await a.send(d, HOME, { token: 'away', advance: 60 * DAY + 60_000 });
-    expect(late).toMatchObject({ visitorId: young.visitorId, kind: 'token', p: 1, suspects: [] });
+    // Sixty days on, on its own network: still young. A minute later: no longer.
+    const since = a.index.visitors.get(young.visitorId)!.firstSeenAt;
+    const sixty = await a.send(d, AWAY, { token: 'away', asn: 64500, advance: since + 60 * DAY - a.now() });
+    expect(sixty.suspects).toHaveLength(1);
+    const late = await a.send(d, HOME, { token: 'away', advance: 60_000 });
+    expect(late).toEqual({ visitorId: young.visitorId, kind: 'token', p: 1, tokenRejected: false, suspects: [] });
     const b = account();
     const s = await split(b);
     b.index.visitors.get(s.young.visitorId)!.visitCount = YOUNG_VISITS;
@@ -409,6 +604,24 @@ describe('what a visit leaves to index', () => {
   it('every key of a visitor created on the visit, which held none', () => {
     const r = remembered(v(), match({ kind: 'new' }), visit(), true);
     expect(r).toMatchObject({ created: true, exact: exactKey(d), heldExact: false, partials: partialKeys(d) });
+  });
+
+  it('nothing new for a device with several networks and tokens presenting one it used', () => {
+    const several = v({
+      prefixes: [
+        { p: AWAY, n: 1, last: T0 },
+        { p: HOME, n: 3, last: T0 },
+      ],
+      asns: [
+        { a: 64500, n: 1, last: T0 },
+        { a: 2856, n: 3, last: T0 },
+      ],
+      tokens: [
+        { hash: 'b', first: T0, last: T0 },
+        { hash: 'a', first: T0, last: T0 },
+      ],
+    });
+    expect(remembered(several, match(), visit(), false)).toMatchObject({ tokenHash: null, exact: null, newPrefix: null, newAsn: null });
   });
 
   it('a network it had not used', () => {
