@@ -168,11 +168,16 @@ describe('private windows', () => {
     const first = await identifyFrom(home, d);
     const ids = [first.visitorId];
     for (let day = 0; day < 4; day++) {
-      // A private window (its own token, flagged private) for a few pages, closed, then the normal window again.
-      const privateWindow = { ...withToken(d), incognito: { ...d.incognito, likely: true } };
-      ids.push((await identifyFrom(home, privateWindow, 24 * HOUR)).visitorId);
-      ids.push((await identifyFrom(home, privateWindow, 60_000)).visitorId);
+      // A private window (its own token, flagged private) opened beside the normal one: pages of both in turns;
+      // the next day a private window used alone for a few pages, then the normal one again.
+      const beside = { ...withToken(d), incognito: { ...d.incognito, likely: true } };
+      ids.push((await identifyFrom(home, beside, 24 * HOUR)).visitorId);
       ids.push((await identifyFrom(home, d)).visitorId);
+      ids.push((await identifyFrom(home, beside)).visitorId);
+      ids.push((await identifyFrom(home, d)).visitorId);
+      const alone = { ...withToken(d), incognito: { ...d.incognito, likely: true } };
+      ids.push((await identifyFrom(home, alone, 24 * HOUR)).visitorId);
+      ids.push((await identifyFrom(home, alone, 60_000)).visitorId);
       ids.push((await identifyFrom(home, d)).visitorId);
     }
     expect(new Set(ids)).toEqual(new Set([first.visitorId]));
