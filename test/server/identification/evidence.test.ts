@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   anonymity,
+  DEFAULT_WEIGHTS,
   features,
   linkedEvidence,
   logOddsOf,
@@ -171,6 +172,25 @@ describe('network evidence', () => {
     const rival = visitor({ prefixes: [{ p: '81.2.99.0/24', n: 3, last: NOW }] });
     const shared = ((2 / 3) * 0.9) / ((1 + 520 / 21_000) / 2);
     expect(networkParts(visitor(), asn, [rival]).evidence).toBeCloseTo(Math.log((1 / 3) * (shared + 1 / 3)), 10);
+    // One of two look-alikes on the AS (it used another too), the other elsewhere: a new look-alike is there a third of the time.
+    const roaming = visitor({
+      prefixes: [{ p: '10.1.1.0/24', n: 1, last: NOW }],
+      asns: [
+        { a: 64500, n: 1, last: NOW },
+        { a: 2856, n: 2, last: NOW },
+      ],
+    });
+    const elsewhere = visitor({ prefixes: [{ p: '10.1.2.0/24', n: 1, last: NOW }], asns: [{ a: 9999, n: 1, last: NOW }] });
+    const third = ((2 / 3) * 0.9) / ((1 + 520 / 21_000) / 3);
+    expect(networkParts(visitor(), asn, [roaming, elsewhere]).evidence).toBeCloseTo(Math.log((1 / 3) * (third + 1 / 3)), 10);
+    // On the prefix likewise: a look-alike that used it among other prefixes is a rival.
+    const neighbour = visitor({
+      prefixes: [
+        { p: '10.1.3.0/24', n: 1, last: NOW },
+        { p: '81.2.69.0/24', n: 1, last: NOW },
+      ],
+    });
+    expect(networkParts(visitor(), visit(), [neighbour, elsewhere]).evidence).toBeCloseTo(Math.log((0.7 * (2 / 3)) / ((1 + 1.1 / 21_000) / 3)), 10);
     // Neither: a new prefix (1/3) on a new AS (1/3).
     expect(networkParts(visitor(), visit({ network: { prefix: '203.0.113.0/24', asn: 64500, kind: 'fixed' } }), []).evidence).toBeCloseTo(Math.log(1 / 9), 10);
     // An AS unknown: a move, whatever ASes the visitor used.
@@ -264,6 +284,7 @@ describe('features and score', () => {
     const safari = (days: number) => features(visitor({ webkit: true, lastSeenAt: NOW - days * DAY }), visit(), fp, []);
     expect(safari(8)).toMatchObject({ itpDue: 1, away: Math.log(9) });
     expect(safari(6).itpDue).toBe(0);
+    expect(safari(7).itpDue).toBe(0);
     expect(features(visitor({ lastSeenAt: NOW - 8 * DAY }), visit(), fp, []).itpDue).toBe(0);
     // Judged at a moment before the visitor's last visit (healing looks back): not away at all.
     expect(features(visitor({ lastSeenAt: NOW + DAY }), visit(), fp, []).away).toBe(0);
@@ -289,9 +310,10 @@ describe('features and score', () => {
     expect(alone).toMatchObject({ samePrefix: 0, prefixEvidence: 0, sameAsn: 1, soleOnAsn: 1, moved: 0, rivalsOnAsn: 0, prefixCrowd: Math.log(5) });
     expect(alone.asnEvidence).toBe(networkParts(visitor(), asn, []).evidence);
     const elsewhere = visitor({ prefixes: [{ p: '81.2.99.0/24', n: 3, last: NOW }], asns: [{ a: 9999, n: 1, last: NOW }] });
-    const rivals = [visitor({ prefixes: [{ p: '81.2.99.0/24', n: 3, last: NOW }] }), elsewhere];
+    const onAs = visitor({ prefixes: [{ p: '81.2.99.0/24', n: 3, last: NOW }] });
+    const rivals = [onAs, onAs, elsewhere];
     const crowded = features(visitor(), asn, fp, rivals);
-    expect(crowded).toMatchObject({ sameAsn: 1, soleOnAsn: 0, rivalsOnAsn: Math.log(2), rivalsOnPrefix: 0, crowd: Math.log(3) });
+    expect(crowded).toMatchObject({ sameAsn: 1, soleOnAsn: 0, rivalsOnAsn: Math.log(3), rivalsOnPrefix: 0, crowd: Math.log(4) });
     // On the prefix: the rivals that used it.
     expect(features(visitor(), visit(), fp, rivals).rivalsOnPrefix).toBe(0);
   });
@@ -302,8 +324,9 @@ describe('features and score', () => {
     expect(features(visitor(), away, { ...fp, mobile: true }, [])).toMatchObject({ movedSoleDesktop: 0, movedSoleMobile: 1 });
     expect(features(visitor(), visit({ ...away, holders: 2 }), fp, [])).toMatchObject({ movedSoleDesktop: 0, movedSoleMobile: 0 });
     expect(features(visitor(), away, { ...fp, exact: false }, [])).toMatchObject({ movedSoleDesktop: 0, movedSoleMobile: 0 });
-    // At home it is no move.
+    // At home it is no move, on a desktop or a phone.
     expect(features(visitor(), visit(), fp, [])).toMatchObject({ moved: 0, movedSoleDesktop: 0, movedSoleMobile: 0 });
+    expect(features(visitor(), visit(), { ...fp, mobile: true }, [])).toMatchObject({ movedSoleDesktop: 0, movedSoleMobile: 0 });
   });
   it('finds no rivals and no crowd on an anonymizer, and no AS rivals without an AS', () => {
     const rival = visitor();
@@ -352,6 +375,11 @@ describe('features and score', () => {
     const moved = visit({ network: { prefix: '203.0.113.0/24', asn: 64500, kind: 'fixed' } });
     expect(networkScore(visitor(), moved, [], { ...unit, bias: 1 })).toBeCloseTo(Math.log(1 / 9), 12);
     expect(networkScore(visitor(), visit({ network: { prefix: null, asn: null, kind: 'anonymizer' } }), [visitor()], { ...unit, bias: 1 })).toBe(1);
+  });
+  it('starts the fit from a model where every kind of change counts against the link', () => {
+    const changes = Object.entries(DEFAULT_WEIGHTS).filter(([k]) => k.startsWith('changed'));
+    expect(changes).toHaveLength(10);
+    for (const [, w] of changes) expect(w).toBeLessThan(0);
   });
   it('adds the weighted features to the bias', () => {
     const f = features(visitor(), visit(), fp, []);
