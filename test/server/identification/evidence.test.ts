@@ -316,6 +316,18 @@ describe('features and score', () => {
     expect(crowded).toMatchObject({ sameAsn: 1, soleOnAsn: 0, rivalsOnAsn: Math.log(3), rivalsOnPrefix: 0, crowd: Math.log(4) });
     // On the prefix: the rivals that used it.
     expect(features(visitor(), visit(), fp, rivals).rivalsOnPrefix).toBe(0);
+    // Rivals that used the prefix or the AS among others count too.
+    const roaming = visitor({
+      prefixes: [
+        { p: '10.1.3.0/24', n: 1, last: NOW },
+        { p: '81.2.69.0/24', n: 1, last: NOW },
+      ],
+      asns: [
+        { a: 64500, n: 1, last: NOW },
+        { a: 2856, n: 1, last: NOW },
+      ],
+    });
+    expect(features(visitor(), visit(), fp, [roaming])).toMatchObject({ rivalsOnPrefix: Math.log(2), rivalsOnAsn: Math.log(2) });
   });
   it('names a move, and whether the visit’s exact key is the visitor’s alone, on a desktop or a phone', () => {
     const away = visit({ network: { prefix: '203.0.113.0/24', asn: 64500, kind: 'fixed' } });
