@@ -163,6 +163,31 @@ describe('the token path', () => {
   });
 });
 
+describe('private windows', () => {
+  it('never separates a device from a private window used beside its normal one, whichever came first', async () => {
+    const a = account();
+    const d = device();
+    const first = await a.send(d, HOME, { token: 'normal' });
+    const ids = [first.visitorId];
+    for (let i = 0; i < 2; i++) {
+      ids.push((await a.send(d, HOME, { token: 'window', incognito: true })).visitorId);
+      ids.push((await a.send(d, HOME, { token: 'normal' })).visitorId);
+    }
+    expect(new Set(ids)).toEqual(new Set([first.visitorId]));
+    // First seen in a private window, then in the normal one beside it: the window's token is no older device's.
+    const b = account();
+    const e = device();
+    const opened = await b.send(e, HOME, { token: 'window', incognito: true });
+    const seen = [opened.visitorId];
+    for (let i = 0; i < 2; i++) {
+      seen.push((await b.send(e, HOME, { token: 'normal' })).visitorId);
+      seen.push((await b.send(e, HOME, { token: 'window', incognito: true })).visitorId);
+    }
+    seen.push((await b.send(e, HOME, { token: 'normal' })).visitorId);
+    expect(new Set(seen)).toEqual(new Set([opened.visitorId]));
+  });
+});
+
 describe('fingerprint links', () => {
   it('links a drifted device without its token at home as a fuzzy match, an unchanged one as exact', async () => {
     const a = account();
@@ -269,8 +294,8 @@ describe('fingerprint links', () => {
     const a = account();
     const d = device();
     const own = await a.send(d, HOME, { token: 'own' });
-    // A minute later, another time zone, languages and network, and a token of its own: hardly the same device.
-    const m = await a.send({ ...d, timezone: 'Asia/Tokyo', languages: 'ja' }, AWAY, { token: 'other', asn: 64500, advance: 60_000 });
+    // A minute later, another time zone, languages, screen and network, and a token of its own: hardly the same device.
+    const m = await a.send({ ...d, timezone: 'Asia/Tokyo', languages: 'ja', screen: '1280x800' }, AWAY, { token: 'other', asn: 64500, advance: 60_000 });
     expect(m.kind).toBe('new');
     const [only] = m.scored!;
     expect(only!.visitorId).toBe(own.visitorId);
@@ -389,6 +414,32 @@ describe('split healing', () => {
       novelAsns: 1,
     };
     expect(m.suspects?.[0]?.net).toBeCloseTo(networkScore(asOne, facts, []) - networkScore(alone, facts, []), 10);
+  });
+
+  it('weighs the suspects of a young visitor found by its fingerprint, as on a visit by its token', async () => {
+    const a = account();
+    const { d, young } = await split(a);
+    const stay = await a.send(d, AWAY, { token: 'away', asn: 64500 });
+    // Its storage cleared once more, on its own network: linked to it by fingerprint, and its suspects weigh the visit.
+    const linked = await a.send(d, AWAY, { token: 'cleared again', asn: 64500 });
+    expect(linked).toMatchObject({ visitorId: young.visitorId, kind: 'exact' });
+    expect(linked.suspects?.[0]?.net).toBeLessThan(stay.suspects![0]!.net);
+    expect(a.index.visitors.get(young.visitorId)!.suspects).toEqual(linked.suspects);
+  });
+
+  it('collapses a chain of splits to the first id when the last is re-joined', async () => {
+    const a = account();
+    const { d, first, young } = await split(a);
+    // Cleared again on yet another network: a second split, which suspects both earlier ids.
+    const second = await a.send(d, '198.51.100.0/24', { token: 'again', advance: DAY, asn: 64501 });
+    expect(second.kind).toBe('new');
+    expect(new Set([first.visitorId, young.visitorId, second.visitorId]).size).toBe(3);
+    // Home with the last token, day after day: the last split is re-joined, and so is the split before it.
+    let back = await a.send(d, HOME, { token: 'again' });
+    for (let day = 0; day < 3 && !back.mergedFrom; day++) back = await a.send(d, HOME, { token: 'again', advance: DAY });
+    expect(back).toMatchObject({ visitorId: first.visitorId, mergedFrom: second.visitorId });
+    for (const id of [young.visitorId, second.visitorId]) expect(a.index.visitors.get(id)!.mergedInto).toBe(first.visitorId);
+    expect((await a.send(d, AWAY, { token: 'away', asn: 64500 })).visitorId).toBe(first.visitorId);
   });
 
   it('drops a suspect whose data was deleted, and one seen with a token of its own since the young visitor appeared', async () => {
