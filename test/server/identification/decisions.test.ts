@@ -233,6 +233,8 @@ describe('fingerprint links', () => {
     expect(vb.visitorId).not.toBe(va.visitorId);
     const m = await a.send(d, HOME, { token: 'cleared', advance: DAY });
     expect(m).toMatchObject({ visitorId: va.visitorId, kind: 'fuzzy' });
+    // Scored best first by log-odds, not by similarity: the exact one elsewhere comes second.
+    expect(m.scored?.map((x) => x.visitorId)).toEqual([va.visitorId, vb.visitorId]);
   });
 
   it('keeps matching every configuration a visitor has shown: docked and undocked', async () => {
@@ -440,6 +442,29 @@ describe('split healing', () => {
     expect(back).toMatchObject({ visitorId: first.visitorId, mergedFrom: second.visitorId });
     for (const id of [young.visitorId, second.visitorId]) expect(a.index.visitors.get(id)!.mergedInto).toBe(first.visitorId);
     expect((await a.send(d, AWAY, { token: 'away', asn: 64500 })).visitorId).toBe(first.visitorId);
+  });
+
+  it('undoes a merge when the merged token and the survivor’s own take turns: two devices after all', async () => {
+    const a = account();
+    const { d, first, young } = await split(a);
+    expect((await a.send(d, HOME, { token: 'away', advance: DAY })).mergedFrom).toBe(young.visitorId);
+    expect((await a.send(d, HOME, { token: 'home' })).visitorId).toBe(first.visitorId);
+    expect(await a.send(d, HOME, { token: 'away' })).toEqual({ visitorId: young.visitorId, kind: 'token', p: 0.5, tokenRejected: false, separated: true });
+    expect(a.index.visitors.get(young.visitorId)!.mergedInto).toBeNull();
+  });
+
+  it('drops a suspect that shows any of its tokens since the young visitor appeared', async () => {
+    const a = account();
+    const d = device();
+    // The first visitor has had two tokens (its storage was cleared once at home).
+    const first = await a.send(d, HOME, { token: 'h1' });
+    await a.send(d, HOME, { token: 'h1', advance: DAY });
+    expect((await a.send(d, HOME, { token: 'h2', advance: DAY })).visitorId).toBe(first.visitorId);
+    await a.send(d, HOME, { token: 'h2', advance: DAY });
+    const young = await a.send(d, AWAY, { token: 'away', advance: DAY, asn: 64500 });
+    expect(young.kind).toBe('new');
+    expect((await a.send(d, HOME, { token: 'h2' })).visitorId).toBe(first.visitorId);
+    expect(await a.send(d, HOME, { token: 'away' })).toEqual({ visitorId: young.visitorId, kind: 'token', p: 1, tokenRejected: false, suspects: [] });
   });
 
   it('drops a suspect whose data was deleted, and one seen with a token of its own since the young visitor appeared', async () => {
