@@ -94,6 +94,7 @@ describe('similarity', () => {
     expect(similarity({ fonts: ',' }, { fonts: ', ' }).score).toBe(1);
     // A list against one that failed to collect shares nothing.
     expect(similarity({ fonts: 'Arial' }, { fonts: ',' }).score).toBe(0);
+    expect(similarity({ fonts: ',' }, { fonts: 'Arial' }).score).toBe(0);
   });
 
   it('measures the compared share of the stable weight, not of the volatile components', () => {
