@@ -41,6 +41,7 @@ function account(index = new MemoryIndex()) {
     return {
       components,
       tokenHash: o.token ?? null,
+      linkedId: null,
       network: { prefix, asn: o.asn === undefined ? 2856 : o.asn, kind: o.kind ?? 'fixed' },
       incognito: o.incognito ?? false,
       now: t,
@@ -393,6 +394,7 @@ describe('split healing', () => {
       account: { visitors: 2, since: T0, n1: 0, n2: 0, n3: 0 },
       group: { n1: 0, n2: 0, n3: 0 },
       holders: 0,
+      linked: null,
     };
     const history = { firstSeenAt: T0, lastSeenAt: T0, webkit: false, tokens: [] };
     // As one device: 5 visits, home 4 times and the renumbered line once, all on the ISP, two prefixes and one AS new to it.
@@ -546,6 +548,7 @@ describe('what a visit changes in its visitor', () => {
     novelAsns: 1,
     webkit: false,
     tokens: [{ hash: 'a', first: T0, last: T0 }],
+    linked: [],
     mergedInto: null,
     suspects: [],
     residual: null,
@@ -554,6 +557,7 @@ describe('what a visit changes in its visitor', () => {
   const at = (prefix: string | null, asn: number | null, o: Partial<Visit> = {}): Visit => ({
     components: {},
     tokenHash: null,
+    linkedId: null,
     network: { prefix, asn, kind: 'fixed' },
     incognito: false,
     now: T0 + DAY,
@@ -629,6 +633,7 @@ describe('what a visit leaves to index', () => {
     novelAsns: 1,
     webkit: false,
     tokens: [{ hash: 'a', first: T0, last: T0 }],
+    linked: [],
     mergedInto: null,
     suspects: [],
     residual: null,
@@ -637,6 +642,7 @@ describe('what a visit leaves to index', () => {
   const visit = (o: Partial<Visit> = {}): Visit => ({
     components: d,
     tokenHash: 'a',
+    linkedId: null,
     network: { prefix: HOME, asn: 2856, kind: 'fixed' },
     incognito: false,
     now: T0 + DAY,
