@@ -32,13 +32,13 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { loadAsn } from '../../server/edge/asn.js';
+import { loadAsn, type AsnDb } from '../../server/edge/asn.js';
 import { classifyNetwork } from '../../server/edge/asnCategory.js';
 import { normalizeIp } from '../../server/edge/address.js';
 import { visitNetwork } from '../../server/edge/network.js';
 import { COMPONENTS, extractComponents, type ComponentName } from '../../server/identification/components.js';
 import type { VisitNetwork } from '../../server/identification/evidence.js';
-import { worldOf } from './simulate.js';
+import { worldOf, type SimVisit } from './simulate.js';
 import { worldNamed, WORLDS } from './world.js';
 
 const NO_LISTS = { tor: false, vpn: false, cdn: false, datacenter: false };
@@ -113,6 +113,35 @@ export function networkKey(n: VisitNetwork, how: OracleOptions['network'] = 'car
   return n.kind === 'mobile' && n.asn !== null ? `as:${n.asn}` : n.prefix;
 }
 
+/** Who (a device, or a visitor for the blind rule) last showed which components, and the networks each used. */
+class Seen {
+  private readonly lastKey = new Map<number, string>();
+  private readonly nets = new Map<number, Set<string>>();
+  private readonly byComponents = new Map<string, Set<number>>();
+  /** Those whose last components are `key`. */
+  showing(key: string): Iterable<number> {
+    return this.byComponents.get(key) ?? [];
+  }
+  used(id: number, net: string | null): boolean {
+    return net !== null && (this.nets.get(id)?.has(net) ?? false);
+  }
+  record(id: number, key: string, net: string | null) {
+    const before = this.lastKey.get(id);
+    if (before !== undefined && before !== key) this.byComponents.get(before)!.delete(id);
+    if (before !== key) (this.byComponents.get(key) ?? this.byComponents.set(key, new Set()).get(key)!).add(id);
+    this.lastKey.set(id, key);
+    if (net !== null) (this.nets.get(id) ?? this.nets.set(id, new Set()).get(id)!).add(net);
+  }
+}
+
+/** A visit's network key and components key, as both oracles compare them. */
+function keysOf(sim: SimVisit, asn: AsnDb, compared: readonly ComponentName[], network: OracleOptions['network']) {
+  const ip = normalizeIp(sim.ip);
+  const asnInfo = ip ? asn.lookup(ip) : null;
+  const c = extractComponents(sim.values);
+  return { net: networkKey(visitNetwork(ip, asnInfo, classifyNetwork(asnInfo, NO_LISTS)), network), key: compared.map((k) => c[k] ?? '∅').join('\n') };
+}
+
 export async function oracle(
   worldName: string,
   size: number,
@@ -129,9 +158,7 @@ export async function oracle(
   const webkitDevice = born.map(({ device: d }) => d.profile.os === 'iOS' || d.profile.family === 'Safari');
 
   // What the oracle knows of each device.
-  const lastKey: (string | undefined)[] = new Array(n);
-  const nets = born.map(() => new Set<string>());
-  const byComponents = new Map<string, Set<number>>();
+  const seen = new Seen();
   const tokens = born.map(() => new Map<string, number>());
   const first: number[] = new Array(n);
   const current: number[] = new Array(n);
@@ -149,20 +176,16 @@ export async function oracle(
 
   for (const sim of visits()) {
     const { dev, i } = sim;
-    const ip = normalizeIp(sim.ip);
-    const asnInfo = ip ? asn.lookup(ip) : null;
-    const net = networkKey(visitNetwork(ip, asnInfo, classifyNetwork(asnInfo, NO_LISTS)), opts.network);
-    const c = extractComponents(sim.values);
-    const key = compared.map((k) => c[k] ?? '∅').join('\n');
+    const { net, key } = keysOf(sim, asn, compared, opts.network);
     const token = sim.values.deviceToken?.token ?? null;
     const cookie = sim.cookie ? `cookie:${sim.cookie.token}` : null;
 
     let distinguishable = false;
     if (i > 0) {
       distinguishable = true;
-      const mine = net !== null && nets[dev]!.has(net);
-      for (const other of byComponents.get(key) ?? []) {
-        if (other !== dev && (net !== null && nets[other]!.has(net)) === mine) {
+      const mine = seen.used(dev, net);
+      for (const other of seen.showing(key)) {
+        if (other !== dev && seen.used(other, net) === mine) {
           distinguishable = false;
           break;
         }
@@ -196,11 +219,7 @@ export async function oracle(
       }
     }
 
-    const before = lastKey[dev];
-    if (before !== undefined && before !== key) byComponents.get(before)!.delete(dev);
-    if (before !== key) (byComponents.get(key) ?? byComponents.set(key, new Set()).get(key)!).add(dev);
-    lastKey[dev] = key;
-    if (net !== null) nets[dev]!.add(net);
+    seen.record(dev, key, net);
   }
 
   return {
@@ -244,9 +263,7 @@ async function blindOracle(worldName: string, size: number, seed: number, opts: 
   const compared = opts.components === 'all' ? NAMES : STABLE;
   const webkitDevice = born.map(({ device: d }) => d.profile.os === 'iOS' || d.profile.family === 'Safari');
   const creator: number[] = [];
-  const lastKey: string[] = [];
-  const nets: Set<string>[] = [];
-  const byComponents = new Map<string, Set<number>>();
+  const seen = new Seen();
   const tokens = new Map<string, number>();
   const first: number[] = new Array(n);
   const all = new Count();
@@ -258,22 +275,17 @@ async function blindOracle(worldName: string, size: number, seed: number, opts: 
   let tokenless = 0;
   for (const sim of visits()) {
     const { dev, i } = sim;
-    const ip = normalizeIp(sim.ip);
-    const asnInfo = ip ? asn.lookup(ip) : null;
-    const net = networkKey(visitNetwork(ip, asnInfo, classifyNetwork(asnInfo, NO_LISTS)), opts.network);
-    const c = extractComponents(sim.values);
-    const key = compared.map((k) => c[k] ?? '∅').join('\n');
+    const { net, key } = keysOf(sim, asn, compared, opts.network);
     const presented = [sim.values.deviceToken?.token ?? null, sim.cookie?.presented ? `cookie:${sim.cookie.token}` : null];
     let visitor = presented.map((t) => (t === null ? undefined : tokens.get(t))).find((v) => v !== undefined);
     if (visitor === undefined) {
       if (i > 0) tokenless++;
-      const same = [...(byComponents.get(key) ?? [])];
-      const fits = same.filter((v) => net !== null && nets[v]!.has(net));
+      const same = [...seen.showing(key)];
+      const fits = same.filter((v) => seen.used(v, net));
       visitor = fits.length === 1 ? fits[0] : !fits.length && same.length === 1 ? same[0] : undefined;
     }
     if (visitor === undefined) {
       visitor = creator.push(dev) - 1;
-      nets.push(new Set());
     }
     if (i === 0) first[dev] = visitor;
     const token = sim.values.deviceToken?.token ?? null;
@@ -288,11 +300,7 @@ async function blindOracle(worldName: string, size: number, seed: number, opts: 
       if (webkitDevice[dev]) webkit.add(right, right);
       if (sim.drift.includes('itpExpired')) itp.add(right, right);
     }
-    const before = lastKey[visitor];
-    if (before !== undefined && before !== key) byComponents.get(before)!.delete(visitor);
-    if (before !== key) (byComponents.get(key) ?? byComponents.set(key, new Set()).get(key)!).add(visitor);
-    lastKey[visitor] = key;
-    if (net !== null) nets[visitor]!.add(net);
+    seen.record(visitor, key, net);
   }
   return {
     world: world.name,
