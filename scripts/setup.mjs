@@ -3,8 +3,8 @@
 // 1. installs npm packages (`npm ci`) when node_modules does not match the lock file;
 // 2. compiles the workspace packages and the server (scripts/build.mjs --if-changed);
 // 3. builds the FerretDB launcher (devdb/) into .devdb/bin when it is missing
-//    or its source changed, against FerretDB v1.24.2 with our patch
-//    (devdb/ferretdb-pushdown.patch) applied. A cold Go build takes 2–5
+//    or its source changed, against FerretDB v1.24.2 with our patches
+//    (devdb/ferretdb-*.patch, in name order) applied. A cold Go build takes 2–5
 //    minutes on 2 cores.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -49,7 +49,7 @@ run(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-changed']);
 // 3. the FerretDB launcher
 const bin = join(root, '.devdb', 'bin', 'devdb');
 const binStamp = bin + '.sha256';
-// Every file of devdb/ (Go sources, go.mod/go.sum, the patch) and this script,
+// Every file of devdb/ (Go sources, go.mod/go.sum, the patches) and this script,
 // which decides how the launcher is built.
 const devdbFiles = readdirSync(join(root, 'devdb'))
   .filter((f) => /\.(go|mod|sum|patch)$/.test(f))
@@ -92,10 +92,14 @@ if (!existsSync(bin) || !existsSync(binStamp) || readFileSync(binStamp, 'utf8') 
     writable(src);
     // GIT_CEILING_DIRECTORIES: without it git would find this repository above
     // .devdb/ and silently skip the patch's paths as outside it.
-    run('git', ['apply', '--whitespace=nowarn', join(devdb, 'ferretdb-pushdown.patch')], {
-      cwd: src,
-      env: { ...process.env, GIT_CEILING_DIRECTORIES: join(root, '.devdb') },
-    });
+    for (const patch of readdirSync(devdb)
+      .filter((f) => /^ferretdb-.*\.patch$/.test(f))
+      .sort()) {
+      run('git', ['apply', '--whitespace=nowarn', join(devdb, patch)], {
+        cwd: src,
+        env: { ...process.env, GIT_CEILING_DIRECTORIES: join(root, '.devdb') },
+      });
+    }
 
     const buildMod = join(root, '.devdb', 'build.mod');
     writeFileSync(buildMod, `${readFileSync(join(devdb, 'go.mod'), 'utf8')}\nreplace github.com/FerretDB/FerretDB => ${src}\n`);
