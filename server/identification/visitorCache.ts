@@ -13,14 +13,15 @@
 // entries go.
 //
 // An entry is compact (issue 27: 50,000 of them by default within the
-// process's memory budget): the document as BSON, the form a read would
-// give, without its current page of visit summaries, which is most of a
+// process's memory budget): the document as BSON in its stored form
+// (server/store/visitorCodec.ts), without its current page of visit summaries, which is most of a
 // document and which a visit does not need unless it starts a new page (the
 // finished page then moves to visitPages: such a visit reads the visitor).
 // A visit continuing the page appends its summary to the stored page.
 // 10 summaries: about 7.6 KB of heap per visitor as objects, 1.9 KB so.
 import { BSON } from 'mongodb';
 import { LRUCache } from 'lru-cache';
+import { decodeVisitor, encodeVisitor, type StoredVisitorDoc } from '../store/visitorCodec.js';
 import type { VisitorDoc } from '../store/visitors.js';
 import { VISITS_PER_PAGE } from '../store/visits.js';
 
@@ -65,7 +66,7 @@ export class VisitorCache {
     if (!this.docs) return;
     const rev = doc.rev ?? 0;
     // Copied out of the serializer's pooled 8 KB block, which each entry would otherwise keep whole.
-    this.docs.set(doc._id, { accountId: doc.accountId, rev, bson: new Uint8Array(BSON.serialize({ ...doc, visits: [] })) });
+    this.docs.set(doc._id, { accountId: doc.accountId, rev, bson: new Uint8Array(BSON.serialize(encodeVisitor({ ...doc, visits: [] }))) });
     this.rememberTokens(doc.accountId, doc._id, tokenHashes);
   }
 
@@ -88,6 +89,6 @@ export class VisitorCache {
 
 /** The document, unless its next visit starts a page: that visit must move the page, which the entry does not hold. */
 function served(entry: DocEntry): VisitorDoc | null {
-  const doc = BSON.deserialize(entry.bson) as VisitorDoc;
+  const doc = decodeVisitor(BSON.deserialize(entry.bson) as StoredVisitorDoc);
   return doc.visitCount % VISITS_PER_PAGE === 0 ? null : doc;
 }

@@ -7,6 +7,9 @@
 // Identification (server/identification/) decides what these fields hold;
 // this module only stores them.
 //
+// Stored compactly (server/store/visitorCodec.ts): lists of small objects as
+// JSON text.
+//
 // The visitor also holds its newest visit summaries (the current page of
 // server/store/visits.ts), so that recording a visit is one write; a page
 // moves to `visitPages` when the next one starts. Every write bumps `rev`,
@@ -18,6 +21,7 @@
 // serialises the writes).
 import type { Collection, Db, UpdateFilter } from 'mongodb';
 import { KeyedLock } from './keyedLock.js';
+import { decodeVisitor, encodeVisitor, type StoredVisitorDoc } from './visitorCodec.js';
 import { type StoredVisit, type VisitsRepo } from './visits.js';
 
 /** A device's components as stored: name → value hash (server/identification/components.ts names them). */
@@ -112,7 +116,7 @@ export async function followMerges<T extends { mergedInto?: string | null }>(id:
 }
 
 export class VisitorsRepo {
-  private readonly col: Collection<VisitorDoc>;
+  private readonly col: Collection<StoredVisitorDoc>;
   private readonly lock = new KeyedLock();
 
   constructor(
@@ -123,19 +127,23 @@ export class VisitorsRepo {
   }
 
   async get(visitorId: string): Promise<VisitorDoc | null> {
-    return this.col.findOne({ _id: visitorId });
+    const stored = await this.col.findOne({ _id: visitorId });
+    return stored && decodeVisitor(stored);
   }
 
   /** Several visitors in one read (absent ones are missing from the map). */
   async getMany(visitorIds: readonly string[]): Promise<Map<string, VisitorDoc>> {
     const ids = [...new Set(visitorIds)];
-    const docs = ids.length === 1 ? [await this.get(ids[0]!)].filter((d): d is VisitorDoc => d !== null) : await this.col.find({ _id: { $in: ids } }).toArray();
+    const docs =
+      ids.length === 1
+        ? [await this.get(ids[0]!)].filter((d): d is VisitorDoc => d !== null)
+        : (await this.col.find({ _id: { $in: ids } }).toArray()).map(decodeVisitor);
     return new Map(docs.map((d) => [d._id, d]));
   }
 
   /** Creates a visitor with no visits yet; the first is recorded like any other. */
   async create(doc: VisitorDoc): Promise<void> {
-    await this.col.insertOne(doc);
+    await this.col.insertOne(encodeVisitor(doc));
   }
 
   /** Removes a visitor that lost the race for its token (with no visits, or its first visit that is recorded again on the winner). */
@@ -146,9 +154,9 @@ export class VisitorsRepo {
   /**
    * Writes `next` over `prior` if the visitor is still as `prior` was read
    * (its `rev`); false when another write came first, and the caller decides
-   * again from a fresh read. Fields are compared by reference: unchanged
-   * ones are not sent, and an array that only grew at its end is appended
-   * to rather than rewritten (a visitor's recent activity). Visit summaries
+   * again from a fresh read. Fields are compared in their stored form:
+   * unchanged ones are not sent, and a list that only grew at its end is
+   * appended to rather than rewritten (recent activity, visit summaries). Visit summaries
    * of a finished page that `next` no longer holds move to visitPages first
    * (idempotent), so a failed write loses none of them. Filters name `_id`
    * first, the field the dev database's patched FerretDB finds by index.
@@ -158,7 +166,7 @@ export class VisitorsRepo {
       const held = new Set((next.visits ?? []).map((v) => v.seq));
       const leaving = (prior.visits ?? []).filter((v) => !held.has(v.seq));
       if (leaving.length) await this.pages.keep(prior._id, leaving);
-      const done = await this.col.updateOne({ _id: prior._id, rev: prior.rev ?? null }, changes(prior, next));
+      const done = await this.col.updateOne({ _id: prior._id, rev: prior.rev ?? null }, changes(encodeVisitor(prior), encodeVisitor(next)));
       return done.matchedCount === 1;
     });
   }
@@ -180,22 +188,20 @@ export class VisitorsRepo {
         const doc = await this.get(visitorId);
         const visits = doc?.visits ?? [];
         if (!doc || !visits.some((v) => v.timestamp < cutoff)) return;
-        const done = await this.col.updateOne(
-          { _id: visitorId, rev: doc.rev ?? null },
-          { $set: { visits: visits.filter((v) => v.timestamp >= cutoff) }, $inc: { rev: 1 } },
-        );
+        const kept = encodeVisitor({ ...doc, visits: visits.filter((v) => v.timestamp >= cutoff) }).visits;
+        const done = await this.col.updateOne({ _id: visitorId, rev: doc.rev ?? null }, { $set: { visits: kept }, $inc: { rev: 1 } });
         if (done.matchedCount === 1) return;
       }
     });
   }
 }
 
-/** The update that turns `prior` into `next`, plus the rev bump. */
-function changes(prior: VisitorDoc, next: VisitorDoc): UpdateFilter<VisitorDoc> {
+/** The update that turns `prior` into `next` (both as stored), plus the rev bump. */
+function changes(prior: StoredVisitorDoc, next: StoredVisitorDoc): UpdateFilter<StoredVisitorDoc> {
   const $set: Record<string, unknown> = {};
   const $push: Record<string, { $each: unknown[] }> = {};
   const $unset: Record<string, ''> = {};
-  for (const key of Object.keys(next) as (keyof VisitorDoc)[]) {
+  for (const key of Object.keys(next) as (keyof StoredVisitorDoc)[]) {
     if (key === '_id' || key === 'rev') continue;
     const [a, b] = [prior[key], next[key]];
     if (a === b) continue;

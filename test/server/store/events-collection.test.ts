@@ -146,6 +146,32 @@ describe('the _id families of the events collection', () => {
     await h.store.events.insert(doomed!);
     expect(await allIds()).toEqual(before);
   });
+
+  it("stores an event's verdicts and IP location as JSON text, and reads events stored with them as objects", async () => {
+    const { requestId } = ids[0]!;
+    const read = async () => {
+      const res = await h.http().get(`/v1/events/${requestId}`).set('authorization', `Bearer ${secret}`);
+      expect(res.status).toBe(200);
+      return res.body as { verdicts: { bot: { result: boolean } }; ipLocation?: unknown };
+    };
+    const served = await read();
+    const raw = (await events().findOne({ _id: requestId }))!;
+    expect([typeof raw.verdicts, typeof raw.ipLocation]).toEqual(['string', 'string']);
+    expect(JSON.parse(raw.verdicts as string)).toEqual(served.verdicts);
+    // As an older version stored it: objects. The API answers the same, and a patch keeps them.
+    const doc = (await h.store.events.get(requestId))!;
+    await events().updateOne({ _id: requestId }, { $set: { verdicts: doc.verdicts, ipLocation: doc.ipLocation } });
+    expect(typeof (await events().findOne({ _id: requestId }))!.verdicts).toBe('object');
+    expect(await read()).toEqual(served);
+    const patched = await h
+      .http()
+      .patch(`/v1/events/${requestId}`)
+      .set('authorization', `Bearer ${secret}`)
+      .send({ tag: { k: 1 } });
+    expect(patched.status).toBe(200);
+    expect((patched.body as { verdicts: unknown }).verdicts).toEqual(served.verdicts);
+    expect(await found('bot=bad')).toEqual(served.verdicts.bot.result ? expect.arrayContaining([requestId]) : expect.not.arrayContaining([requestId]));
+  });
 });
 
 describe('moving an old eventIndex collection into events', () => {

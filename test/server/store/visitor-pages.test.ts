@@ -84,3 +84,47 @@ describe('visit summaries', () => {
     expect((await history(visitorId)).visits).toHaveLength(13);
   });
 });
+
+describe('the stored form of a visitor (server/store/visitorCodec.ts)', () => {
+  const raw = (visitorId: string) => h.store.db.collection('visitors').findOne({ _id: visitorId } as never) as Promise<Record<string, unknown>>;
+
+  it('holds its lists of small objects as JSON text, and a visit appends one text to its summaries', async () => {
+    const { visitorId } = await identify(503);
+    h.clock.advance(60_000);
+    await identify(503);
+    const doc = await raw(visitorId);
+    expect((doc.components as unknown[]).every((c) => typeof c === 'string')).toBe(true);
+    expect([typeof doc.tokens, typeof doc.prefixes, typeof doc.suspects]).toEqual(['string', 'string', 'string']);
+    expect((doc.recent as unknown[]).map((r) => typeof r)).toEqual(['string', 'string']);
+    expect((doc.visits as string[]).map((v) => (JSON.parse(v) as { seq: number }).seq)).toEqual([1, 2]);
+    // Read back through the store, it is the document identification wrote.
+    const read = await h.store.visitors.get(visitorId);
+    expect(read?.tokens?.[0]?.hash).toMatch(/^[\w-]{43}$/);
+    expect(read?.visits?.map((v) => v.requestId)).toEqual((doc.visits as string[]).map((v) => (JSON.parse(v) as { requestId: string }).requestId));
+  });
+
+  it('reads and updates a document written in the older form (objects), losing nothing', async () => {
+    const { visitorId } = await identify(504);
+    h.clock.advance(60_000);
+    await identify(504);
+    // Rewrite it as an older version stored it: every list as objects (and bump rev, as a write would).
+    const before = (await h.store.visitors.get(visitorId))!;
+    await h.store.db.collection('visitors').replaceOne({ _id: visitorId } as never, { ...before, rev: (before.rev ?? 0) + 1 });
+    expect(typeof (await raw(visitorId)).tokens).toBe('object');
+
+    h.clock.advance(60_000);
+    const again = await identify(504);
+    expect(again.visitorId).toBe(visitorId);
+    expect(again.visitCount).toBe(3);
+    const after = (await h.store.visitors.get(visitorId))!;
+    expect(after.visits?.map((v) => v.seq)).toEqual([1, 2, 3]);
+    expect(after.tokens?.map((t) => t.hash)).toEqual(before.tokens?.map((t) => t.hash));
+    expect(after.components).toEqual(before.components);
+    expect(after.recent).toHaveLength(3);
+    // The older summaries stay objects, the new one is text: both are read.
+    expect((await raw(visitorId)).visits as unknown[]).toEqual([...before.visits!, expect.any(String)]);
+    const listed = await history(visitorId);
+    expect(listed.totalVisits).toBe(3);
+    expect(listed.visits).toHaveLength(3);
+  });
+});
