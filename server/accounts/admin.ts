@@ -1,7 +1,7 @@
 // What the instance's administrator does: invite people to sign up, and
 // assign plans. Routes reach this only through the `admin` auth kind.
 import { createHash, randomBytes } from 'node:crypto';
-import { ulid } from 'ulid';
+import { ulid } from '../ids.js';
 import type { Clock } from '../clock.js';
 import type { Config, PlanName } from '../config.js';
 import { ApiError } from '../errors.js';

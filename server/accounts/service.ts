@@ -1,7 +1,7 @@
 // Sign-up, sign-in, sessions and the account view.
 import { createHash, randomBytes } from 'node:crypto';
 import type { MonthUsage } from '../store/usage.js';
-import { ulid } from 'ulid';
+import { ulid } from '../ids.js';
 import { ACCOUNT_LIMITS } from '../../contract/account.js';
 import type { Clock } from '../clock.js';
 import type { Config, PlanName } from '../config.js';

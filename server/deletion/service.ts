@@ -15,7 +15,7 @@
 //  5. delete their visit pages and visitor documents;
 //  6. delete events identified while the job ran (a second pass of step 4).
 import type { AuditLog } from '../audit/log.js';
-import { ulid } from 'ulid';
+import { ulid } from '../ids.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { DeletionDoc, DeletionStatus } from '../store/deletions.js';

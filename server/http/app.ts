@@ -7,7 +7,7 @@ import cookieParser from 'cookie-parser';
 import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
-import { ulid } from 'ulid';
+import { ulid } from '../ids.js';
 import { contract } from '../../contract/index.js';
 import { LIMITS } from '../../contract/identify.js';
 import { pageRoutes } from '../pages/index.js';

@@ -2,7 +2,7 @@
 // event and visit stored → compact result. Reading events and visit
 // histories is server/events/ and server/visitors/.
 import { createHash } from 'node:crypto';
-import { ulid } from 'ulid';
+import { ulid } from '../ids.js';
 import type { z } from 'zod';
 import type { IdentifyRequestSchema, IdentifyResultSchema } from '../../contract/identify.js';
 import type { SignalName } from '../../contract/signals.js';

@@ -20,7 +20,7 @@
 // (that nothing names yet) is deleted and the request runs again from the
 // database, where it finds the winner by its token.
 import DataLoader from 'dataloader';
-import { ulid } from 'ulid';
+import { ulid } from '../ids.js';
 import type { IndexReads, Lookup, LookupQuery, Remembered } from '../store/identity.js';
 import type { Store } from '../store/index.js';
 import type { Suspect, VisitorDoc } from '../store/visitors.js';

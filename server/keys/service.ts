@@ -1,6 +1,6 @@
 // Creating, listing and revoking API keys of a project. The plaintext is
 // returned once by `create` and never stored.
-import { ulid } from 'ulid';
+import { ulid } from '../ids.js';
 import { ACCOUNT_LIMITS } from '../../contract/account.js';
 import type { AuditLog } from '../audit/log.js';
 import type { Clock } from '../clock.js';

@@ -4,7 +4,7 @@
 // process writes its slot, so the counts are exact on MongoDB and FerretDB
 // whatever the number of processes; a process that dies loses at most
 // FLUSH_MS of counting.
-import { ulid } from 'ulid';
+import { ulid } from '../ids.js';
 import type { Clock } from '../clock.js';
 import { KeyedLock } from '../store/keyedLock.js';
 import type { MonthUsage, UsageRepo } from '../store/usage.js';

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { ulid } from '../ids.js';
 import { ACCOUNT_LIMITS } from '../../contract/account.js';
 import { projectView } from '../accounts/views.js';
 import type { AuditLog } from '../audit/log.js';

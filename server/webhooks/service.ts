@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Logger } from 'pino';
-import { ulid } from 'ulid';
+import { ulid } from '../ids.js';
 import { WEBHOOK_LIMITS } from '../../contract/webhooks.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
