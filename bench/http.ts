@@ -3,14 +3,17 @@
 // visits), an Express endpoint that parses the same body and does one
 // insertOne (the floor an identify that stores an event cannot beat), and a
 // bare node:http server answering constant JSON; then the reads, and
-// identify's latency with a large number of stored visitors. With --proxied,
+// identify's latency with a large number of stored visitors and events. With --proxied,
 // identify of returning devices also through @deviceid/proxy (its Express
 // middleware on loopback, each device presenting its device cookie) beside
 // the direct figures, and the proxy's own cost in front of a server answering
 // constant JSON. Run:
 //
 //   node --import tsx bench/http.ts [--backend sqlite,postgresql] [--connections 10,50]
-//                                   [--seconds 10] [--devices 500] [--stored 1000,1000000] [--proxied]
+//                                   [--seconds 10] [--devices 500] [--stored 1000,1000000] [--stored-events 10000,10000000] [--proxied]
+//
+// --stored-events (one count per --stored step) adds copies of a real event
+// with its search entries, each with its own requestId and visitor.
 //
 // The PostgreSQL backend needs a database (UTF8, C locale) at DEVDB_POSTGRESQL_URL
 // (default postgres://postgres@127.0.0.1:5432/deviceid_bench).
@@ -19,9 +22,10 @@ import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { ulid } from 'ulid';
+import { monotonicFactory, ulid } from 'ulid';
 import { createProxyMiddleware } from '../clients/proxy/index.js';
 import { systemClock } from '../server/clock.js';
+import { entryIdsOf } from '../server/store/eventIndex.js';
 import { deviceValues, identifyBody } from '../test/support/signals.js';
 import { startService, type BenchService } from './support/service.js';
 
@@ -32,6 +36,7 @@ const { values: args } = parseArgs({
     devices: { type: 'string', default: '500' },
     backend: { type: 'string', default: 'sqlite' },
     stored: { type: 'string', default: '' },
+    'stored-events': { type: 'string', default: '' },
     proxied: { type: 'boolean', default: false },
   },
 });
@@ -39,6 +44,8 @@ const seconds = Number(args.seconds);
 const connectionCounts = args.connections.split(',').map(Number);
 const devices = Number(args.devices);
 const storedCounts = args.stored ? args.stored.split(',').map(Number) : [];
+const storedEvents = args['stored-events'] ? args['stored-events'].split(',').map(Number) : [];
+if (storedEvents.length && storedEvents.length !== storedCounts.length) throw new Error('--stored-events needs one count per --stored step');
 
 interface Measure {
   rps: number;
@@ -124,6 +131,38 @@ async function seedVisitors(service: BenchService, n: number): Promise<void> {
     );
     done += batch;
   }
+}
+
+/**
+ * Stores `n` copies of the event `requestId` with its search entries (the
+ * events collection's three `_id` families as identify writes them), each
+ * copy with a new requestId (ULIDs in time order) and its own visitor.
+ */
+async function seedEvents(service: BenchService, requestId: string, n: number): Promise<void> {
+  const events = service.store.db.collection<{ _id: string; r?: string; v?: string; visitorId?: string }>('events');
+  const u = requestId.slice(4);
+  const event = (await events.findOne({ _id: requestId }))!;
+  const entries = await events.find({ _id: { $in: await entryIds(service, requestId) } }).toArray();
+  const next = monotonicFactory();
+  for (let done = 0; done < n;) {
+    const batch = Math.min(500, n - done);
+    const docs = Array.from({ length: batch }, () => {
+      const v = next();
+      const visitorId = `iq_${ulid()}`;
+      return [
+        { ...event, _id: `req_${v}`, visitorId },
+        ...entries.map((e) => ({ ...e, _id: e._id.replace(`|v|${event.visitorId}|`, `|v|${visitorId}|`).replace(u, v), r: `req_${v}`, v: visitorId })),
+      ];
+    }).flat();
+    await events.insertMany(docs, { ordered: false });
+    done += batch;
+  }
+}
+
+/** The ids of an event's search entries as stored (every family the event can have). */
+async function entryIds(service: BenchService, requestId: string): Promise<string[]> {
+  const e = (await service.store.events.get(requestId))!;
+  return entryIdsOf(e);
 }
 
 const json = { 'content-type': 'application/json' };
@@ -222,12 +261,20 @@ for (const backend of args.backend.split(',')) {
   show('GET /v1/demo/visits/:id', await run(`${base}/v1/demo/visits/${one.visitorId}`, 10, { headers: { 'x-api-key': secret } }));
 
   let stored = devices + firstSeed - 1_000_000;
-  for (const target of storedCounts) {
+  let storedEventCount = await service.store.db.collection('events').countDocuments({ _id: { $gte: 'req_', $lt: 'req_~' } } as never);
+  for (const [step, target] of storedCounts.entries()) {
     if (target > stored) {
       const t0 = Date.now();
       await seedVisitors(service, target - stored);
       console.log(`seeded ${target - stored} visitors in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
       stored = target;
+    }
+    const eventTarget = storedEvents[step] ?? 0;
+    if (eventTarget > storedEventCount) {
+      const t0 = Date.now();
+      await seedEvents(service, one.requestId, eventTarget - storedEventCount);
+      console.log(`seeded ${eventTarget - storedEventCount} events in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      storedEventCount = eventTarget;
     }
     let k = 0;
     const at = await run(`${base}/v1/identify`, 10, {
@@ -235,7 +282,7 @@ for (const backend of args.backend.split(',')) {
       headers: { ...json, 'x-api-key': live },
       requests: [{ setupRequest: (req) => ({ ...req, body: returning[k++ % returning.length]! }) }],
     });
-    show(`identify with ${target.toLocaleString('en')} stored visitors`, at);
+    show(`identify with ${target.toLocaleString('en')} stored visitors${storedEvents.length ? `, ${storedEventCount.toLocaleString('en')} events` : ''}`, at);
   }
 
   floor.close();
