@@ -147,20 +147,24 @@ describe('the _id families of the events collection', () => {
     expect(await allIds()).toEqual(before);
   });
 
-  it("stores an event's verdicts and IP location as JSON text, and reads events stored with them as objects", async () => {
+  it("stores an event's verdicts and IP location as JSON text and its signals deflated, and reads events stored in the older form", async () => {
     const { requestId } = ids[0]!;
     const read = async () => {
       const res = await h.http().get(`/v1/events/${requestId}`).set('authorization', `Bearer ${secret}`);
       expect(res.status).toBe(200);
-      return res.body as { verdicts: { bot: { result: boolean } }; ipLocation?: unknown };
+      return res.body as { verdicts: { bot: { result: boolean } }; signals: { client: unknown } };
     };
     const served = await read();
     const raw = (await events().findOne({ _id: requestId }))!;
-    expect([typeof raw.verdicts, typeof raw.ipLocation]).toEqual(['string', 'string']);
+    expect([typeof raw.verdicts, typeof raw.ipLocation, raw.signals?.constructor.name, raw.signalsJson]).toEqual(['string', 'string', 'Binary', undefined]);
     expect(JSON.parse(raw.verdicts as string)).toEqual(served.verdicts);
-    // As an older version stored it: objects. The API answers the same, and a patch keeps them.
+    expect(served.signals.client).toEqual(expect.objectContaining({ userAgent: expect.any(Object) }));
+    // As an older version stored it: objects, and the signals as JSON text. The API answers the same, and a patch keeps them.
     const doc = (await h.store.events.get(requestId))!;
-    await events().updateOne({ _id: requestId }, { $set: { verdicts: doc.verdicts, ipLocation: doc.ipLocation } });
+    await events().updateOne(
+      { _id: requestId },
+      { $set: { verdicts: doc.verdicts, ipLocation: doc.ipLocation, signalsJson: doc.signalsJson }, $unset: { signals: '' } },
+    );
     expect(typeof (await events().findOne({ _id: requestId }))!.verdicts).toBe('object');
     expect(await read()).toEqual(served);
     const patched = await h

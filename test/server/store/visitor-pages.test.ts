@@ -96,11 +96,14 @@ describe('the stored form of a visitor (server/store/visitorCodec.ts)', () => {
     expect((doc.components as unknown[]).every((c) => typeof c === 'string')).toBe(true);
     expect([typeof doc.tokens, typeof doc.prefixes, typeof doc.suspects]).toEqual(['string', 'string', 'string']);
     expect((doc.recent as unknown[]).map((r) => typeof r)).toEqual(['string', 'string']);
-    expect((doc.visits as string[]).map((v) => (JSON.parse(v) as { seq: number }).seq)).toEqual([1, 2]);
+    // Summaries and recent activity as arrays of their values (seq first; time, address, country).
+    expect((doc.visits as string[]).map((v) => (JSON.parse(v) as unknown[])[0])).toEqual([1, 2]);
+    expect(JSON.parse((doc.recent as string[])[0]!)).toEqual([expect.any(Number), expect.any(String), expect.any(String)]);
     // Read back through the store, it is the document identification wrote.
     const read = await h.store.visitors.get(visitorId);
     expect(read?.tokens?.[0]?.hash).toMatch(/^[\w-]{43}$/);
-    expect(read?.visits?.map((v) => v.requestId)).toEqual((doc.visits as string[]).map((v) => (JSON.parse(v) as { requestId: string }).requestId));
+    expect(read?.visits?.map((v) => v.requestId)).toEqual((doc.visits as string[]).map((v) => (JSON.parse(v) as unknown[])[1]));
+    expect(read?.visits?.[1]).toEqual(expect.objectContaining({ seq: 2, requestId: expect.stringMatching(/^req_/), riskFactors: expect.any(Array) }));
   });
 
   it('reads and updates a document written in the older form (objects), losing nothing', async () => {
