@@ -104,6 +104,32 @@ async function insertBaseline(service: BenchService): Promise<{ url: string; clo
   return { url: `${await listen(server)}/insert`, close: () => server.close() };
 }
 
+/**
+ * The floor of any design that records a visit and stores its event: the
+ * same body parse, then a compare-and-swap on a small document (one of
+ * `devices`, by `_id` and `rev`, as identify records a visit) and an
+ * insertOne of the body: two commands, nothing else.
+ */
+async function twoCommands(service: BenchService, devices: number): Promise<{ url: string; close(): void }> {
+  const docs = service.store.db.collection<{ _id: string; rev: number }>('benchCas');
+  await docs.insertMany(Array.from({ length: devices }, (_, i) => ({ _id: `d${i}`, rev: 0 })));
+  const revs = new Array<number>(devices).fill(0);
+  const col = service.store.db.collection('benchInserts');
+  let n = 0;
+  const app = express();
+  app.post('/two', express.json({ limit: '64kb' }), (req, res, next) => {
+    const i = n++ % devices;
+    const rev = revs[i]!;
+    revs[i] = rev + 1;
+    docs
+      .updateOne({ _id: `d${i}`, rev }, { $set: { rev: rev + 1 } })
+      .then(() => col.insertOne({ _id: ulid() as never, body: JSON.stringify(req.body), at: new Date() }))
+      .then(() => res.json({ ok: true }), next);
+  });
+  const server = createServer(app);
+  return { url: `${await listen(server)}/two`, close: () => server.close() };
+}
+
 /** The ceiling: node:http answering constant JSON. */
 async function bare(): Promise<{ url: string; close(): void }> {
   const body = JSON.stringify({ ok: true });
@@ -173,7 +199,7 @@ for (const backend of args.backend.split(',')) {
       ? { DEVDB_BACKEND: 'postgresql', DEVDB_POSTGRESQL_URL: process.env.DEVDB_POSTGRESQL_URL ?? 'postgres://postgres@127.0.0.1:5432/deviceid_bench' }
       : {};
   const service = await startService(systemClock, env);
-  const [floor, ceiling] = [await insertBaseline(service), await bare()];
+  const [floor, two, ceiling] = [await insertBaseline(service), await twoCommands(service, devices), await bare()];
   const { base, live, secret } = service;
   const returning = Array.from({ length: devices }, (_, i) => JSON.stringify(identifyBody(deviceValues(i + 1))));
   for (const b of returning) await fetch(`${base}/v1/identify`, { method: 'POST', headers: { ...json, 'x-api-key': live }, body: b });
@@ -189,6 +215,15 @@ for (const backend of args.backend.split(',')) {
     }
   }
   console.log(`\n${service.source}; ${seconds} s per measure; ${devices} returning devices${proxy ? '; direct and via @deviceid/proxy' : ''}`);
+
+  // Warm-up, not reported: the first seconds of a measure pay for V8 compiling the server's hot code.
+  let w = 0;
+  await run(`${base}/v1/identify`, 10, {
+    method: 'POST',
+    headers: { ...json, 'x-api-key': live },
+    requests: [{ setupRequest: (req) => ({ ...req, body: returning[w++ % returning.length]! }) }],
+  });
+  await run(floor.url, 10, { method: 'POST', headers: json, body: returning[0] });
 
   for (const connections of connectionCounts) {
     console.log(`${connections} connections:`);
@@ -212,11 +247,18 @@ for (const backend of args.backend.split(',')) {
       headers: json,
       requests: [{ setupRequest: (req) => ({ ...req, body: returning[m++ % returning.length]! }) }],
     });
+    let k = 0;
+    const pair = await run(two.url, connections, {
+      method: 'POST',
+      headers: json,
+      requests: [{ setupRequest: (req) => ({ ...req, body: returning[k++ % returning.length]! }) }],
+    });
     const node = await run(ceiling.url, connections);
     show('identify, returning devices', again, `   ${(again.rps / insert.rps).toFixed(2)}× insertOne`);
     show('identify, first visits', first, `   ${(first.rps / insert.rps).toFixed(2)}× insertOne`);
     console.log(`    returning: ${againCommands}\n    first visits: ${firstCommands}`);
     show('Express body parse + insertOne', insert);
+    show('… + compare-and-swap updateOne first', pair, `   ${(pair.rps / insert.rps).toFixed(2)}× insertOne`);
     show('bare node:http', node);
     if (proxy) {
       // Direct again right before (the same conditions), then the same returning devices through
@@ -286,6 +328,7 @@ for (const backend of args.backend.split(',')) {
   }
 
   floor.close();
+  two.close();
   ceiling.close();
   proxy?.close();
   stubProxy?.close();
