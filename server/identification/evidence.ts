@@ -172,17 +172,14 @@ export function storageEvidence(v: CandidateFacts & WithTokens, visit: VisitFact
 }
 
 /**
- * log P(network | v) − log P(network | a new device like this one). The new
- * device's chance of being on this prefix (AS) is the share of the visit's
- * look-alikes seen there, pulled towards the share of all visitors: an
- * office of identical laptops, or identical phones at home, make the shared
- * prefix expected of a new look-alike, and then it is no evidence for v.
+ * log P(network | v) − log P(network | a new device like this one), and
+ * which case it is: v's own prefix, v's AS only, a network new to v, or none
+ * (an anonymizer). The new device's chance of being on this prefix (AS) is
+ * the share of the visit's look-alikes seen there, pulled towards the share
+ * of all visitors: an office of identical laptops, or identical phones at
+ * home, make the shared prefix expected of a new look-alike, and then it is
+ * no evidence for v.
  */
-export function networkEvidence(v: CandidateFacts, visit: VisitFacts, lookalikes: readonly CandidateFacts[] = []): number {
-  return networkParts(v, visit, lookalikes).evidence;
-}
-
-/** The network evidence and which case it is: v's own prefix, v's AS only, a network new to v, or none (an anonymizer). */
 export function networkParts(
   v: CandidateFacts,
   visit: VisitFacts,
