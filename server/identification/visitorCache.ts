@@ -13,7 +13,7 @@
 // entries go.
 //
 // An entry is compact (issue 27: 50,000 of them by default): the document in
-// its stored form (server/store/visitorCodec.ts) as deflated BSON, without
+// its stored form (server/store/visitors.ts) as deflated BSON, without
 // its current page of visit summaries, which is most of a document and
 // which a visit does not need unless it starts a new page (the finished page
 // then moves to visitPages: such a visit reads the visitor). A visit
@@ -24,8 +24,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { BSON } from 'mongodb';
 import { LRUCache } from 'lru-cache';
-import { decodeVisitor, encodeVisitor, type StoredVisitorDoc } from '../store/visitorCodec.js';
-import type { VisitorDoc } from '../store/visitors.js';
+import { decodeVisitor, encodeVisitor, type StoredVisitorDoc, type VisitorDoc } from '../store/visitors.js';
 import { VISITS_PER_PAGE } from '../store/visits.js';
 
 interface TokenEntry {

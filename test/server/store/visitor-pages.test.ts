@@ -85,7 +85,7 @@ describe('visit summaries', () => {
   });
 });
 
-describe('the stored form of a visitor (server/store/visitorCodec.ts)', () => {
+describe('the stored form of a visitor (server/store/visitors.ts)', () => {
   const raw = (visitorId: string) => h.store.db.collection('visitors').findOne({ _id: visitorId } as never) as Promise<Record<string, unknown>>;
 
   it('holds its lists of small objects as JSON text, and a visit appends one text to its summaries', async () => {

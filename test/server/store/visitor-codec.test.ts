@@ -1,8 +1,7 @@
-// The stored form of a visitor (server/store/visitorCodec.ts): what is read
+// The stored form of a visitor (server/store/visitors.ts): what is read
 // back is what was written, whatever the form of each item.
 import { describe, expect, it } from 'vitest';
-import { decodeVisitor, encodeVisitor, type StoredVisitorDoc } from '../../../server/store/visitorCodec.js';
-import type { VisitorDoc } from '../../../server/store/visitors.js';
+import { decodeVisitor, encodeVisitor, type StoredVisitorDoc, type VisitorDoc } from '../../../server/store/visitors.js';
 
 const summary = {
   seq: 1,
