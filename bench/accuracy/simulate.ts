@@ -267,6 +267,7 @@ export async function simulate(world: World, size: number, seed: number, opts: S
     const visit: Visit = {
       components,
       tokenHash,
+      otherToken: [scriptToken, cookieToken].find((t) => t !== null && t !== tokenHash) ?? null,
       linkedId: linkedHash(sim.linkedId, project),
       network,
       incognito: sim.values.incognito?.likely ?? false,

@@ -90,6 +90,11 @@ export interface LinkIndex {
 export interface Visit {
   components: Components;
   tokenHash: string | null;
+  /**
+   * The visit's other token (the device cookie beside the agent's token, or the agent's beside the cookie linking went
+   * by, or a cookie issued now): the same browser's, so it names the matched visitor after the visit.
+   */
+  otherToken?: string | null;
   /** Hash of the customer's linkedId (service.ts linkedHash); null without one, or when the project does not use it. */
   linkedId: string | null;
   network: VisitNetwork;
@@ -379,7 +384,14 @@ export function withVisit(
 ): Pick<VisitorRecord, 'prefixes' | 'asns' | 'novelPrefixes' | 'novelAsns' | 'tokens' | 'linked'> {
   const { prefix, asn } = visit.network;
   const now = visit.now;
-  const prior = tokenHash ? v.tokens.find((t) => t.hash === tokenHash) : undefined;
+  // The other token's turns are kept too, so that a device merged with another is told apart by whichever token it
+  // comes back with (a cookie outlives the agent's storage); not when the visit's token was not believed.
+  const other = tokenHash === visit.tokenHash ? (visit.otherToken ?? null) : null;
+  const keep = (tokens: TokenUse[], hash: string | null) => {
+    if (!hash) return tokens;
+    const prior = tokens.find((t) => t.hash === hash);
+    return bump(tokens, (t) => t.hash === hash, tokenUse(prior, hash, visit), TOKENS_CAP);
+  };
   const prefixUse = prefix ? v.prefixes.find((p) => p.p === prefix) : undefined;
   const asnUse = asn !== null ? v.asns.find((a) => a.a === asn) : undefined;
   return {
@@ -387,7 +399,7 @@ export function withVisit(
     asns: asn !== null ? bump(v.asns, (a) => a.a === asn, { a: asn, n: (asnUse?.n ?? 0) + 1, last: now }, ASNS_CAP) : v.asns,
     novelPrefixes: v.novelPrefixes + (prefix && !prefixUse ? 1 : 0),
     novelAsns: v.novelAsns + (asn !== null && !asnUse ? 1 : 0),
-    tokens: tokenHash ? bump(v.tokens, (t) => t.hash === tokenHash, tokenUse(prior, tokenHash, visit), TOKENS_CAP) : v.tokens,
+    tokens: keep(keep(v.tokens, tokenHash), other),
     linked: visit.linkedId && v.linked[0] !== visit.linkedId ? bump(v.linked, (l) => l === visit.linkedId, visit.linkedId, LINKED_CAP) : v.linked,
   };
 }

@@ -144,6 +144,7 @@ export class IdentificationService {
     const visit: Visit = {
       components,
       tokenHash,
+      otherToken: [scriptToken, cookieToken].find((t) => t !== null && t !== tokenHash) ?? null,
       linkedId,
       network: edge.network,
       incognito: signals.incognito?.likely ?? false,

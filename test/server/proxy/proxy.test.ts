@@ -360,6 +360,29 @@ describe('linking the agent’s token and the device cookie', () => {
     expect(await h.store.identity.tokenOwner(c.accountId, sha(b.deviceToken.token!))).toBe(first.body.visitorId);
   });
 
+  it('a look-alike merged by fingerprint is told apart by its cookie once its agent storage is gone: the cookie takes turns with the other device’s tokens', async () => {
+    // Two identical computers in one office, each with its own agent token and cookie.
+    const a = { ...deviceValues(160), deviceToken: { token: 'tok_office_a_' + 'a'.repeat(16), storage: 'localStorage' as const, createdAt: 1 } };
+    const b = { ...a, deviceToken: { token: 'tok_office_b_' + 'b'.repeat(16), storage: 'localStorage' as const, createdAt: 1 } };
+    const office = { secret, ip: '2.125.160.216' };
+    const first = await proxied(identifyBody(a), office);
+    const cookieA = setCookie(first)!.pair;
+    h.clock.advance(60_000);
+    const merged = await proxied(identifyBody(b), office);
+    expect(merged.body.visitorId).toBe(first.body.visitorId);
+    const cookieB = setCookie(merged)!.pair;
+    h.clock.advance(60_000);
+    expect((await proxied(identifyBody(a), { ...office, cookie: cookieA })).body.visitorId).toBe(first.body.visitorId);
+    // b's agent storage is gone (ITP, or cleared without cookies): only its cookie says which device it is.
+    h.clock.advance(60_000);
+    const separated = await proxied(identifyBody(withoutToken(b)), { ...office, cookie: cookieB });
+    expect(separated.body.visitorId).not.toBe(first.body.visitorId);
+    expect(await h.store.identity.tokenOwner(c.accountId, cookieTokenHash(cookieB.split('=')[1]!))).toBe(separated.body.visitorId);
+    h.clock.advance(60_000);
+    expect((await proxied(identifyBody(a), { ...office, cookie: cookieA })).body.visitorId).toBe(first.body.visitorId);
+    expect((await proxied(identifyBody(withoutToken(b)), { ...office, cookie: cookieB })).body.visitorId).toBe(separated.body.visitorId);
+  });
+
   it('a direct identify is unchanged: the agent’s token alone, no cookie', async () => {
     const d = deviceValues(150);
     const one = await request(h.app).post('/v1/identify').set('x-api-key', live).send(identifyBody(d));
