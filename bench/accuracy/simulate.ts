@@ -268,6 +268,7 @@ export async function simulate(world: World, size: number, seed: number, opts: S
       components,
       tokenHash,
       otherToken: [scriptToken, cookieToken].find((t) => t !== null && t !== tokenHash) ?? null,
+      cookie: cookieToken,
       linkedId: linkedHash(sim.linkedId, project),
       network,
       incognito: sim.values.incognito?.likely ?? false,

@@ -69,6 +69,8 @@ export interface VisitFacts {
   incognito: boolean;
   /** Whether the visit presented a device token at all (a new one, or one not believed). */
   hasToken: boolean;
+  /** Whether it came through the first-party proxy: a device that kept its cookie would have presented it. */
+  proxied: boolean;
   /** Distinct visitors seen on the visit's prefix and AS. */
   prefixCrowd: number;
   asnCrowd: number;
@@ -154,8 +156,10 @@ export function anonymity(r: number, g: GroupCounts, a: GroupCounts, mobile = fa
 }
 
 /** The tokens a candidate's storage kept: those of private windows died with them. */
-type WithTokens = { tokens: readonly Pick<TokenUse, 'ephemeral'>[] };
+type WithTokens = { tokens: readonly Pick<TokenUse, 'ephemeral' | 'cookie'>[] };
 const keptTokens = (v: WithTokens) => v.tokens.filter((t) => !t.ephemeral).length;
+/** Whether a candidate kept the first-party proxy's device cookie, which WebKit's ITP does not delete. */
+export const keepsCookie = (v: WithTokens) => v.tokens.some((t) => t.cookie && !t.ephemeral);
 
 /** log P(this visit's storage state | v returning) − log P(… | new device). */
 export function storageEvidence(v: CandidateFacts & WithTokens, visit: VisitFacts): number {
@@ -163,7 +167,9 @@ export function storageEvidence(v: CandidateFacts & WithTokens, visit: VisitFact
   // one seen only in private windows had no storage to keep, and returns with a new token or none alike.
   if (!keptTokens(v) && (v.tokens.length > 0 || !visit.hasToken)) return 0;
   const days = Math.max(0, visit.now - v.lastSeenAt) / DAY;
-  const loss = Math.min(0.95, MODEL.clearRate + MODEL.clearPerDay * days + (v.webkit && days > MODEL.itpDays ? MODEL.itpLoss : 0));
+  // ITP explains a lost script token, never a lost device cookie: a device that kept one is missing it only once cleared.
+  const itp = v.webkit && days > MODEL.itpDays && !(visit.proxied && keepsCookie(v));
+  const loss = Math.min(0.95, MODEL.clearRate + MODEL.clearPerDay * days + (itp ? MODEL.itpLoss : 0));
   const { privateRate: p, privateDetected: d, privateFalse: f } = MODEL;
   // A private window is as likely for a returning device as for a new one.
   const returning = visit.incognito ? p * d + loss * f : p * (1 - d) + loss * (1 - f);

@@ -28,7 +28,18 @@
 //
 // The index is abstract so the accuracy benchmark runs this same code.
 import { exactKey, groupKey, isMobile, modelKey, partialKeys, type Components } from './components.js';
-import { features, logOddsOf, MODEL, networkScore, posterior, type CandidateFacts, type Scored, type VisitFacts, type VisitNetwork } from './evidence.js';
+import {
+  features,
+  keepsCookie,
+  logOddsOf,
+  MODEL,
+  networkScore,
+  posterior,
+  type CandidateFacts,
+  type Scored,
+  type VisitFacts,
+  type VisitNetwork,
+} from './evidence.js';
 import type { Lookup, LookupQuery, Remembered } from '../store/identity.js';
 import { followMerges, type Suspect, type TokenUse } from '../store/visitors.js';
 import { similarity, tokenConsistent, type Similarity } from './matcher.js';
@@ -95,6 +106,8 @@ export interface Visit {
    * by, or a cookie issued now): the same browser's, so it names the matched visitor after the visit.
    */
   otherToken?: string | null;
+  /** Through the first-party proxy: the device cookie's token hash, presented by the browser or issued on this visit. */
+  cookie?: string | null;
   /** Hash of the customer's linkedId (service.ts linkedHash); null without one, or when the project does not use it. */
   linkedId: string | null;
   network: VisitNetwork;
@@ -219,6 +232,7 @@ async function scoreCandidates(index: LinkIndex, visit: Visit, at: number, extra
     network: visit.network,
     incognito: visit.incognito,
     hasToken: visit.tokenHash !== null,
+    proxied: !!visit.cookie,
     prefixCrowd: found.prefixCrowd,
     asnCrowd: found.asnCrowd,
     account: found.account,
@@ -364,13 +378,15 @@ function together(u: VisitorRecord, young: VisitorRecord): CandidateFacts {
  * u's token at its next visit unless it lost its storage by then (cleared,
  * or WebKit's ITP after a week away): P(no u token by t) = q + (1 − q)·e^(−r·(t − u's last visit)),
  * with r u's visit rate. The increment from the young visitor's first visit
- * to now is bounded by 1/q, so a WebKit visitor away for long gains little.
+ * to now is bounded by 1/q, so a WebKit visitor away for long gains little,
+ * unless it kept the first-party proxy's device cookie, which ITP spares.
  */
 function silence(u: VisitorRecord, since: number, now: number): number {
   const rate = Math.max(0, u.visitCount - 1) / ((u.lastSeenAt - u.firstSeenAt) / DAY + MODEL.rateDays);
+  const itp = u.webkit && !keepsCookie(u);
   const quiet = (t: number) => {
     const days = Math.max(0, t - u.lastSeenAt) / DAY;
-    const q = Math.min(0.95, MODEL.clearRate + MODEL.clearPerDay * days + (u.webkit && days > MODEL.itpDays ? MODEL.itpLoss : 0));
+    const q = Math.min(0.95, MODEL.clearRate + MODEL.clearPerDay * days + (itp && days > MODEL.itpDays ? MODEL.itpLoss : 0));
     return q + (1 - q) * Math.exp(-rate * days);
   };
   return Math.max(0, Math.log(quiet(since) / quiet(now)));
@@ -404,9 +420,15 @@ export function withVisit(
   };
 }
 
-/** A token's use after this visit: ephemeral while it was only ever seen in private windows. */
+/** A token's use after this visit: ephemeral while it was only ever seen in private windows; marked when it is the device cookie. */
 function tokenUse(prior: TokenUse | undefined, hash: string, visit: Visit): TokenUse {
-  const { ephemeral: _, ...use } = { ...prior, hash, first: prior?.first ?? visit.now, last: visit.now };
+  const { ephemeral: _, ...use } = {
+    ...prior,
+    hash,
+    first: prior?.first ?? visit.now,
+    last: visit.now,
+    ...(hash === visit.cookie ? { cookie: true as const } : {}),
+  };
   return visit.incognito && (!prior || prior.ephemeral) ? { ...use, ephemeral: true } : use;
 }
 

@@ -145,6 +145,7 @@ export class IdentificationService {
       components,
       tokenHash,
       otherToken: [scriptToken, cookieToken].find((t) => t !== null && t !== tokenHash) ?? null,
+      cookie: cookieToken,
       linkedId,
       network: edge.network,
       incognito: signals.incognito?.likely ?? false,

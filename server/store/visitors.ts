@@ -34,6 +34,8 @@ export interface TokenUse {
   via?: string;
   /** Only ever seen in a private window: storage that dies with the window, never kept by the device. */
   ephemeral?: true;
+  /** The first-party proxy's device cookie: set by the server, it outlives WebKit's deletion of script storage. */
+  cookie?: true;
 }
 
 /** A young visitor's possible predecessor and the evidence for it so far. */

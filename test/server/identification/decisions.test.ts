@@ -27,6 +27,8 @@ const T0 = Date.UTC(2026, 0, 15);
 
 interface Send {
   token?: string | null;
+  /** Through the first-party proxy: the device cookie's token hash. */
+  cookie?: string;
   incognito?: boolean;
   advance?: number;
   asn?: number | null;
@@ -41,6 +43,7 @@ function account(index = new MemoryIndex()) {
     return {
       components,
       tokenHash: o.token ?? null,
+      ...(o.cookie ? { otherToken: o.cookie, cookie: o.cookie } : {}),
       linkedId: null,
       network: { prefix, asn: o.asn === undefined ? 2856 : o.asn, kind: o.kind ?? 'fixed' },
       incognito: o.incognito ?? false,
@@ -389,6 +392,7 @@ describe('split healing', () => {
       network: { prefix: next, asn: 2856, kind: 'fixed' },
       incognito: false,
       hasToken: true,
+      proxied: false,
       prefixCrowd: 0,
       asnCrowd: 2,
       account: { visitors: 2, since: T0, n1: 0, n2: 0, n3: 0 },
@@ -486,15 +490,18 @@ describe('split healing', () => {
     expect(await b.send(s.d, HOME, { token: 'away' })).toEqual({ visitorId: s.young.visitorId, kind: 'token', p: 1, tokenRejected: false, suspects: [] });
   });
 
-  it('grows sure of a suspect that keeps silent while its split visits, unless it is a Safari whose token ITP deletes anyway', async () => {
-    const silent = async (d: Components) => {
+  it('grows sure of a suspect that keeps silent while its split visits, unless it is a Safari whose token ITP deletes anyway and that kept no device cookie', async () => {
+    // Through the first-party proxy (`proxied`) the device also has the server-set cookie, which ITP does not delete.
+    const silent = async (d: Components, proxied = false) => {
       const a = account();
-      await a.send(d, HOME, { token: 'home' });
-      for (let i = 0; i < 6; i++) await a.send(d, HOME, { token: 'home', advance: DAY });
+      const cookie = (c: string) => (proxied ? { cookie: c } : {});
+      await a.send(d, HOME, { token: 'home', ...cookie('home cookie') });
+      for (let i = 0; i < 6; i++) await a.send(d, HOME, { token: 'home', advance: DAY, ...cookie('home cookie') });
       // The next day, storage gone, on a network it never used; then ten days of visits through a VPN (no network evidence).
-      const young = await a.send(d, AWAY, { token: 'away', advance: DAY, asn: 64500 });
+      const young = await a.send(d, AWAY, { token: 'away', advance: DAY, asn: 64500, ...cookie('away cookie') });
       let last = young;
-      for (let i = 0; i < 10; i++) last = await a.send(d, '185.1.1.0/24', { token: 'away', advance: DAY, asn: 9009, kind: 'anonymizer' });
+      for (let i = 0; i < 10; i++)
+        last = await a.send(d, '185.1.1.0/24', { token: 'away', advance: DAY, asn: 9009, kind: 'anonymizer', ...cookie('away cookie') });
       expect(last.visitorId).toBe(young.visitorId);
       return { young: young.p, last: last.p };
     };
@@ -515,6 +522,10 @@ describe('split healing', () => {
     expect(chrome.last).toBeLessThan(chrome.young - 0.3);
     // A Safari away more than a week would have lost its token whether or not it is this device: no evidence either way.
     expect(safari.last).toBeCloseTo(safari.young, 10);
+    // Unless it kept the device cookie: another device would still show that, so its silence counts as a Chrome's does.
+    const safariWithCookie = await silent({ ...d, browser: 'Safari|macOS', platform: 'MacIntel' }, true);
+    expect(safariWithCookie.young).toBeCloseTo(chrome.young, 10);
+    expect(safariWithCookie.last).toBeCloseTo(chrome.last, 10);
   });
 
   it('stops looking for its predecessor after twenty visits or sixty days', async () => {
@@ -616,6 +627,33 @@ describe('what a visit changes in its visitor', () => {
     expect(withVisit(v, at(HOME, 2856, { incognito: true }), 'a').tokens[0]).toEqual({ hash: 'a', first: T0, last: T0 + DAY });
     // No token: the tokens stay.
     expect(withVisit(v, at(HOME, 2856), null).tokens).toBe(v.tokens);
+  });
+
+  it('keeps the turns of the visit’s other token too, the device cookie marked, unless the visit’s token was not believed', () => {
+    const v = visitor({
+      tokens: [
+        { hash: 'a', first: T0, last: T0 },
+        { hash: 'c', first: T0, last: T0, cookie: true },
+      ],
+    });
+    const cookie = 'c';
+    // The agent's token went by, the cookie beside it: both taken at this visit.
+    expect(withVisit(v, at(HOME, 2856, { tokenHash: 'a', otherToken: 'c', cookie }), 'a').tokens).toEqual([
+      { hash: 'c', first: T0, last: T0 + DAY, cookie: true },
+      { hash: 'a', first: T0, last: T0 + DAY },
+    ]);
+    // The agent's storage gone: the cookie went by, and the agent's new token joins it.
+    expect(withVisit(v, at(HOME, 2856, { tokenHash: 'c', otherToken: 'new', cookie }), 'c').tokens).toEqual([
+      { hash: 'new', first: T0 + DAY, last: T0 + DAY },
+      { hash: 'c', first: T0, last: T0 + DAY, cookie: true },
+      { hash: 'a', first: T0, last: T0 },
+    ]);
+    // A cookie issued on a visit without any token known.
+    expect(withVisit(visitor({ tokens: [] }), at(HOME, 2856, { otherToken: 'c2', cookie: 'c2' }), null).tokens).toEqual([
+      { hash: 'c2', first: T0 + DAY, last: T0 + DAY, cookie: true },
+    ]);
+    // The visit's token was not believed (recordVisit passes null): neither token is the visitor's.
+    expect(withVisit(v, at(HOME, 2856, { tokenHash: 'x', otherToken: 'c3', cookie: 'c3' }), null).tokens).toBe(v.tokens);
   });
 });
 

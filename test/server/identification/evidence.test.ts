@@ -22,7 +22,7 @@ import {
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 15);
 
-type Tokens = { tokens: { ephemeral?: true }[] };
+type Tokens = { tokens: { ephemeral?: true; cookie?: true }[] };
 const visitor = (o: Partial<CandidateFacts & Tokens> = {}): CandidateFacts & Tokens => ({
   visitCount: 4,
   firstSeenAt: NOW - 30 * DAY,
@@ -41,6 +41,7 @@ const visit = (o: Partial<VisitFacts> = {}): VisitFacts => ({
   network: { prefix: '81.2.69.0/24', asn: 2856, kind: 'fixed' },
   incognito: false,
   hasToken: true,
+  proxied: false,
   linked: null,
   prefixCrowd: 1,
   asnCrowd: 500,
@@ -122,6 +123,16 @@ describe('storage evidence', () => {
   });
   it('finds nothing in the storage state of a WebKit device away for years: its storage is as surely gone as a new device has none', () => {
     expect(storageEvidence(visitor({ webkit: true, lastSeenAt: NOW - 1000 * DAY }), visit())).toBeCloseTo(0, 12);
+  });
+  it('does not excuse a missing device cookie by ITP: through the proxy, a WebKit device that kept one lost it only if cleared', () => {
+    const safari = visitor({ webkit: true, lastSeenAt: NOW - 8 * DAY, tokens: [{}, { cookie: true }] });
+    // 8 days away: 2 % + 0.8 % cleared, as for any other browser, instead of ITP's 80 % on top.
+    expect(storageEvidence(safari, visit({ proxied: true }))).toBeCloseTo(Math.log((0.005 + 0.028 * 0.98) / (0.005 + 0.95 * 0.98)), 4);
+    expect(storageEvidence(safari, visit({ proxied: true }))).toBeCloseTo(storageEvidence({ ...safari, webkit: false }, visit({ proxied: true })), 12);
+    // Without the proxy the cookie could not be presented, and a cookie seen only in a private window died with it.
+    expect(storageEvidence(safari, visit())).toBeGreaterThan(-0.5);
+    expect(storageEvidence({ ...safari, tokens: [{}, { cookie: true, ephemeral: true }] }, visit({ proxied: true }))).toBeGreaterThan(-0.5);
+    expect(storageEvidence({ ...safari, tokens: [{}] }, visit({ proxied: true }))).toBeGreaterThan(-0.5);
   });
   it('expects a WebKit device back exactly a week later to still have its storage', () => {
     expect(storageEvidence(visitor({ webkit: true, lastSeenAt: NOW - 7 * DAY }), visit())).toBeLessThan(-3);
