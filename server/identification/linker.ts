@@ -435,8 +435,11 @@ function tokenUse(prior: TokenUse | undefined, hash: string, visit: Visit): Toke
 /** Networks remembered per visitor: home, work, a phone's usual carriers and their pools. */
 export const PREFIXES_CAP = 8;
 export const ASNS_CAP = 6;
-/** Tokens remembered per visitor: enough to see two alternate, few enough to stay small. */
-export const TOKENS_CAP = 8;
+/**
+ * Tokens remembered per visitor: enough to see two browsers alternate among a few more look-alikes, each with its agent
+ * token and device cookie, few enough to stay small.
+ */
+export const TOKENS_CAP = 16;
 /** linkedIds remembered per visitor: a shared computer's few family members. */
 export const LINKED_CAP = 4;
 

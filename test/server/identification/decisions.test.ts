@@ -54,7 +54,9 @@ function account(index = new MemoryIndex()) {
     const visit = visitOf(components, prefix, o);
     const match = await link(index, visit);
     const before = index.record(match, visit);
-    await index.remember(remembered(before, match, visit, match.kind === 'new'));
+    // The visit's other token names the matched visitor too (service.ts tokensToPoint).
+    const moreTokens = visit.otherToken && !match.tokenRejected ? [visit.otherToken] : [];
+    await index.remember({ ...remembered(before, match, visit, match.kind === 'new'), moreTokens });
     return match;
   };
   return { index, send, visitOf, now: () => t };
@@ -152,6 +154,19 @@ describe('the token path', () => {
     const m = await link(index, a.visitOf(d, HOME, { token: 'b' }));
     expect(m).toEqual({ visitorId: elsewhere, kind: 'token', separated: true, p: 0.5, tokenRejected: false });
     expect(index.visitors.size).toBe(2);
+  });
+
+  it('keeps the turns of several browsers’ two tokens each: the first look-alike merged is still told apart by its cookie', async () => {
+    const a = account();
+    const d = extractComponents(deviceValues(9_001));
+    const va = await a.send(d, HOME, { token: 'a', cookie: 'a cookie' });
+    // Four identical devices on the same network, each with its agent token and device cookie, linked to A by fingerprint.
+    for (const k of ['b', 'c', 'd', 'e']) expect((await a.send(d, HOME, { token: k, cookie: `${k} cookie` })).visitorId).toBe(va.visitorId);
+    await a.send(d, HOME, { token: 'a', cookie: 'a cookie' });
+    // B's agent storage is gone; its cookie takes turns with A's tokens, which the visitor still remembers beside B's.
+    const m = await a.send(d, HOME, { token: 'b cookie', cookie: 'b cookie' });
+    expect(m).toMatchObject({ kind: 'new', separated: true });
+    expect(m.visitorId).not.toBe(va.visitorId);
   });
 
   it('gives a separated look-alike a visitor of its own that suspects no one', async () => {
