@@ -116,6 +116,13 @@ export function deviceValues(seed: number, chromeMajor = 130): Values {
   };
 }
 
+let tokensIssued = 0;
+
+/** The same device with a device token of its own, new to the service (as after storage was cleared, or on another device). */
+export function withNewToken(values: Values): Values {
+  return { ...values, deviceToken: { token: `test_token_${++tokensIssued}_${process.pid}_${'x'.repeat(12)}`, storage: 'localStorage', createdAt: 1 } };
+}
+
 /** Wraps values as request SignalResults. */
 export function wrap(values: Partial<Values>): Record<string, { value: unknown; duration: number }> {
   return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { value: v, duration: 3 }]));

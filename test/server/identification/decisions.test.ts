@@ -65,6 +65,26 @@ function account(index = new MemoryIndex()) {
 let seed = 500;
 const device = (): Components => extractComponents(deviceValues(++seed));
 const HOME = '81.2.69.0/24';
+
+/** A visitor of three visits from HOME on AS 2856, with token `a`. */
+const record = (o: Partial<VisitorRecord> = {}): VisitorRecord => ({
+  id: 'v',
+  components: [],
+  visitCount: 3,
+  firstSeenAt: T0,
+  lastSeenAt: T0,
+  prefixes: [{ p: HOME, n: 3, last: T0 }],
+  asns: [{ a: 2856, n: 3, last: T0 }],
+  novelPrefixes: 1,
+  novelAsns: 1,
+  webkit: false,
+  tokens: [{ hash: 'a', first: T0, last: T0 }],
+  linked: [],
+  mergedInto: null,
+  suspects: [],
+  residual: null,
+  ...o,
+});
 const AWAY = '203.0.113.0/24';
 
 /** A device with a history at home (four days, its token), then a visit from a network it never used with its storage gone. */
@@ -562,24 +582,6 @@ describe('split healing', () => {
 });
 
 describe('what a visit changes in its visitor', () => {
-  const visitor = (o: Partial<VisitorRecord> = {}): VisitorRecord => ({
-    id: 'v',
-    components: [],
-    visitCount: 3,
-    firstSeenAt: T0,
-    lastSeenAt: T0,
-    prefixes: [{ p: HOME, n: 3, last: T0 }],
-    asns: [{ a: 2856, n: 3, last: T0 }],
-    novelPrefixes: 1,
-    novelAsns: 1,
-    webkit: false,
-    tokens: [{ hash: 'a', first: T0, last: T0 }],
-    linked: [],
-    mergedInto: null,
-    suspects: [],
-    residual: null,
-    ...o,
-  });
   const at = (prefix: string | null, asn: number | null, o: Partial<Visit> = {}): Visit => ({
     components: {},
     tokenHash: null,
@@ -591,13 +593,13 @@ describe('what a visit changes in its visitor', () => {
   });
 
   it('counts a network it used again and one new to it, newest first', () => {
-    expect(withVisit(visitor(), at(HOME, 2856), null)).toMatchObject({
+    expect(withVisit(record(), at(HOME, 2856), null)).toMatchObject({
       prefixes: [{ p: HOME, n: 4, last: T0 + DAY }],
       asns: [{ a: 2856, n: 4, last: T0 + DAY }],
       novelPrefixes: 1,
       novelAsns: 1,
     });
-    expect(withVisit(visitor(), at(AWAY, 64500), null)).toMatchObject({
+    expect(withVisit(record(), at(AWAY, 64500), null)).toMatchObject({
       prefixes: [
         { p: AWAY, n: 1, last: T0 + DAY },
         { p: HOME, n: 3, last: T0 },
@@ -610,12 +612,12 @@ describe('what a visit changes in its visitor', () => {
       novelAsns: 2,
     });
     // No address: nothing of the network changes.
-    const v = visitor();
+    const v = record();
     expect(withVisit(v, at(null, null), null)).toMatchObject({ prefixes: v.prefixes, asns: v.asns, novelPrefixes: 1, novelAsns: 1 });
   });
 
   it('remembers the most recent networks and tokens only', () => {
-    const many = visitor({
+    const many = record({
       prefixes: Array.from({ length: PREFIXES_CAP }, (_, i) => ({ p: `10.0.${i}.0/24`, n: 1, last: T0 })),
       asns: Array.from({ length: ASNS_CAP }, (_, i) => ({ a: i, n: 1, last: T0 })),
       tokens: Array.from({ length: TOKENS_CAP }, (_, i) => ({ hash: `t${i}`, first: T0, last: T0 })),
@@ -630,14 +632,14 @@ describe('what a visit changes in its visitor', () => {
   });
 
   it('keeps when a token was first seen, and marks one seen only in private windows as storage never kept', () => {
-    const v = visitor();
+    const v = record();
     expect(withVisit(v, at(HOME, 2856), 'a').tokens).toEqual([{ hash: 'a', first: T0, last: T0 + DAY }]);
     const privateOnly = withVisit(v, at(HOME, 2856, { incognito: true }), 'p').tokens[0];
     expect(privateOnly).toEqual({ hash: 'p', first: T0 + DAY, last: T0 + DAY, ephemeral: true });
-    const again = withVisit(visitor({ tokens: [privateOnly!] }), at(HOME, 2856, { incognito: true, now: T0 + 2 * DAY }), 'p').tokens[0];
+    const again = withVisit(record({ tokens: [privateOnly!] }), at(HOME, 2856, { incognito: true, now: T0 + 2 * DAY }), 'p').tokens[0];
     expect(again).toEqual({ hash: 'p', first: T0 + DAY, last: T0 + 2 * DAY, ephemeral: true });
     // Presented by a normal window, it is storage the device keeps; a private window later does not undo that.
-    const kept = withVisit(visitor({ tokens: [privateOnly!] }), at(HOME, 2856), 'p').tokens[0];
+    const kept = withVisit(record({ tokens: [privateOnly!] }), at(HOME, 2856), 'p').tokens[0];
     expect(kept).toEqual({ hash: 'p', first: T0 + DAY, last: T0 + DAY });
     expect(withVisit(v, at(HOME, 2856, { incognito: true }), 'a').tokens[0]).toEqual({ hash: 'a', first: T0, last: T0 + DAY });
     // No token: the tokens stay.
@@ -645,7 +647,7 @@ describe('what a visit changes in its visitor', () => {
   });
 
   it('keeps the turns of the visit’s other token too, the device cookie marked, unless the visit’s token was not believed', () => {
-    const v = visitor({
+    const v = record({
       tokens: [
         { hash: 'a', first: T0, last: T0 },
         { hash: 'c', first: T0, last: T0, cookie: true },
@@ -664,7 +666,7 @@ describe('what a visit changes in its visitor', () => {
       { hash: 'a', first: T0, last: T0 },
     ]);
     // A cookie issued on a visit without any token known.
-    expect(withVisit(visitor({ tokens: [] }), at(HOME, 2856, { otherToken: 'c2', cookie: 'c2' }), null).tokens).toEqual([
+    expect(withVisit(record({ tokens: [] }), at(HOME, 2856, { otherToken: 'c2', cookie: 'c2' }), null).tokens).toEqual([
       { hash: 'c2', first: T0 + DAY, last: T0 + DAY, cookie: true },
     ]);
     // The visit's token was not believed (recordVisit passes null): neither token is the visitor's.
@@ -674,24 +676,7 @@ describe('what a visit changes in its visitor', () => {
 
 describe('what a visit leaves to index', () => {
   const d = extractComponents(deviceValues(77));
-  const v = (o: Partial<VisitorRecord> = {}): VisitorRecord => ({
-    id: 'v',
-    components: [d],
-    visitCount: 3,
-    firstSeenAt: T0,
-    lastSeenAt: T0,
-    prefixes: [{ p: HOME, n: 3, last: T0 }],
-    asns: [{ a: 2856, n: 3, last: T0 }],
-    novelPrefixes: 1,
-    novelAsns: 1,
-    webkit: false,
-    tokens: [{ hash: 'a', first: T0, last: T0 }],
-    linked: [],
-    mergedInto: null,
-    suspects: [],
-    residual: null,
-    ...o,
-  });
+  const v = (o: Partial<VisitorRecord> = {}) => record({ components: [d], ...o });
   const visit = (o: Partial<Visit> = {}): Visit => ({
     components: d,
     tokenHash: 'a',

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { signUp } from '../../support/dashboard.js';
-import { deviceValues, identifyBody } from '../../support/signals.js';
+import { deviceValues, identifyBody, withNewToken } from '../../support/signals.js';
 
 let h: Harness;
 let live: string;
@@ -24,8 +24,6 @@ afterAll(async () => {
 
 type V = ReturnType<typeof deviceValues>;
 let seed = 70_000;
-let tokens = 0;
-const withToken = (v: V): V => ({ ...v, deviceToken: { token: `healing_token_${++tokens}_${'x'.repeat(12)}`, storage: 'localStorage', createdAt: 1 } });
 const HOUR = 3_600_000;
 
 interface Result {
@@ -47,10 +45,10 @@ const event = (id: string, key = secret) => request(h.app).get(`/v1/events/${id}
 
 /** A device with a history at home, then a visit without its storage from a network it never used. */
 async function splitDevice(home: string, away: string) {
-  const d = withToken(deviceValues(++seed));
+  const d = withNewToken(deviceValues(++seed));
   const old = await identifyFrom(home, d);
   for (let i = 0; i < 3; i++) await identifyFrom(home, d, 24 * HOUR);
-  const cleared = withToken(d);
+  const cleared = withNewToken(d);
   const split = await identifyFrom(away, cleared, 24 * HOUR);
   return { d, old, cleared, split };
 }
@@ -84,7 +82,7 @@ describe('split healing', () => {
     const { old, split } = await splitDevice(home, '2.125.163.7');
     expect(split.visitorId).not.toBe(old.visitorId);
     // Cleared again on yet another new network: a second split, whose suspects are both earlier ids.
-    const again = withToken(deviceValues(seed));
+    const again = withNewToken(deviceValues(seed));
     const second = await identifyFrom('5.9.164.7', again, 24 * HOUR);
     expect(new Set([old.visitorId, split.visitorId, second.visitorId]).size).toBe(3);
     // Back home with the last token: the last split is re-joined, and so is the split it was re-joined into.
@@ -164,18 +162,18 @@ describe('sparse payloads', () => {
 describe('private windows', () => {
   it('keeps a device that alternates normal and private windows at home on one visitor, never unmerged', async () => {
     const home = '81.2.75.10';
-    const d = withToken(deviceValues(++seed));
+    const d = withNewToken(deviceValues(++seed));
     const first = await identifyFrom(home, d);
     const ids = [first.visitorId];
     for (let day = 0; day < 4; day++) {
       // A private window (its own token, flagged private) opened beside the normal one: pages of both in turns;
       // the next day a private window used alone for a few pages, then the normal one again.
-      const beside = { ...withToken(d), incognito: { ...d.incognito, likely: true } };
+      const beside = { ...withNewToken(d), incognito: { ...d.incognito, likely: true } };
       ids.push((await identifyFrom(home, beside, 24 * HOUR)).visitorId);
       ids.push((await identifyFrom(home, d)).visitorId);
       ids.push((await identifyFrom(home, beside)).visitorId);
       ids.push((await identifyFrom(home, d)).visitorId);
-      const alone = { ...withToken(d), incognito: { ...d.incognito, likely: true } };
+      const alone = { ...withNewToken(d), incognito: { ...d.incognito, likely: true } };
       ids.push((await identifyFrom(home, alone, 24 * HOUR)).visitorId);
       ids.push((await identifyFrom(home, alone, 60_000)).visitorId);
       ids.push((await identifyFrom(home, d)).visitorId);

@@ -7,7 +7,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { signUp, type Customer } from '../../support/dashboard.js';
-import { deviceValues, identifyBody } from '../../support/signals.js';
+import { deviceValues, identifyBody, withNewToken } from '../../support/signals.js';
 
 let h: Harness;
 let shop: Customer;
@@ -28,8 +28,6 @@ afterAll(async () => {
 
 type V = ReturnType<typeof deviceValues>;
 let seed = 91_000;
-let tokens = 0;
-const withToken = (v: V): V => ({ ...v, deviceToken: { token: `linked_token_${++tokens}_${'x'.repeat(12)}`, storage: 'localStorage', createdAt: 1 } });
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const HOME = '81.2.69.40';
@@ -48,10 +46,10 @@ async function identify(ip: string, v: V, linkedId: string | null, key = live, a
 
 /** A device's history at home, signed in with `linkedId`; then a visit that lost its storage, from a network it never used. */
 async function lostOnNewNetwork(linkedId: string) {
-  const d = withToken(deviceValues(++seed));
+  const d = withNewToken(deviceValues(++seed));
   const home = await identify(HOME, d, linkedId);
   for (let i = 0; i < 3; i++) expect((await identify(HOME, d, linkedId)).visitorId).toBe(home.visitorId);
-  const away = await identify(AWAY, withToken(d), linkedId);
+  const away = await identify(AWAY, withNewToken(d), linkedId);
   return { d, home, away };
 }
 
@@ -86,13 +84,13 @@ describe("the customer's linkedId as evidence", () => {
   });
 
   it('never joins two devices whose fingerprints disagree, on the same network or another', async () => {
-    const laptop = withToken(deviceValues(++seed));
+    const laptop = withNewToken(deviceValues(++seed));
     const first = await identify(HOME, laptop, 'family@example.com');
     for (let i = 0; i < 3; i++) await identify(HOME, laptop, 'family@example.com');
     // Another computer of the same account, without storage, at home and elsewhere.
     const other = deviceValues(++seed);
-    const atHome = await identify(HOME, withToken(other), 'family@example.com');
-    const elsewhere = await identify(AWAY, withToken(other), 'family@example.com');
+    const atHome = await identify(HOME, withNewToken(other), 'family@example.com');
+    const elsewhere = await identify(AWAY, withNewToken(other), 'family@example.com');
     expect(atHome.visitorId).not.toBe(first.visitorId);
     expect(elsewhere.visitorId).not.toBe(first.visitorId);
     // The laptop itself is still its own visitor.
@@ -101,13 +99,13 @@ describe("the customer's linkedId as evidence", () => {
 
   it("never crosses accounts: the same device and linkedId at another customer's site is that customer's visitor", async () => {
     const { d, home } = await lostOnNewNetwork('shared@example.com');
-    const there = await identify(AWAY, withToken(d), 'shared@example.com', otherLive);
+    const there = await identify(AWAY, withNewToken(d), 'shared@example.com', otherLive);
     expect(there.visitorId).not.toBe(home.visitorId);
     // Neither account reads the other's visitor.
     const visits = (id: string, key: string) => request(h.app).get(`/v1/demo/visits/${id}`).set('x-api-key', key);
     expect((await visits(home.visitorId, otherSecret)).status).toBe(404);
     expect((await visits(there.visitorId, secret)).status).toBe(404);
     // Back home at the first site, the device is still its visitor there.
-    expect((await identify(HOME, withToken(d), 'shared@example.com')).visitorId).toBe(home.visitorId);
+    expect((await identify(HOME, withNewToken(d), 'shared@example.com')).visitorId).toBe(home.visitorId);
   });
 });

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { signUp } from '../../support/dashboard.js';
-import { deviceValues, identifyBody } from '../../support/signals.js';
+import { deviceValues, identifyBody, withNewToken } from '../../support/signals.js';
 
 let h: Harness;
 let live: string;
@@ -25,8 +25,6 @@ afterAll(async () => {
 
 type V = ReturnType<typeof deviceValues>;
 let seed = 40_000;
-let tokens = 0;
-const withToken = (v: V): V => ({ ...v, deviceToken: { token: `lookalike_token_${++tokens}_${'x'.repeat(12)}`, storage: 'localStorage', createdAt: 1 } });
 
 const DAY = 86_400_000;
 
@@ -56,18 +54,18 @@ async function identifyFrom(ip: string, v: V, advance = 60_000): Promise<{ visit
 
 describe('look-alike devices', () => {
   it('links a device that lost its storage when it comes back from a network it used', async () => {
-    const d = withToken(deviceValues(++seed));
+    const d = withNewToken(deviceValues(++seed));
     const home = await identifyFrom('81.2.69.10', d);
     for (let i = 0; i < 3; i++) await identifyFrom('81.2.69.10', d, 2 * DAY);
     // A week later from the same /24 (a new address from the household's ISP block), storage cleared: a new token.
-    const cleared = await identifyFrom('81.2.69.77', withToken(d), 7 * DAY);
+    const cleared = await identifyFrom('81.2.69.77', withNewToken(d), 7 * DAY);
     expect(cleared.visitorId).toBe(home.visitorId);
     expect(cleared.visitCount).toBe(5);
   });
 
   it('does not merge an identical device on another network; each keeps its own visitor', async () => {
-    const a = withToken(deviceValues(++seed));
-    const b = withToken(a);
+    const a = withNewToken(deviceValues(++seed));
+    const b = withNewToken(a);
     const first = await identifyFrom('81.2.69.10', a);
     const twin = await identifyFrom('2.125.160.10', b);
     expect(twin.visitorId).not.toBe(first.visitorId);
@@ -78,8 +76,8 @@ describe('look-alike devices', () => {
   });
 
   it('finds the look-alike by its own network after it clears its storage', async () => {
-    const a = withToken(deviceValues(++seed));
-    const b = withToken(a);
+    const a = withNewToken(deviceValues(++seed));
+    const b = withNewToken(a);
     const first = await identifyFrom('81.2.69.10', a);
     const twin = await identifyFrom('2.125.160.10', b);
     expect(twin.visitorId).not.toBe(first.visitorId);
@@ -89,28 +87,28 @@ describe('look-alike devices', () => {
       await identifyFrom('2.125.160.10', b);
     }
     // B's exact fingerprint belongs to A's visitor; the network picks B's own.
-    const bCleared = await identifyFrom('2.125.160.99', withToken(b));
+    const bCleared = await identifyFrom('2.125.160.99', withNewToken(b));
     expect(bCleared.visitorId).toBe(twin.visitorId);
-    const aCleared = await identifyFrom('81.2.69.200', withToken(a));
+    const aCleared = await identifyFrom('81.2.69.200', withNewToken(a));
     expect(aCleared.visitorId).toBe(first.visitorId);
   });
 
   it('compares IPv6 clients by their /56, the prefix a home is given', async () => {
-    const d = withToken(deviceValues(++seed));
+    const d = withNewToken(deviceValues(++seed));
     const first = await identifyFrom('2a02:c7f:1234:5678::1', d);
-    const sameHome = await identifyFrom('2a02:c7f:1234:56ab::2', withToken(d));
+    const sameHome = await identifyFrom('2a02:c7f:1234:56ab::2', withNewToken(d));
     expect(sameHome.visitorId).toBe(first.visitorId);
     // Another home in the same /48, an identical device that just visited with a token of its own: not this one.
-    const b = withToken(deviceValues(++seed));
+    const b = withNewToken(deviceValues(++seed));
     const bHome = await identifyFrom('2a02:c7f:1234:7700::1', b);
-    const twinNextDoor = await identifyFrom('2a02:c7f:1234:9a00::1', withToken(b));
+    const twinNextDoor = await identifyFrom('2a02:c7f:1234:9a00::1', withNewToken(b));
     expect(twinNextDoor.visitorId).not.toBe(bHome.visitorId);
   });
 
   it('keeps two identical devices on one network apart once their tokens show two devices', async () => {
     // An office of identical laptops behind one address: the fingerprint and the network agree.
-    const a = withToken(deviceValues(++seed));
-    const b = withToken(a);
+    const a = withNewToken(deviceValues(++seed));
+    const b = withNewToken(a);
     const office = '81.2.69.50';
     const va = await identifyFrom(office, a);
     await identifyFrom(office, b);
@@ -127,10 +125,10 @@ describe('look-alike devices', () => {
     // The second device, identical and on the same network, arrives with a token of its own and is linked to the
     // first by fingerprint and network; its token then keeps coming back, alternating with the first device's.
     // (A private window's token never separates: tested below and in the linker's tests.)
-    const a = withToken(deviceValues(++seed));
+    const a = withNewToken(deviceValues(++seed));
     const office = '81.2.69.60';
     const va = await identifyFrom(office, a);
-    const b = withToken(a);
+    const b = withNewToken(a);
     const merged = await identifyFrom(office, b);
     expect(merged.visitorId).toBe(va.visitorId);
     expect((await identifyFrom(office, a)).visitorId).toBe(va.visitorId);
@@ -144,15 +142,15 @@ describe('look-alike devices', () => {
   });
 
   it('does not separate a device from its own private-window or cleared tokens', async () => {
-    const d = withToken(deviceValues(++seed));
+    const d = withNewToken(deviceValues(++seed));
     const net = '81.2.69.90';
     const first = await identifyFrom(net, d);
     // A private window (a token used once), back to normal, then storage cleared for good.
-    const privateWindow = { ...withToken(d), incognito: { ...d.incognito, likely: true } };
+    const privateWindow = { ...withNewToken(d), incognito: { ...d.incognito, likely: true } };
     expect((await identifyFrom(net, privateWindow)).visitorId).toBe(first.visitorId);
     const own = await identifyFrom(net, d);
     expect(own.visitorId).toBe(first.visitorId);
-    const fresh = withToken(d);
+    const fresh = withNewToken(d);
     const linked = await identifyFrom(net, fresh);
     expect(linked.visitorId).toBe(first.visitorId);
     // A fingerprint link claims less than the visitor's own token does.
@@ -163,8 +161,8 @@ describe('look-alike devices', () => {
 
   it('keeps two identical phones in one household apart while both keep their tokens', async () => {
     const home = '81.2.69.120';
-    const a = withToken(phone(++seed));
-    const b = withToken(a);
+    const a = withNewToken(phone(++seed));
+    const b = withNewToken(a);
     const va = await identifyFrom(home, a);
     const vb = await identifyFrom(home, b);
     expect(vb.visitorId).not.toBe(va.visitorId);
