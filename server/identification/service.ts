@@ -138,7 +138,7 @@ export class IdentificationService {
     // Both tokens' owners in one read, with the lookup a visit no token names needs; linking's tokenOwner then reads nothing.
     const presented = [scriptToken, presentedCookie].filter((t): t is string => t !== null);
     const linkedId = linkedHash(body.linkedId, project);
-    const ahead = lookupQuery({ components, network: edge.network, now, linkedId });
+    const ahead = () => lookupQuery({ components, network: edge.network, now, linkedId });
     const owners = presented.length ? await index.tokenOwners(presented, ahead) : new Map<string, string | null>();
     const tokenHash = chooseToken(scriptToken, presentedCookie, owners);
     const visit: Visit = {

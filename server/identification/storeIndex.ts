@@ -95,11 +95,12 @@ export class StoreIndex implements LinkIndex {
   /**
    * The owners of the visit's tokens (the agent's and a proxy's device
    * cookie), read together in one command and kept for this request, so
-   * that linking's tokenOwner asks the database nothing more. With `ahead`,
+   * that linking's tokenOwner asks the database nothing more. With `ahead`
+   * (built only when the tokens must be read),
    * the same command reads the lookup linking makes when no token names a
    * visitor it believes (a first visit), and `lookup` answers from it.
    */
-  async tokenOwners(tokenHashes: string[], ahead?: LookupQuery): Promise<Map<string, string | null>> {
+  async tokenOwners(tokenHashes: string[], ahead?: () => LookupQuery): Promise<Map<string, string | null>> {
     let missing = [...new Set(tokenHashes.filter((h) => !this.owners.has(h)))];
     // A token the cache holds with its visitor's document at the same revision needs no read (a visitor merged away does not count).
     for (const h of missing) {
@@ -111,9 +112,10 @@ export class StoreIndex implements LinkIndex {
     }
     missing = missing.filter((h) => !this.owners.has(h));
     if (missing.length && ahead) {
-      const { owners, lookup } = await this.store.identity.tokenOwnersAndLookup(this.accountId, missing, ahead, this.reads);
+      const query = ahead();
+      const { owners, lookup } = await this.store.identity.tokenOwnersAndLookup(this.accountId, missing, query, this.reads);
       for (const h of missing) this.owners.set(h, owners.get(h) ?? null);
-      this.ahead = { query: JSON.stringify(ahead), lookup };
+      this.ahead = { query: JSON.stringify(query), lookup };
     } else if (missing.length) {
       const found = await this.store.identity.tokenOwners(this.accountId, missing);
       for (const h of missing) this.owners.set(h, found.get(h) ?? null);
@@ -122,7 +124,7 @@ export class StoreIndex implements LinkIndex {
   }
 
   lookup(q: LookupQuery): Promise<Lookup> {
-    if (this.ahead?.query === JSON.stringify(q)) return Promise.resolve(this.ahead.lookup);
+    if (this.ahead && this.ahead.query === JSON.stringify(q)) return Promise.resolve(this.ahead.lookup);
     return this.store.identity.lookup(this.accountId, q, this.reads);
   }
 

@@ -176,12 +176,12 @@ export class IdentityRepo {
   }
 
   async tokenOwner(acc: string, tokenHash: string): Promise<string | null> {
-    return (await this.get(`${acc}:t:${tokenHash}`))?.visitorId ?? null;
+    return (await this.get(tokenKey(acc, tokenHash)))?.visitorId ?? null;
   }
 
   /** The owners of several tokens in one read (a token nobody holds is absent). */
   async tokenOwners(acc: string, tokenHashes: string[]): Promise<Map<string, string>> {
-    return ownersFrom(acc, tokenHashes, await this.getMany(tokenHashes.map((h) => `${acc}:t:${h}`)));
+    return ownersFrom(acc, tokenHashes, await this.getMany(tokenHashes.map((h) => tokenKey(acc, h))));
   }
 
   async lookup(acc: string, q: LookupQuery, reads: IndexReads = this.reads()): Promise<Lookup> {
@@ -192,13 +192,13 @@ export class IdentityRepo {
   /** The owners of tokens and a lookup, in one read (a first visit's, or a device this process has not seen). */
   async tokenOwnersAndLookup(acc: string, tokenHashes: string[], q: LookupQuery, reads: IndexReads): Promise<{ owners: Map<string, string>; lookup: Lookup }> {
     const keys = lookupKeys(acc, q);
-    const found = await this.getMany([...new Set([...tokenHashes.map((h) => `${acc}:t:${h}`), ...keys.ids])]);
+    const found = await this.getMany([...new Set([...tokenHashes.map((h) => tokenKey(acc, h)), ...keys.ids])]);
     return { owners: ownersFrom(acc, tokenHashes, found), lookup: lookupFrom(keys, q, found, reads) };
   }
 
   /** Claims an unmapped token for `visitorId` (unique insert); returns its owner afterwards. */
   async claimToken(acc: string, tokenHash: string, visitorId: string): Promise<string> {
-    return this.claim(`${acc}:t:${tokenHash}`, visitorId);
+    return this.claim(tokenKey(acc, tokenHash), visitorId);
   }
 
   private async claim(_id: string, visitorId: string): Promise<string> {
@@ -215,7 +215,7 @@ export class IdentityRepo {
 
   /** Conditional re-point (the filter's `_id` keeps it a point read); returns the token's owner afterwards. */
   async moveToken(acc: string, tokenHash: string, from: string, to: string): Promise<string> {
-    const _id = `${acc}:t:${tokenHash}`;
+    const _id = tokenKey(acc, tokenHash);
     const moved = await this.col.updateOne({ _id, visitorId: from }, { $set: { visitorId: to } });
     if (moved.modifiedCount === 1) return to;
     const owner = (await this.get(_id))?.visitorId;
@@ -251,7 +251,7 @@ export class IdentityRepo {
    */
   async remember(acc: string, r: Remembered, now: number, reads?: IndexReads, claim?: string): Promise<boolean> {
     const id = r.visitorId;
-    const claimKey = claim === undefined ? null : `${acc}:t:${claim}`;
+    const claimKey = claim === undefined ? null : tokenKey(acc, claim);
     const fronts = new Map<string, number>();
     for (const k of r.partials) fronts.set(`${acc}:p:${k}`, PARTIAL_CAP);
     if (r.newPrefix) fronts.set(`${acc}:mp:${r.model}|${r.newPrefix}`, ON_PREFIX_CAP);
@@ -268,7 +268,7 @@ export class IdentityRepo {
     const groupKey = `${acc}:g:${r.group}`;
     const tokenKeys = [...new Set([r.tokenHash, ...(r.moreTokens ?? [])])]
       .filter((t): t is string => t !== null)
-      .map((t) => `${acc}:t:${t}`)
+      .map((t) => tokenKey(acc, t))
       .filter((k) => k !== claimKey);
     const read = [...fronts.keys(), ...(holderKey ? [holderKey] : [])];
     const keys = [
@@ -292,7 +292,7 @@ export class IdentityRepo {
       // An update, not an insert, so that the bulk stays one command (the driver sends each run of one kind as its own).
       if (claimKey) ops.push({ updateOne: { filter: { _id: claimKey, visitorId: id }, update: { $set: { visitorId: id } }, upsert: true } });
 
-      for (const tokenKey of tokenKeys) replace(tokenKey, { visitorId: id });
+      for (const key of tokenKeys) replace(key, { visitorId: id });
       if (r.created) count(statsKey, { visitors: 1 }, { since: now });
       if (holderKey) {
         const doc = current(holderKey);
@@ -345,10 +345,13 @@ export class IdentityRepo {
   }
 }
 
+/** The index entry of a device token. */
+const tokenKey = (acc: string, tokenHash: string) => `${acc}:t:${tokenHash}`;
+
 function ownersFrom(acc: string, tokenHashes: string[], found: Map<string, IndexDoc>): Map<string, string> {
   const owners = new Map<string, string>();
   for (const h of tokenHashes) {
-    const owner = found.get(`${acc}:t:${h}`)?.visitorId;
+    const owner = found.get(tokenKey(acc, h))?.visitorId;
     if (owner) owners.set(h, owner);
   }
   return owners;
