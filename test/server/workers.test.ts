@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEVDB_BIN } from '../../server/database.js';
 import { deviceValues, identifyBody } from '../support/signals.js';
+import { freePort } from '../support/httpServer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deviceid-workers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,7 +49,7 @@ function start(env: Record<string, string>): Promise<{ child: ChildProcess; url:
 
 describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('WORKERS=2', () => {
   it('shares one port, keeps the monthly quota exact across workers, replaces a dead worker, stops on SIGTERM', async () => {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     const { child, url } = await start({
       WORKERS: '2',
       PORT: String(port),

@@ -2,7 +2,7 @@
 // port, and small scripted servers that answer 429/503/hang like a troubled
 // service or proxy would.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 
 export interface Listening {
   url: string;
@@ -24,6 +24,25 @@ export async function listen(handler: Parameters<typeof createServer>[1] | Serve
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A port for a child process to listen on (it binds every address, as
+ * `npm start` does). Chosen below the kernel's ephemeral range (32768 and
+ * up), where no outgoing connection or `listen(0)` of another test takes a
+ * port between this probe and the child's bind, and probed free.
+ */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createNetServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port between 20000 and 32000');
 }
 
 /** An Express app on a real port: `listen(app)` for `app.listen(0)` semantics on 127.0.0.1. */

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEVDB_BIN } from '../../../server/database.js';
+import { freePort } from '../../support/httpServer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deviceid-teams-workers-'));
 let child: ChildProcess | undefined;
@@ -83,7 +84,7 @@ function call(url: string, method: string, path: string, opts: { cookie?: string
 
 describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('teams with WORKERS=2', () => {
   it('a lowered role and a removal hold on the member’s next request in either process', async () => {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     const started = await start({ WORKERS: '2', PORT: String(port), DATA_DIR: dir, LOG_LEVEL: 'info', LOG_FORMAT: 'json', SIGNUP: 'open' });
     child = started.child;
     const { url } = started;

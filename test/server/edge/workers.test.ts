@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOADED_MESSAGE } from '../../../server/edge/ipData.js';
 import { createHarness, TEST_ENV, testDbName, type Harness } from '../../support/harness.js';
 import { signUp } from '../../support/dashboard.js';
-import { listenApp, type Listening } from '../../support/httpServer.js';
+import { freePort, listenApp, type Listening } from '../../support/httpServer.js';
 import { deviceValues, identifyBody } from '../../support/signals.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deviceid-edge-workers-'));
@@ -29,9 +29,9 @@ interface Cluster {
 }
 
 /** `npm run dev` with WORKERS=2 on the test database, logging JSON at info. */
-function startCluster(edgeData: 'shared' | 'per-worker'): Promise<Cluster> {
+async function startCluster(edgeData: 'shared' | 'per-worker'): Promise<Cluster> {
   const { BASE_URL: _b, MODE: _m, DEV: _d, PROD: _p, SSR: _s, ...rest } = process.env;
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const port = await freePort();
   const env = {
     ...rest,
     ...TEST_ENV,

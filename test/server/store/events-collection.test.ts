@@ -17,6 +17,7 @@ import { LEGACY_EVENT_INDEX, migrate, moveEventIndex } from '../../../server/sto
 import { signUp, type Customer } from '../../support/dashboard.js';
 import { createHarness, TEST_ENV, type Harness } from '../../support/harness.js';
 import { deviceValues, identifyBody } from '../../support/signals.js';
+import { freePort } from '../../support/httpServer.js';
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const FAR_FUTURE = requestIdBound(2 ** 48 - 1);
@@ -201,7 +202,7 @@ describe('moving an old eventIndex collection into events', () => {
     const before = await allIds();
     await toOldLayout();
     const dir = mkdtempSync(join(tmpdir(), 'deviceid-migration-'));
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     const { child, url, output } = await start({
       ...TEST_ENV,
       DATA_DIR: dir,
