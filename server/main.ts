@@ -17,6 +17,7 @@ import { channelOf, remoteIpData } from './edge/ipDataRemote.js';
 import { trackTls } from './edge/tls.js';
 import { DB_SOURCE_ENV, runPrimary, workerSlot } from './cluster.js';
 import { agentScript } from './http/agentScript.js';
+import { preparePageAssets } from './pages/assets.js';
 import { createApp } from './http/app.js';
 import { defaultSweeps, startSweeps, startupMaintenance } from './maintenance.js';
 import type { Services } from './services.js';
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
     ? remoteIpData(channelOf(process), { onDisconnect: () => logger.warn('the cluster primary went away; IP lookups answer 503') })
     : undefined;
   if (fromPrimary) logger.info('IP geolocation and ASN lookups go to the cluster primary');
-  const [edge] = await Promise.all([loadEdge(config, logger, ipData), agentScript()]);
+  const [edge] = await Promise.all([loadEdge(config, logger, ipData), agentScript(), preparePageAssets()]);
   const launcher = db.status ? { status: () => db.status!() } : undefined;
   const app = createApp({ config, store, clock: systemClock, logger, edge, launcher });
   const server = config.tls

@@ -1,6 +1,6 @@
 // Page scripts and the stylesheet, served from memory. Each script is a small
-// TypeScript file bundled by esbuild on first request and kept for the life
-// of the process (as /agent.js is).
+// TypeScript file bundled by esbuild at start-up (or on first request, in
+// tests) and kept for the life of the process (as /agent.js is).
 import { isAppRoute, type AppRouter } from '@ts-rest/core';
 import { build, type Plugin } from 'esbuild';
 import { readFile } from 'node:fs/promises';
@@ -88,3 +88,8 @@ export function isScriptName(name: string): name is ScriptName {
 
 export const pageScript = (name: ScriptName) => memo(name, () => bundle(SCRIPTS[name]));
 export const stylesheet = () => memo('pages.css', () => readFile(STYLESHEET, 'utf8'));
+
+/** Every page script and the stylesheet, built at start-up: the first visitor of a page does not wait for esbuild. */
+export const preparePageAssets = async (): Promise<void> => {
+  await Promise.all([...(Object.keys(SCRIPTS) as ScriptName[]).map(pageScript), stylesheet()]);
+};

@@ -14,7 +14,7 @@ const BODY = `<main class="wide">
   <form id="demo-form" class="row">
     <label>Project <select id="demo-project"></select></label>
     <label>linkedId <input type="text" id="demo-linked" maxlength="256" value="demo-user"></label>
-    <button type="submit" class="btn accent" id="demo-run">Identify me</button>
+    <button type="submit" class="btn accent" id="demo-run" disabled>Identify me</button>
   </form>
   <p id="demo-status" class="muted" role="status"></p>
   <p id="demo-error" class="error" role="alert" hidden></p>

@@ -67,6 +67,8 @@ function start(): void {
     render();
   });
   render();
+  el<HTMLButtonElement>('submit').disabled = false;
+  el<HTMLButtonElement>('toggle').disabled = false;
   if (joining) void offerJoin(joining);
 }
 

@@ -3,7 +3,9 @@
 // the dashboard API (/api/auth/login, /api/auth/signup) and then goes to
 // `next`, or to /dashboard without one. Already signed in: straight to `next`.
 // An account's invitation (?invite=dij_…) is accepted with the sign-up or
-// sign-in, or, for someone already signed in, with one button.
+// sign-in, or, for someone already signed in, with one button. Its buttons
+// stay disabled until the script has taken them: clicked sooner, "Create
+// one" did nothing and a sign-up went off as a sign-in.
 import type { RequestHandler } from 'express';
 import { SESSION_COOKIE, type AccountsService } from '../../accounts/service.js';
 import { pageHtml } from '../html.js';
@@ -20,14 +22,14 @@ const BODY = `<main>
     <label>Password <input type="password" id="password" name="password" autocomplete="current-password" required maxlength="1024"></label>
     <label id="name-row" hidden>Name (optional) <input type="text" id="name" name="name" autocomplete="name" maxlength="100"></label>
     <p id="error" class="error" role="alert" hidden></p>
-    <button type="submit" id="submit" class="btn primary">Sign in</button>
+    <button type="submit" id="submit" class="btn primary" disabled>Sign in</button>
   </form>
   <div id="join" hidden>
     <p>You are signed in as <strong id="join-email"></strong>. Join the account you were invited to with this address, or sign in with another below.</p>
     <button type="button" id="join-submit" class="btn primary">Join the account</button>
     <p id="join-error" class="error" role="alert" hidden></p>
   </div>
-  <p class="muted" id="toggle-row"><span id="toggle-text">No account yet?</span> <button type="button" id="toggle" class="link">Create one</button></p>
+  <p class="muted" id="toggle-row"><span id="toggle-text">No account yet?</span> <button type="button" id="toggle" class="link" disabled>Create one</button></p>
 </section>
 </main>`;
 

@@ -51,6 +51,30 @@ describe.skipIf(!hasChromium)('sign-in redirect in headless Chromium', () => {
     },
   );
 
+  it('its buttons wait for its script: a quick "Create one" and sign-up cannot go off as a sign-in', async () => {
+    const context = await browser.newContext();
+    let release!: () => void;
+    const scriptHeld = new Promise<void>((r) => (release = r));
+    await context.route(`${origin}/assets/login.js`, async (route) => {
+      await scriptHeld;
+      await route.continue();
+    });
+    const page = await context.newPage();
+    await page.goto(`${origin}/login`, { waitUntil: 'commit' });
+    await page.locator('#toggle').waitFor();
+    expect(await page.isDisabled('#toggle')).toBe(true);
+    expect(await page.isDisabled('#submit')).toBe(true);
+    release();
+    // Playwright's click waits for the button to be enabled, as a person has to.
+    await page.getByRole('button', { name: 'Create one' }).click();
+    expect(await page.textContent('#submit')).toBe('Create account');
+    await page.fill('#email', `quick-${Date.now()}@example.com`);
+    await page.fill('#password', 'quiet-otter-lantern-47');
+    await page.click('#submit');
+    await page.waitForURL(`${origin}/dashboard`);
+    await context.close();
+  });
+
   it('an invitation link opens the sign-up form, and signing up through it works where sign-up needs one', async () => {
     const invited = await servedHarness(import.meta.filename, { SIGNUP: 'invite' });
     try {
