@@ -40,6 +40,13 @@ module.exports = {
       to: { path: '^server/store/' },
     },
     {
+      name: 'zxcvbn-only-in-the-password-worker',
+      severity: 'error',
+      comment: 'zxcvbn holds ~50 MB: the server loads it in the worker thread of accounts/passwordChecker.ts only, never in a process that identifies.',
+      from: { path: '^server/', pathNot: '^server/accounts/(passwordWorker|passwordPolicy)\\.ts$' },
+      to: { path: '(^server/accounts/passwordPolicy\\.ts$|@zxcvbn-ts)' },
+    },
+    {
       name: 'server-does-not-import-tests-or-benchmarks',
       severity: 'error',
       from: { path: '^(server|contract|clients)/' },

@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import type { Logger } from 'pino';
 import { AdminService } from './accounts/admin.js';
 import { MembersService } from './accounts/members.js';
+import { PasswordChecker } from './accounts/passwordChecker.js';
 import { AccountsService } from './accounts/service.js';
 import { AuditLog } from './audit/log.js';
 import type { Clock } from './clock.js';
@@ -43,6 +44,8 @@ export interface AppDeps {
 }
 
 export interface Services {
+  /** Password strength at sign-up, in a worker thread that runs while sign-ups come. */
+  passwords: PasswordChecker;
   accounts: AccountsService;
   admin: AdminService;
   /** An account's members, their roles and invitations to join it. */
@@ -105,13 +108,15 @@ export function createServices(deps: AppDeps): Services {
     },
     config.visitorCacheSize,
   );
+  const passwords = new PasswordChecker();
   const proxy = new ProxyService(store, clock, new DeviceCookies(config.serverSecret), new ProxyTraffic(store.proxyStats, clock), audit);
   const deletions = new DeletionService(store, aliases, clock, audit, async (accountId, requestIds) => {
     await webhooks.forgetEvents(accountId, requestIds);
     await store.audit.forgetEvents(accountId, requestIds);
   });
   return {
-    accounts: new AccountsService(store, config, clock, (accountId, period) => meter.month(accountId, period), members, audit),
+    passwords,
+    accounts: new AccountsService(store, config, clock, (accountId, period) => meter.month(accountId, period), members, audit, passwords),
     admin: new AdminService(store, config, clock, audit),
     members,
     audit,

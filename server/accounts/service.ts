@@ -15,7 +15,7 @@ import { isMemberInvitationToken } from './invitationToken.js';
 import type { MembersService } from './members.js';
 import type { Store } from '../store/index.js';
 import { ipLimitKey } from '../edge/address.js';
-import { passwordWeakness } from './passwordPolicy.js';
+import type { PasswordChecker } from './passwordChecker.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js';
 import { invitationState, signupRefusal } from './signupPolicy.js';
 import { knownDevice, knownDeviceCookie, signInLimits } from './throttle.js';
@@ -55,6 +55,7 @@ export class AccountsService {
     private readonly usageOf: (accountId: string, period: string) => Promise<MonthUsage>,
     private readonly members: MembersService,
     private readonly audit: AuditLog,
+    private readonly passwords: PasswordChecker,
   ) {}
 
   /**
@@ -64,7 +65,7 @@ export class AccountsService {
    * the email is taken.
    */
   async signup({ email, password, name, invitation }: SignupRequest, ip: string) {
-    const weakness = passwordWeakness(password, [email, name]);
+    const weakness = await this.passwords.weakness(password, [email, name]);
     if (weakness) throw new ApiError('weak_password', `password: ${weakness}`);
     const now = new Date(this.clock.now());
     const perIp = { key: `signup:ip:${ipLimitKey(ip)}`, max: this.config.signup.perIpPerHour, windowMs: SIGNUP_WINDOW_MS };

@@ -6,7 +6,7 @@
 // database, behind a trusted proxy (X-Forwarded-For), beside a single-process
 // app on a real port asked with the same client.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -137,9 +137,6 @@ const ADDRESSES = [
   '45.155.205.9',
 ];
 
-/** VmRSS of a process, from /proc (Linux). */
-const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
-
 let single: Harness;
 let singleHttp: Listening;
 let singleKeys: { live: string; secret: string };
@@ -177,6 +174,8 @@ describe('WORKERS=2, IP data', () => {
       }
 
       const primary = cluster.child.pid!;
+      // Whoever loads the data says so (ipData.ts): the primary only. (Comparing the processes'
+      // RSS said less: the worker that served the sign-up also runs the password check's thread.)
       const loaded = cluster.lines().filter((l) => l.msg === LOADED_MESSAGE);
       expect(loaded.map((l) => l.pid)).toEqual([primary]);
       const asking = cluster.lines().filter((l) => l.msg === 'IP geolocation and ASN lookups go to the cluster primary');
@@ -191,8 +190,6 @@ describe('WORKERS=2, IP data', () => {
           .map((l) => l.pid),
       );
       expect([...served].sort()).toEqual([...workers].sort());
-      // The ~150 MB of data lives in the primary: each worker is smaller than it.
-      if (existsSync('/proc')) for (const w of workers) expect(rssOf(w)).toBeLessThan(rssOf(primary));
     } finally {
       await cluster.stop();
     }
