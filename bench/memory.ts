@@ -23,6 +23,8 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { normalizeIp } from '../server/edge/address.js';
 import { isPrivateOrReserved } from '../server/edge/ip.js';
+import { DEFAULT_VISITOR_CACHE_SIZE } from '../server/config.js';
+import { heapFlagsFromEnv } from '../server/heap.js';
 import { identifyBody, deviceValues } from '../test/support/signals.js';
 
 const { values: args } = parseArgs({
@@ -138,20 +140,22 @@ for (const run of RUNS) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'deviceid-memory-server-'));
-  const child = spawn(process.execPath, ['dist/server/main.js'], {
-    env: {
-      ...process.env,
-      MONGODB_URI: db.uri,
-      MONGODB_DB: `memory_${run.name.replace(/-/g, '_')}_${Date.now()}`,
-      PORT: String(port),
-      BASE_URL: base,
-      DATA_DIR: dataDir,
-      WORKERS: String(run.workers),
-      EDGE_DATA: run.edgeData,
-      TRUST_PROXY: '127.0.0.1/32,::1',
-      LOG_LEVEL: 'warn',
-      PLANS: '{"free":{"rps":1000000,"monthly":100000000}}',
-    },
+  const env = {
+    ...process.env,
+    MONGODB_URI: db.uri,
+    MONGODB_DB: `memory_${run.name.replace(/-/g, '_')}_${Date.now()}`,
+    PORT: String(port),
+    BASE_URL: base,
+    DATA_DIR: dataDir,
+    WORKERS: String(run.workers),
+    EDGE_DATA: run.edgeData,
+    TRUST_PROXY: '127.0.0.1/32,::1',
+    LOG_LEVEL: 'warn',
+    PLANS: '{"free":{"rps":1000000,"monthly":100000000}}',
+  };
+  // With the heap cap `npm start` gives it (scripts/heap-flags.mjs), unless NODE_OPTIONS sets one.
+  const child = spawn(process.execPath, [...heapFlagsFromEnv(env, DEFAULT_VISITOR_CACHE_SIZE), 'dist/server/main.js'], {
+    env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; ; i++) {

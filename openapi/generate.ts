@@ -232,10 +232,11 @@ function finish(doc: Json, audience: Audience): Json {
         }
       }
       const responses = op.responses as Record<string, Json>;
-      // The database gate answers 503 to everything but the probes.
+      // The database gate answers 503 to everything but the probes, and the body budget (server/http/bodyBudget.ts) to requests with bodies.
       if (!responses['503'] && path !== '/healthz') {
         responses['503'] = {
-          description: 'The database cannot be reached right now; retry after `Retry-After` seconds.',
+          description:
+            'The database cannot be reached right now, or the service is holding as many request bodies as it takes at once; retry after `Retry-After` seconds.',
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: unavailable } },
         };
       }

@@ -13,6 +13,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { startDatabaseOrExit } from './database.js';
+import { heapFlags } from './heap.js';
 import { localIpData, type IpData } from './edge/ipData.js';
 import { channelOf, serveIpData } from './edge/ipDataRemote.js';
 import { startupMaintenance } from './maintenance.js';
@@ -70,6 +71,8 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
       setTimeout(() => !stopping && fork(slot), REFORK_DELAY_MS).unref();
     });
   };
+  // Each worker keeps its own visitor cache: its heap is capped for it (server/heap.ts).
+  cluster.setupPrimary({ execArgv: [...process.execArgv, ...heapFlags(config.visitorCacheSize)] });
   for (let slot = 0; slot < config.workers; slot++) fork(slot);
   logger.info({ workers: config.workers, database: db.source, edgeData: config.edgeData }, 'primary started');
 

@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { LIMITS } from '../contract/identify.js';
 
 export const PLAN_NAMES = ['free', 'builder', 'growth', 'scale'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
@@ -27,6 +28,8 @@ export const DEFAULT_DB_TIMEOUT_MS = 3_000;
 export const DEFAULT_CACHE_TTL_MS = 2_000;
 /** Recent visitors whose document and tokens identify keeps per process (VISITOR_CACHE_SIZE). */
 export const DEFAULT_VISITOR_CACHE_SIZE = 50_000;
+/** Request bodies a process parses and handles at once (BODY_BUDGET_BYTES): 16 of the largest identify takes. */
+export const DEFAULT_BODY_BUDGET_BYTES = 16 * LIMITS.bodyBytes;
 export const DEFAULT_RETENTION_DAYS = 90;
 /** The audit log is kept at least this long (and this long by default). */
 export const MIN_AUDIT_RETENTION_DAYS = 400;
@@ -125,6 +128,12 @@ const EnvSchema = z.object({
   NODE_ENV: z.string().optional(),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_CACHE_TTL_MS),
   VISITOR_CACHE_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(DEFAULT_VISITOR_CACHE_SIZE),
+  BODY_BUDGET_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31)
+    .default(DEFAULT_BODY_BUDGET_BYTES),
   WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
   DEVDB_POSTGRESQL_URL: z
@@ -165,6 +174,8 @@ export interface Config {
   cacheTtlMs: number;
   /** Recent visitors identify serves from this process's memory, each proven fresh by the write that records the visit; 0 turns it off. */
   visitorCacheSize: number;
+  /** Bytes of request bodies a process parses and handles at once (http/bodyBudget.ts). */
+  bodyBudgetBytes: number;
   /** Processes serving HTTP (node:cluster); 1 in development, the number of cores with NODE_ENV=production. */
   workers: number;
   /** Where workers get IP geolocation and ASN from (no effect with one process). */
@@ -218,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbTimeoutMs: e.DB_TIMEOUT_MS,
     cacheTtlMs: e.CACHE_TTL_MS,
     visitorCacheSize: e.VISITOR_CACHE_SIZE,
+    bodyBudgetBytes: e.BODY_BUDGET_BYTES,
     workers: e.WORKERS ?? (e.NODE_ENV === 'production' ? availableParallelism() : 1),
     edgeData: e.EDGE_DATA,
     webhooksAllowPrivate: e.WEBHOOKS_ALLOW_PRIVATE === 'true',

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
+import { stop as stopEsbuild } from 'esbuild';
 import { pino, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
 import { systemClock } from './clock.js';
@@ -84,6 +86,8 @@ async function main(): Promise<void> {
     : undefined;
   if (fromPrimary) logger.info('IP geolocation and ASN lookups go to the cluster primary');
   const [edge] = await Promise.all([loadEdge(config, logger, ipData), agentScript(), preparePageAssets()]);
+  // Every script is built and kept: esbuild's service process (about 25 MB) has nothing left to do.
+  await stopEsbuild();
   const launcher = db.status ? { status: () => db.status!() } : undefined;
   const app = createApp({ config, store, clock: systemClock, logger, edge, launcher });
   const server = config.tls
@@ -147,7 +151,16 @@ async function main(): Promise<void> {
     const banner = config.logLevel === 'silent' ? logger : logger.child({}, { level: 'info' });
     const database = process.env[DB_SOURCE_ENV] ?? db.source;
     banner.info(
-      { url, database, workers: config.workers, home: `${url}/`, docs: `${url}/docs`, openapi: `${url}/openapi.json`, health: `${url}/healthz` },
+      {
+        url,
+        database,
+        workers: config.workers,
+        heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
+        home: `${url}/`,
+        docs: `${url}/docs`,
+        openapi: `${url}/openapi.json`,
+        health: `${url}/healthz`,
+      },
       `deviceid listening on ${url} (database: ${database}${cluster.isWorker ? `, ${config.workers} workers` : ''}); open ${url}/ to start`,
     );
   }

@@ -31,6 +31,7 @@ import { createServices, type AppDeps, type RouteDeps } from '../services.js';
 import type { Store } from '../store/index.js';
 import { agentScript } from './agentScript.js';
 import { authMiddleware } from './auth.js';
+import { BodyBudget } from './bodyBudget.js';
 import { databaseUnavailable, errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.js';
 
 /**
@@ -108,7 +109,7 @@ export function createApp(deps: AppDeps): App {
 
   app.use(responseHeaders);
   app.use(databaseGate(deps.store));
-  app.use(express.json({ limit: LIMITS.bodyBytes, strict: true }));
+  app.use(express.json({ limit: LIMITS.bodyBytes, strict: true, verify: new BodyBudget(deps.config.bodyBudgetBytes).verify }));
   app.use(cookieParser());
   // HTML pages (sign-in, dashboard, CLI consent) with their security headers.
   app.use(pageRoutes(rd));
@@ -173,5 +174,5 @@ export function createApp(deps: AppDeps): App {
 
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return Object.assign(app, { drain: async () => void (await Promise.all([services.meter.close(), services.proxy.close()])) });
+  return Object.assign(app, { drain: async () => void (await Promise.all([services.meter.close(), services.proxy.close(), services.passwords.stop()])) });
 }

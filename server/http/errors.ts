@@ -2,7 +2,8 @@
 // status. Client errors (4xx) come from ApiError or from any error that
 // carries a 4xx `status` (body-parser, Express's path decoding, http-errors);
 // their text is ours, never the error's own message, which may echo input.
-// A database that cannot be reached is 503 with Retry-After. Anything else is
+// A database that cannot be reached, and request bodies over the budget
+// (bodyBudget.ts), are 503 with Retry-After. Anything else is
 // a 500 whose body carries only an incident id (the request id); the request
 // logger writes it once, with the stack, next to that id.
 import { STATUS_CODES } from 'node:http';
@@ -11,6 +12,7 @@ import type { RequestValidationError } from '@ts-rest/express';
 import type { ZodError } from 'zod';
 import { ApiError } from '../errors.js';
 import { isDatabaseUnavailable } from '../store/errors.js';
+import { busy, OverBudget } from './bodyBudget.js';
 
 /** `{error: "signals.canvas.value.hash: Required"}`: names the field, never echoes the value. */
 export function describeZodError(err: ZodError, where?: string): string {
@@ -80,6 +82,7 @@ function clientError(err: unknown): ApiError | null {
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
   let answer = clientError(err);
   if (!answer && isDatabaseUnavailable(err)) answer = databaseUnavailable();
+  if (!answer && err instanceof OverBudget) answer = busy();
   if (!answer) {
     // pino-http logs the response once, at error level, with this error and the request id.
     res.err = err as Error;

@@ -2,11 +2,13 @@
 // SIGTERM stops cleanly without leaving a database process behind.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_VISITOR_CACHE_SIZE } from '../../server/config.js';
 import { DEVDB_BIN, startDevdb } from '../../server/database.js';
+import { heapCapMb } from '../../server/heap.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -48,8 +50,9 @@ function startServer(
   dataDir: string,
   env: Record<string, string> = {},
   entry = ['--import', 'tsx', 'server/main.ts'],
+  command = process.execPath,
 ): Promise<{ child: ChildProcess; url: string; out: () => string }> {
-  const child = spawn(process.execPath, entry, {
+  const child = spawn(command, entry, {
     env: { ...serverEnv(), PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -105,16 +108,30 @@ describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('process li
   it('npm start runs the compiled server; the banner is a log line: JSON when stdout is not a terminal, readable with LOG_FORMAT=pretty', async () => {
     const built = spawnSync(process.execPath, ['scripts/build.mjs', '--if-changed'], { encoding: 'utf8' });
     expect(built.status, built.stderr).toBe(0);
-    const json = await startServer(tempDir(), {}, ['dist/server/main.js']);
-    const line = JSON.parse(
-      json
-        .out()
-        .split('\n')
-        .find((l) => l.includes('listening on'))!,
-    );
-    expect(line).toMatchObject({ level: 30, url: json.url, health: `${json.url}/healthz`, docs: `${json.url}/docs` });
+    // What `npm start` runs after its set-up step, as it runs it (sh; exec: the server is the shell's process).
+    const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+    expect(start).toMatch(/^node scripts\/setup\.mjs && /);
+    const asNpmStart = (env: Record<string, string>) => startServer(tempDir(), env, ['-c', start.replace(/^node scripts\/setup\.mjs && /, '')], 'sh');
+    const banner = (out: string) => JSON.parse(out.split('\n').find((l) => l.includes('listening on'))!) as Record<string, unknown>;
+    const json = await asNpmStart({});
+    expect(banner(json.out())).toMatchObject({ level: 30, url: json.url, health: `${json.url}/healthz`, docs: `${json.url}/docs` });
+    // The heap capped for the default visitor cache (server/heap.ts), V8's young generation on top.
+    const capped = banner(json.out()).heapLimitMb as number;
+    expect(capped).toBeGreaterThanOrEqual(heapCapMb(DEFAULT_VISITOR_CACHE_SIZE));
+    expect(capped).toBeLessThan(heapCapMb(DEFAULT_VISITOR_CACHE_SIZE) + 100);
     json.child.kill('SIGTERM');
     expect(await exitOf(json.child)).toBe(0);
+    // Sized from VISITOR_CACHE_SIZE; an operator's own cap wins.
+    for (const [env, mb] of [
+      [{ VISITOR_CACHE_SIZE: '500000' }, heapCapMb(500_000)],
+      [{ NODE_OPTIONS: '--max-old-space-size=1500' }, 1500],
+    ] as const) {
+      const other = await asNpmStart(env);
+      expect(banner(other.out()).heapLimitMb as number, JSON.stringify(env)).toBeGreaterThanOrEqual(mb);
+      expect(banner(other.out()).heapLimitMb as number, JSON.stringify(env)).toBeLessThan(mb + 100);
+      other.child.kill('SIGTERM');
+      expect(await exitOf(other.child)).toBe(0);
+    }
 
     const pretty = await startServer(tempDir(), { LOG_FORMAT: 'pretty' }, ['dist/server/main.js']);
     expect(pretty.out()).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: deviceid listening on http/m);

@@ -1,0 +1,44 @@
+// Request bodies a process parses and handles at once (BODY_BUDGET_BYTES).
+// JSON parsed from a body can take 15 times its size of heap (`[{},{},…]`)
+// and the heap is capped (server/heap.ts): past the budget a request gets
+// 503 with Retry-After instead of the process running out of heap. A body
+// counts from the moment it has been read (a client trickling one in holds
+// only its bytes, and no share of the budget) until its response is done.
+// Typical identify bodies are 4–8 KB: the default holds hundreds of them,
+// or 16 of the largest identify takes.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../errors.js';
+
+/**
+ * Thrown in body-parser's verify (which wraps what it catches with http-errors,
+ * writing onto it: so not an ApiError); errors.ts answers it with busy().
+ */
+export class OverBudget extends Error {
+  readonly status = 503;
+  readonly type = 'entity.over.budget';
+  constructor() {
+    super('request bodies over the budget');
+  }
+}
+
+export const busy = () => new ApiError('service_unavailable', undefined, {}, { 'Retry-After': '1' });
+
+export class BodyBudget {
+  private held = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** Bytes counted now (tests). */
+  get bytes(): number {
+    return this.held;
+  }
+
+  /** body-parser's `verify`: the body has been read and is about to be parsed; throwing stops it. */
+  readonly verify = (_req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
+    const size = body.length;
+    if (this.held + size > this.maxBytes) throw new OverBudget();
+    this.held += size;
+    // 'close' comes when the response is done or the client went away.
+    res.once('close', () => (this.held -= size));
+  };
+}

@@ -1,0 +1,91 @@
+// The body budget: bodies count once read, until their response is done;
+// past the budget a request gets 503 with Retry-After and the service's
+// error body, and is served again once the budget is free. Over real HTTP,
+// on an Express app with the service's error handler, and on the real app
+// with BODY_BUDGET_BYTES.
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BodyBudget } from '../../../server/http/bodyBudget.js';
+import { errorHandler } from '../../../server/http/errors.js';
+import { createHarness, type Harness } from '../../support/harness.js';
+import { listenApp, type Listening } from '../../support/httpServer.js';
+import { deviceValues, identifyBody } from '../../support/signals.js';
+
+describe('BodyBudget', () => {
+  const budget = new BodyBudget(250);
+  let open = () => {};
+  let gate = Promise.resolve();
+  let served: Listening;
+  beforeAll(async () => {
+    const app = express();
+    app.use(express.json({ verify: budget.verify }));
+    // Handling that takes until the test opens the gate.
+    app.post('/slow', (_req, res, next) => void gate.then(() => res.json({ ok: true }), next));
+    app.use(errorHandler);
+    served = await listenApp(app);
+  });
+  afterAll(() => served.close());
+
+  const post = (bytes: number) =>
+    fetch(`${served.url}/slow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(bytes - 10) }) });
+  const until = async (pred: () => boolean) => {
+    for (let i = 0; i < 200 && !pred(); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(pred()).toBe(true);
+  };
+
+  it('holds a body from its reading to its response; beyond the budget answers 503 with Retry-After; serves again once free', async () => {
+    gate = new Promise((r) => (open = r));
+    const first = post(100);
+    const second = post(100);
+    await until(() => budget.bytes === 200);
+    const refused = await post(100);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toEqual({ error: 'Service temporarily unavailable; retry later', code: 'service_unavailable' });
+    // What still fits is served.
+    const small = post(50);
+    await until(() => budget.bytes === 250);
+    open();
+    expect((await Promise.all([first, second, small])).map((r) => r.status)).toEqual([200, 200, 200]);
+    await until(() => budget.bytes === 0);
+    expect((await post(250)).status).toBe(200);
+  });
+
+  it('gives back what a client that went away held', async () => {
+    gate = new Promise((r) => (open = r));
+    const aborted = new AbortController();
+    const gone = fetch(`${served.url}/slow`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"pad":"' + 'x'.repeat(190) + '"}',
+      signal: aborted.signal,
+    });
+    await until(() => budget.bytes === 200);
+    aborted.abort();
+    await expect(gone).rejects.toThrow();
+    await until(() => budget.bytes === 0);
+    open();
+  });
+});
+
+describe('BODY_BUDGET_BYTES on the app', () => {
+  let tight: Harness;
+  beforeAll(async () => {
+    tight = await createHarness(import.meta.filename, { BODY_BUDGET_BYTES: '1000' });
+  });
+  afterAll(() => tight.close());
+
+  it('refuses an identify body larger than the budget with 503; requests without a body are served', async () => {
+    const res = await tight
+      .http()
+      .post('/v1/identify')
+      .set('x-api-key', 'pk_live_none')
+      .send(identifyBody(deviceValues(1)));
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body).toEqual({ error: 'Service temporarily unavailable; retry later', code: 'service_unavailable' });
+    expect((await tight.http().get('/healthz')).status).toBe(200);
+    // A small body fits: the key check answers.
+    expect((await tight.http().post('/api/auth/login').set('origin', 'http://localhost').send({ email: 'a@example.com', password: 'x' })).status).not.toBe(503);
+  });
+});
