@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { LIMITS } from '../contract/identify.js';
+import { MAX_VISITOR_CACHE_SIZE } from './heap.js';
 
 export const PLAN_NAMES = ['free', 'builder', 'growth', 'scale'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
@@ -127,7 +128,7 @@ const EnvSchema = z.object({
   EDGE_DATA: z.enum(EDGE_DATA_MODES).default('shared'),
   NODE_ENV: z.string().optional(),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_CACHE_TTL_MS),
-  VISITOR_CACHE_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(DEFAULT_VISITOR_CACHE_SIZE),
+  VISITOR_CACHE_SIZE: z.coerce.number().int().min(0).max(MAX_VISITOR_CACHE_SIZE).default(DEFAULT_VISITOR_CACHE_SIZE),
   BODY_BUDGET_BYTES: z.coerce
     .number()
     .int()

@@ -11,6 +11,9 @@ const BASE_MB = 160;
 /** Heap per cached visitor, with room: its deflated document's wrapper, its token entries and the LRU's bookkeeping (KB). */
 const PER_VISITOR_KB = 2;
 
+/** config.ts's bound on VISITOR_CACHE_SIZE. */
+export const MAX_VISITOR_CACHE_SIZE = 10_000_000;
+
 /** The old space (MB) for a process holding `visitorCacheSize` visitors. */
 export const heapCapMb = (visitorCacheSize: number): number => BASE_MB + Math.ceil((visitorCacheSize * PER_VISITOR_KB) / 1024);
 
@@ -23,8 +26,16 @@ export function heapFlags(visitorCacheSize: number, execArgv: readonly string[] 
   return [`--max-old-space-size=${heapCapMb(visitorCacheSize)}`];
 }
 
-/** For `npm start` (scripts/heap-flags.mjs): the flags from the environment, VISITOR_CACHE_SIZE or its default; config.ts judges its validity. */
-export function heapFlagsFromEnv(env: NodeJS.ProcessEnv, defaultCacheSize: number): string[] {
-  const raw = env.VISITOR_CACHE_SIZE?.trim();
-  return heapFlags(raw && /^\d{1,8}$/.test(raw) ? Number(raw) : defaultCacheSize, [], env.NODE_OPTIONS ?? '');
+/**
+ * For `npm start` (scripts/heap-flags.mjs): the flag for VISITOR_CACHE_SIZE
+ * (or its default) read as config.ts reads it, none when config.ts will
+ * refuse it (the server then says why). `nodeOptions`: the operator's
+ * NODE_OPTIONS, which the helper itself runs without.
+ */
+export function heapFlagsFromEnv(env: NodeJS.ProcessEnv, defaultCacheSize: number, nodeOptions = env.NODE_OPTIONS ?? ''): string[] {
+  // As config.ts: an empty value is unset, and the number as z.coerce.number() reads it.
+  const raw = env.VISITOR_CACHE_SIZE;
+  const size = raw === undefined || raw === '' ? defaultCacheSize : Number(raw);
+  if (!Number.isInteger(size) || size < 0 || size > MAX_VISITOR_CACHE_SIZE) return [];
+  return heapFlags(size, [], nodeOptions);
 }

@@ -1,7 +1,9 @@
 // The heap cap our processes start with: sized from the visitor cache, and
 // never over an operator's own --max-old-space-size.
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
 import { heapCapMb, heapFlags, heapFlagsFromEnv } from '../../server/heap.js';
+import { TEST_ENV } from '../support/harness.js';
 
 describe('heap cap', () => {
   it('grows with the visitor cache from the heap a process keeps without one', () => {
@@ -18,11 +20,19 @@ describe('heap cap', () => {
     expect(heapFlags(50_000, ['--import', 'tsx', '--max-semi-space-size=16'], '--enable-source-maps')).toEqual(['--max-old-space-size=258']);
   });
 
-  it('reads VISITOR_CACHE_SIZE for npm start, and the default for a value config.ts will refuse', () => {
+  it('reads VISITOR_CACHE_SIZE for npm start as config.ts does, and gives no flag for a value config.ts refuses', () => {
     expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: '0' }, 50_000)).toEqual(['--max-old-space-size=160']);
     expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: ' 200000 ' }, 50_000)).toEqual(['--max-old-space-size=551']);
+    expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: '1e6' }, 50_000)).toEqual(['--max-old-space-size=2114']);
     expect(heapFlagsFromEnv({}, 50_000)).toEqual(['--max-old-space-size=258']);
-    for (const bad of ['lots', '-5', '1e6', '']) expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: bad }, 50_000)).toEqual(['--max-old-space-size=258']);
+    expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: '' }, 50_000)).toEqual(['--max-old-space-size=258']);
+    for (const bad of ['lots', '-5', '1.5', '20000000']) {
+      expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: bad }, 50_000)).toEqual([]);
+      expect(() => loadConfig({ ...TEST_ENV, VISITOR_CACHE_SIZE: bad })).toThrow(/VISITOR_CACHE_SIZE/);
+    }
+    expect(loadConfig({ ...TEST_ENV, VISITOR_CACHE_SIZE: '1e6' }).visitorCacheSize).toBe(1_000_000);
     expect(heapFlagsFromEnv({ NODE_OPTIONS: '--max-old-space-size=300' }, 50_000)).toEqual([]);
+    // The helper runs without the operator's NODE_OPTIONS and is told them apart.
+    expect(heapFlagsFromEnv({}, 50_000, '--max-old-space-size=300')).toEqual([]);
   });
 });
