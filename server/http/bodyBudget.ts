@@ -34,9 +34,11 @@ export class BodyBudget {
   }
 
   /** body-parser's `verify`: the body has been read and is about to be parsed; throwing stops it. */
-  readonly verify = (_req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
+  readonly verify = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
     const size = body.length;
     if (this.held + size > this.maxBytes) throw new OverBudget();
+    // Gone already (an inflated body can finish after its client left): no 'close' will come.
+    if (res.destroyed || req.socket.destroyed) return;
     this.held += size;
     // 'close' comes when the response is done or the client went away.
     res.once('close', () => (this.held -= size));
