@@ -16,15 +16,14 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { normalizeIp } from '../server/edge/address.js';
 import { isPrivateOrReserved } from '../server/edge/ip.js';
-import { DEFAULT_VISITOR_CACHE_SIZE } from '../server/config.js';
 import { heapFlagsFromEnv } from '../server/heap.js';
+import { freePort } from '../test/support/httpServer.js';
 import { identifyBody, deviceValues } from '../test/support/signals.js';
 
 const { values: args } = parseArgs({
@@ -67,14 +66,6 @@ for (const [name, u] of steps)
 // 2. The compiled server under load.
 const { startDatabase } = await import('../server/database.js');
 const db = await startDatabase(config);
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-
 interface Proc {
   pid: number;
   /** 'server' alone, else the cluster's 'primary' and its 'worker's. */
@@ -154,7 +145,7 @@ for (const run of RUNS) {
     PLANS: '{"free":{"rps":1000000,"monthly":100000000}}',
   };
   // With the heap cap `npm start` gives it (scripts/heap-flags.mjs), unless NODE_OPTIONS sets one.
-  const child = spawn(process.execPath, [...heapFlagsFromEnv(env, DEFAULT_VISITOR_CACHE_SIZE), 'dist/server/main.js'], {
+  const child = spawn(process.execPath, [...heapFlagsFromEnv(env), 'dist/server/main.js'], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

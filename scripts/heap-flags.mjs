@@ -6,6 +6,5 @@
 // arguments), which package.json passes as DEVICEID_NODE_OPTIONS; only a
 // flag of the expected form is printed.
 const { heapFlagsFromEnv } = await import('../dist/server/heap.js');
-const { DEFAULT_VISITOR_CACHE_SIZE } = await import('../dist/server/config.js');
-const flags = heapFlagsFromEnv(process.env, DEFAULT_VISITOR_CACHE_SIZE, process.env.DEVICEID_NODE_OPTIONS ?? '');
+const flags = heapFlagsFromEnv(process.env, process.env.DEVICEID_NODE_OPTIONS ?? '');
 process.stdout.write(flags.filter((f) => /^--max-old-space-size=\d+$/.test(f)).join(' '));

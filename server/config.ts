@@ -5,7 +5,6 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { LIMITS } from '../contract/identify.js';
-import { MAX_VISITOR_CACHE_SIZE } from './heap.js';
 
 export const PLAN_NAMES = ['free', 'builder', 'growth', 'scale'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
@@ -29,6 +28,8 @@ export const DEFAULT_DB_TIMEOUT_MS = 3_000;
 export const DEFAULT_CACHE_TTL_MS = 2_000;
 /** Recent visitors whose document and tokens identify keeps per process (VISITOR_CACHE_SIZE). */
 export const DEFAULT_VISITOR_CACHE_SIZE = 50_000;
+/** VISITOR_CACHE_SIZE as the server reads it, and as `npm start` reads it to size the heap. */
+export const visitorCacheSizeSchema = z.coerce.number().int().min(0).max(10_000_000).default(DEFAULT_VISITOR_CACHE_SIZE);
 /** Request bodies a process parses and handles at once (BODY_BUDGET_BYTES): 16 of the largest identify takes. */
 export const DEFAULT_BODY_BUDGET_BYTES = 16 * LIMITS.bodyBytes;
 export const DEFAULT_RETENTION_DAYS = 90;
@@ -128,7 +129,7 @@ const EnvSchema = z.object({
   EDGE_DATA: z.enum(EDGE_DATA_MODES).default('shared'),
   NODE_ENV: z.string().optional(),
   CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_CACHE_TTL_MS),
-  VISITOR_CACHE_SIZE: z.coerce.number().int().min(0).max(MAX_VISITOR_CACHE_SIZE).default(DEFAULT_VISITOR_CACHE_SIZE),
+  VISITOR_CACHE_SIZE: visitorCacheSizeSchema,
   BODY_BUDGET_BYTES: z.coerce
     .number()
     .int()
@@ -175,7 +176,7 @@ export interface Config {
   cacheTtlMs: number;
   /** Recent visitors identify serves from this process's memory, each proven fresh by the write that records the visit; 0 turns it off. */
   visitorCacheSize: number;
-  /** Bytes of request bodies a process parses and handles at once (http/bodyBudget.ts). */
+  /** Bytes of request bodies a process parses and handles at once (BODY_BUDGET_BYTES). */
   bodyBudgetBytes: number;
   /** Processes serving HTTP (node:cluster); 1 in development, the number of cores with NODE_ENV=production. */
   workers: number;

@@ -28,3 +28,6 @@ export class ApiError extends Error {
     return { error: this.message, code: this.code, ...this.extra };
   }
 }
+
+/** 503 with the seconds a client should wait before retrying (the database away, the cluster primary silent, request bodies over the budget). */
+export const serviceUnavailable = (retryAfterS: number) => new ApiError('service_unavailable', undefined, {}, { 'Retry-After': String(retryAfterS) });

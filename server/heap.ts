@@ -5,14 +5,12 @@
 // process keeps (its modules and IP data, and the visitor cache) makes V8
 // collect before it grows (bench/memory.ts; README: Memory). An operator's
 // own --max-old-space-size (command line or NODE_OPTIONS) wins.
+import { visitorCacheSizeSchema } from './config.js';
 
 /** The heap a process keeps without its visitor cache, with room for requests in flight (MB). */
 const BASE_MB = 160;
 /** Heap per cached visitor, with room: its deflated document's wrapper, its token entries and the LRU's bookkeeping (KB). */
 const PER_VISITOR_KB = 2;
-
-/** config.ts's bound on VISITOR_CACHE_SIZE. */
-export const MAX_VISITOR_CACHE_SIZE = 10_000_000;
 
 /** The old space (MB) for a process holding `visitorCacheSize` visitors. */
 export const heapCapMb = (visitorCacheSize: number): number => BASE_MB + Math.ceil((visitorCacheSize * PER_VISITOR_KB) / 1024);
@@ -28,14 +26,11 @@ export function heapFlags(visitorCacheSize: number, execArgv: readonly string[] 
 
 /**
  * For `npm start` (scripts/heap-flags.mjs): the flag for VISITOR_CACHE_SIZE
- * (or its default) read as config.ts reads it, none when config.ts will
+ * read as config.ts reads it (empty is unset), none when config.ts will
  * refuse it (the server then says why). `nodeOptions`: the operator's
  * NODE_OPTIONS, which the helper itself runs without.
  */
-export function heapFlagsFromEnv(env: NodeJS.ProcessEnv, defaultCacheSize: number, nodeOptions = env.NODE_OPTIONS ?? ''): string[] {
-  // As config.ts: an empty value is unset, and the number as z.coerce.number() reads it.
-  const raw = env.VISITOR_CACHE_SIZE;
-  const size = raw === undefined || raw === '' ? defaultCacheSize : Number(raw);
-  if (!Number.isInteger(size) || size < 0 || size > MAX_VISITOR_CACHE_SIZE) return [];
-  return heapFlags(size, [], nodeOptions);
+export function heapFlagsFromEnv(env: NodeJS.ProcessEnv, nodeOptions = env.NODE_OPTIONS ?? ''): string[] {
+  const size = visitorCacheSizeSchema.safeParse(env.VISITOR_CACHE_SIZE === '' ? undefined : env.VISITOR_CACHE_SIZE);
+  return size.success ? heapFlags(size.data, [], nodeOptions) : [];
 }

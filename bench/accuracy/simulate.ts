@@ -10,7 +10,7 @@ import { visitNetwork } from '../../server/edge/network.js';
 import { coverage, extractComponents } from '../../server/identification/components.js';
 import { confidenceOf } from '../../server/identification/confidence.js';
 import { link, remembered, type MatchKind, type Visit } from '../../server/identification/linker.js';
-import { chooseToken, linkedHash, tokensToPoint } from '../../server/identification/service.js';
+import { linkedHash, tokensToPoint, visitTokens } from '../../server/identification/service.js';
 import { DRIFTS, Revisits } from './drift.js';
 import { lostAt, splitFate, survivorOf, type Lost } from './gap.js';
 import { MemoryIndex } from './memoryIndex.js';
@@ -262,13 +262,12 @@ export async function simulate(world: World, size: number, seed: number, opts: S
     const presentedCookie = sim.cookie?.presented ? cookieToken : null;
     const presented = [scriptToken, presentedCookie].filter((t): t is string => t !== null);
     const owners = new Map(await Promise.all(presented.map(async (t) => [t, await index.tokenOwner(t)] as const)));
-    const tokenHash = chooseToken(scriptToken, presentedCookie, owners);
+    const tokens = visitTokens(scriptToken, cookieToken, presentedCookie !== null, owners);
+    const { tokenHash } = tokens;
     const ownToken = tokenHash !== null && owner.get(owners.get(tokenHash) ?? '') === dev;
     const visit: Visit = {
       components,
-      tokenHash,
-      otherToken: [scriptToken, cookieToken].find((t) => t !== null && t !== tokenHash) ?? null,
-      cookie: cookieToken,
+      ...tokens,
       linkedId: linkedHash(sim.linkedId, project),
       network,
       incognito: sim.values.incognito?.likely ?? false,

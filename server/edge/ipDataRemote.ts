@@ -6,7 +6,7 @@
 // asked while (or after) the primary goes away, fails with the service's
 // 503 instead of holding the request.
 import type { EventEmitter } from 'node:events';
-import { ApiError } from '../errors.js';
+import { serviceUnavailable } from '../errors.js';
 import { normalizeIp } from './address.js';
 import type { IpData, IpFacts } from './ipData.js';
 
@@ -78,7 +78,7 @@ export const DEFAULT_TIMEOUT_MS = 2_000;
 export const DEFAULT_CACHE_SIZE = 10_000;
 
 /** 503 with Retry-After, as while the database is away: retrying soon is the right move. */
-const unavailable = () => new ApiError('service_unavailable', undefined, {}, { 'Retry-After': '1' });
+const unavailable = () => serviceUnavailable(1);
 
 export interface RemoteOptions {
   /** How long a lookup waits for the primary; default 2 s. */

@@ -3,15 +3,16 @@
 // and the heap is capped (server/heap.ts): past the budget a request gets
 // 503 with Retry-After instead of the process running out of heap. A body
 // counts from the moment it has been read (a client trickling one in holds
-// only its bytes, and no share of the budget) until its response is done.
+// only its bytes, and no share of the budget) until its response is done. A
+// body that comes while nothing is held is always taken: a budget below the
+// largest body serves those one at a time instead of refusing them for ever.
 // Typical identify bodies are 4–8 KB: the default holds hundreds of them,
 // or 16 of the largest identify takes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from '../errors.js';
 
 /**
  * Thrown in body-parser's verify (which wraps what it catches with http-errors,
- * writing onto it: so not an ApiError); errors.ts answers it with busy().
+ * writing onto it: so not an ApiError); errors.ts answers it with a 503.
  */
 export class OverBudget extends Error {
   readonly status = 503;
@@ -20,8 +21,6 @@ export class OverBudget extends Error {
     super('request bodies over the budget');
   }
 }
-
-export const busy = () => new ApiError('service_unavailable', undefined, {}, { 'Retry-After': '1' });
 
 export class BodyBudget {
   private held = 0;
@@ -36,7 +35,7 @@ export class BodyBudget {
   /** body-parser's `verify`: the body has been read and is about to be parsed; throwing stops it. */
   readonly verify = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
     const size = body.length;
-    if (this.held + size > this.maxBytes) throw new OverBudget();
+    if (this.held > 0 && this.held + size > this.maxBytes) throw new OverBudget();
     // Gone already (an inflated body can finish after its client left): no 'close' will come.
     if (res.destroyed || req.socket.destroyed) return;
     this.held += size;

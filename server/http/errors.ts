@@ -10,9 +10,9 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { RequestValidationError } from '@ts-rest/express';
 import type { ZodError } from 'zod';
-import { ApiError } from '../errors.js';
+import { ApiError, serviceUnavailable } from '../errors.js';
 import { isDatabaseUnavailable } from '../store/errors.js';
-import { busy, OverBudget } from './bodyBudget.js';
+import { OverBudget } from './bodyBudget.js';
 
 /** `{error: "signals.canvas.value.hash: Required"}`: names the field, never echoes the value. */
 export function describeZodError(err: ZodError, where?: string): string {
@@ -41,7 +41,7 @@ export const notFoundHandler: RequestHandler = (_req, _res, next) => {
 /** Seconds a client should wait before retrying while the database is away. */
 export const DATABASE_RETRY_AFTER_S = 2;
 
-export const databaseUnavailable = () => new ApiError('service_unavailable', undefined, {}, { 'Retry-After': String(DATABASE_RETRY_AFTER_S) });
+export const databaseUnavailable = () => serviceUnavailable(DATABASE_RETRY_AFTER_S);
 
 interface StatusError {
   status?: unknown;
@@ -82,7 +82,7 @@ function clientError(err: unknown): ApiError | null {
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
   let answer = clientError(err);
   if (!answer && isDatabaseUnavailable(err)) answer = databaseUnavailable();
-  if (!answer && err instanceof OverBudget) answer = busy();
+  if (!answer && err instanceof OverBudget) answer = serviceUnavailable(1);
   if (!answer) {
     // pino-http logs the response once, at error level, with this error and the request id.
     res.err = err as Error;

@@ -71,6 +71,21 @@ export function chooseToken(script: string | null, cookie: string | null, owners
   return c ? cookie : script;
 }
 
+/**
+ * The visit's tokens as linking takes them: the one it goes by (chooseToken,
+ * the cookie only when the browser presented it), the same browser's other
+ * one (the cookie issued now included), and the device cookie's.
+ */
+export function visitTokens(
+  script: string | null,
+  cookie: string | null,
+  cookiePresented: boolean,
+  owners: ReadonlyMap<string, string | null>,
+): Pick<Visit, 'tokenHash' | 'otherToken' | 'cookie'> {
+  const tokenHash = chooseToken(script, cookiePresented ? cookie : null, owners);
+  return { tokenHash, otherToken: [script, cookie].find((t) => t !== null && t !== tokenHash) ?? null, cookie };
+}
+
 export class IdentificationService {
   private readonly visitTurns = new KeyedLock();
   /** Recent visitors and their tokens, so that a returning device costs the visit's write and the event's insert. */
@@ -140,12 +155,11 @@ export class IdentificationService {
     const linkedId = linkedHash(body.linkedId, project);
     const ahead = () => lookupQuery({ components, network: edge.network, now, linkedId });
     const owners = presented.length ? await index.tokenOwners(presented, ahead) : new Map<string, string | null>();
-    const tokenHash = chooseToken(scriptToken, presentedCookie, owners);
+    const tokens = visitTokens(scriptToken, cookieToken, presentedCookie !== null, owners);
+    const { tokenHash } = tokens;
     const visit: Visit = {
       components,
-      tokenHash,
-      otherToken: [scriptToken, cookieToken].find((t) => t !== null && t !== tokenHash) ?? null,
-      cookie: cookieToken,
+      ...tokens,
       linkedId,
       network: edge.network,
       incognito: signals.incognito?.likely ?? false,

@@ -57,6 +57,8 @@ describe('config', () => {
     [{ TRUST_PROXY: 'everyone' }, /^Invalid TRUST_PROXY: "everyone" is not an IP address or CIDR/],
     [{ SERVER_SECRET: 'short' }, /^Invalid SERVER_SECRET: /],
     [{ EDGE_DATA: 'mmap' }, /^Invalid EDGE_DATA: /],
+    [{ VISITOR_CACHE_SIZE: '-1' }, /^Invalid VISITOR_CACHE_SIZE: /],
+    [{ BODY_BUDGET_BYTES: 'lots' }, /^Invalid BODY_BUDGET_BYTES: /],
   ])('rejects %o with one line naming the variable', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: dir, ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir, ...env })).toThrow(message);

@@ -21,18 +21,18 @@ describe('heap cap', () => {
   });
 
   it('reads VISITOR_CACHE_SIZE for npm start as config.ts does, and gives no flag for a value config.ts refuses', () => {
-    expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: '0' }, 50_000)).toEqual(['--max-old-space-size=160']);
-    expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: ' 200000 ' }, 50_000)).toEqual(['--max-old-space-size=551']);
-    expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: '1e6' }, 50_000)).toEqual(['--max-old-space-size=2114']);
-    expect(heapFlagsFromEnv({}, 50_000)).toEqual(['--max-old-space-size=258']);
-    expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: '' }, 50_000)).toEqual(['--max-old-space-size=258']);
+    expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: '0' })).toEqual(['--max-old-space-size=160']);
+    expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: ' 200000 ' })).toEqual(['--max-old-space-size=551']);
+    expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: '1e6' })).toEqual(['--max-old-space-size=2114']);
+    expect(heapFlagsFromEnv({})).toEqual(['--max-old-space-size=258']);
+    expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: '' })).toEqual(['--max-old-space-size=258']);
     for (const bad of ['lots', '-5', '1.5', '20000000']) {
-      expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: bad }, 50_000)).toEqual([]);
+      expect(heapFlagsFromEnv({ VISITOR_CACHE_SIZE: bad })).toEqual([]);
       expect(() => loadConfig({ ...TEST_ENV, VISITOR_CACHE_SIZE: bad })).toThrow(/VISITOR_CACHE_SIZE/);
     }
     expect(loadConfig({ ...TEST_ENV, VISITOR_CACHE_SIZE: '1e6' }).visitorCacheSize).toBe(1_000_000);
-    expect(heapFlagsFromEnv({ NODE_OPTIONS: '--max-old-space-size=300' }, 50_000)).toEqual([]);
+    expect(heapFlagsFromEnv({ NODE_OPTIONS: '--max-old-space-size=300' })).toEqual([]);
     // The helper runs without the operator's NODE_OPTIONS and is told them apart.
-    expect(heapFlagsFromEnv({}, 50_000, '--max-old-space-size=300')).toEqual([]);
+    expect(heapFlagsFromEnv({}, '--max-old-space-size=300')).toEqual([]);
   });
 });

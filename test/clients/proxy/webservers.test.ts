@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVICE_COOKIE, PROXY_HEADERS } from '../../../contract/proxy.js';
 import { signUp } from '../../support/dashboard.js';
 import { createHarness, type Harness } from '../../support/harness.js';
-import { json, listenApp, scripted, type Listening } from '../../support/httpServer.js';
+import { freePort, json, listenApp, scripted, type Listening } from '../../support/httpServer.js';
 import { deviceValues, identifyBody, withoutToken } from '../../support/signals.js';
 
 const README = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
@@ -30,14 +30,6 @@ function recipe(name: string): string {
   const m = new RegExp(`<!-- recipe:${name} -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(README);
   if (!m) throw new Error(`README has no ${name} recipe`);
   return m[1]!;
-}
-
-/** A free port on 127.0.0.1 (asked of the kernel, then released for the server to take). */
-async function freePort(): Promise<number> {
-  const l = await listenApp((_req, res) => res.end());
-  const port = Number(new URL(l.url).port);
-  await l.close();
-  return port;
 }
 
 /** Waits until something accepts connections on the port (or the process exits). */

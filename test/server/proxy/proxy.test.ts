@@ -11,7 +11,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_S, PROXY_HEADERS, PROXY_ROTATION_OVERLAP_MS } from '../../../contract/proxy.js';
 import { DeviceCookies } from '../../../server/proxy/cookie.js';
-import { chooseToken, tokensToPoint } from '../../../server/identification/service.js';
+import { chooseToken, tokensToPoint, visitTokens } from '../../../server/identification/service.js';
 import { signUp, type Customer } from '../../support/dashboard.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { deviceValues, identifyBody, withoutToken } from '../../support/signals.js';
@@ -335,6 +335,11 @@ describe('linking the agent’s token and the device cookie', () => {
     expect(chooseToken(null, 'c1', owners)).toBe('c1');
     expect(chooseToken('s1', null, owners)).toBe('s1');
     expect(chooseToken(null, null, owners)).toBeNull();
+    // The visit's tokens: a cookie not presented (issued now) is never gone by, but is the other token and the cookie.
+    expect(visitTokens('s1', 'c2', true, owners)).toEqual({ tokenHash: 'c2', otherToken: 's1', cookie: 'c2' });
+    expect(visitTokens('s0', 'cNew', false, owners)).toEqual({ tokenHash: 's0', otherToken: 'cNew', cookie: 'cNew' });
+    expect(visitTokens(null, 'cNew', false, owners)).toEqual({ tokenHash: null, otherToken: 'cNew', cookie: 'cNew' });
+    expect(visitTokens('s1', null, false, owners)).toEqual({ tokenHash: 's1', otherToken: null, cookie: null });
     // Afterwards the other tokens name the matched visitor, unless linking did not believe the visit's token.
     const matched = { visitorId: 'iq_a', tokenRejected: false };
     // The cookie won against the agent's token: the agent's token moves to the cookie's visitor.
