@@ -102,7 +102,7 @@ export const ProjectSchema = z
     linkedIdEvidence: z
       .boolean()
       .describe(
-        "Whether identification takes the `linkedId` sent with identify (your own account id for the user) as evidence: a visit whose linkedId was seen on a visitor, with a fingerprint consistent with that visitor's, is recognised even after the device lost its storage on a network it never used. A linkedId alone never joins two devices (people own several, families share accounts). On by default",
+        "Whether identification takes the signed-in user's id as evidence: the `linkedId` the site's own server vouches for, which its first-party proxy sends in `deviceid-proxy-linked-id` from the site's session. A visit whose confirmed linkedId was seen on a visitor, with a fingerprint consistent with that visitor's, is recognised even after the device lost its storage on a network it never used. A linkedId alone never joins two devices (people own several, families share accounts), and the `linkedId` a page sends in the identify body is only a tag: anyone can write it. On by default",
       ),
     createdAt: isoDate.describe('When the project was created'),
   })

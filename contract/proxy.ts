@@ -30,6 +30,11 @@ export const PROXY_HEADERS = {
   proto: 'deviceid-proxy-proto',
   /** Optional: the last error the proxy met on its way to the service, `<code>; at=<Unix ms>` (shown in the dashboard). */
   error: 'deviceid-proxy-error',
+  /**
+   * Optional: the signed-in user's id as the site's own session knows it (set by the site's server, never taken from the
+   * page). The one linkedId identification takes as evidence: a linkedId the page sends is anyone's to write.
+   */
+  linkedId: 'deviceid-proxy-linked-id',
 } as const;
 
 /** The device cookie the service sets on a proxied identify; the only cookie a proxy forwards. */
@@ -70,6 +75,9 @@ export const ProxyRequestHeadersSchema = z.object({
   [PROXY_HEADERS.proto]: proxyHeader('Proxied requests: `https` or `http`, how the browser reached the site (required with a valid secret).'),
   [PROXY_HEADERS.error]: proxyHeader(
     'Proxied requests, optional: the last error the proxy met, `<code>; at=<Unix ms>` with a code of timeout, unreachable, service_error.',
+  ),
+  [PROXY_HEADERS.linkedId]: proxyHeader(
+    "Proxied requests, optional: the signed-in user's id from the site's own session (1–256 characters; the proxy sets it, the page cannot). It is the event's linkedId, and the only linkedId identification takes as evidence (the project's linkedIdEvidence setting): one the page sends in the body is anyone's to write, so it stays a tag.",
   ),
 });
 

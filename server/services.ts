@@ -16,7 +16,7 @@ import { DeviceFlowService } from './deviceflow/service.js';
 import type { Edge } from './edge/analyze.js';
 import { EventsService } from './events/service.js';
 import { ExplorerService } from './explorer/service.js';
-import { IdentificationService } from './identification/service.js';
+import { IdentificationService, LinkedIdKeys } from './identification/service.js';
 import { KeysService } from './keys/service.js';
 import { Meter } from './metering/meter.js';
 import { ProjectsService } from './projects/service.js';
@@ -101,6 +101,7 @@ export function createServices(deps: AppDeps): Services {
     store,
     meter,
     clock,
+    new LinkedIdKeys(config.serverSecret),
     {
       respond: (project, result) => sealing.respond(project, result),
       withEvent: (project, event) => webhooks.outboxFor(project, event),

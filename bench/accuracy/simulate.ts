@@ -10,7 +10,7 @@ import { visitNetwork } from '../../server/edge/network.js';
 import { coverage, extractComponents } from '../../server/identification/components.js';
 import { confidenceOf } from '../../server/identification/confidence.js';
 import { link, remembered, type MatchKind, type Visit } from '../../server/identification/linker.js';
-import { linkedHash, tokensToPoint, visitTokens } from '../../server/identification/service.js';
+import { LinkedIdKeys, tokensToPoint, visitTokens } from '../../server/identification/service.js';
 import { DRIFTS, Revisits } from './drift.js';
 import { lostAt, splitFate, survivorOf, type Lost } from './gap.js';
 import { MemoryIndex } from './memoryIndex.js';
@@ -228,6 +228,7 @@ export async function simulate(world: World, size: number, seed: number, opts: S
   const asn = await (asnDb ??= loadAsn());
   const { born, sims, schedule, visits, signIns } = worldOf(world, n, seed, opts);
   const project = { linkedIdEvidence: opts.linked ?? true };
+  const linkedIds = new LinkedIdKeys('bench/accuracy: any secret of 32 characters or more');
   let sameAccountMerges = 0;
   const groups = born.map(({ device }) => groupsOf(device));
   const webkitDevice = born.map(({ device: d }) => d.profile.os === 'iOS' || d.profile.family === 'Safari');
@@ -268,7 +269,8 @@ export async function simulate(world: World, size: number, seed: number, opts: S
     const visit: Visit = {
       components,
       ...tokens,
-      linkedId: linkedHash(sim.linkedId, project),
+      // A linkedId is evidence only when the site's server vouches for it: through the first-party proxy (the integration).
+      linkedId: sim.cookie ? linkedIds.evidence(sim.linkedId, project) : null,
       network,
       incognito: sim.values.incognito?.likely ?? false,
       now: sim.t,

@@ -42,7 +42,7 @@ import {
 } from './evidence.js';
 import type { Lookup, LookupQuery, Remembered } from '../store/identity.js';
 import { followMerges, type Suspect, type TokenUse } from '../store/visitors.js';
-import { similarity, tokenConsistent, type Similarity } from './matcher.js';
+import { similarity, tokenCheck, type Similarity } from './matcher.js';
 
 /** Probability a fingerprint link needs (against every other candidate and a new device). */
 export const LINK_P = 0.85;
@@ -108,6 +108,8 @@ export interface Visit {
   otherToken?: string | null;
   /** Through the first-party proxy: the device cookie's token hash, presented by the browser or issued on this visit. */
   cookie?: string | null;
+  /** The browser presented that cookie (it was not issued on this visit). */
+  cookiePresented?: boolean;
   /** Hash of the customer's linkedId (service.ts linkedHash); null without one, or when the project does not use it. */
   linkedId: string | null;
   network: VisitNetwork;
@@ -128,6 +130,8 @@ export interface Match {
   p: number;
   /** The token named a different device and was not believed. */
   tokenRejected: boolean;
+  /** The token named a visitor but the visit carried too few signals to back it (a copied token sent on its own). */
+  uncorroborated?: true;
   /** A young visitor was merged into `visitorId` on this visit. */
   mergedFrom?: string;
   /** The token was told apart from the visitor it named (a merge undone, or look-alikes separated). */
@@ -163,7 +167,14 @@ export async function link(index: LinkIndex, visit: Visit): Promise<Match> {
     const owner = await index.tokenOwner(tokenHash);
     const v = owner ? await resolve(index, owner) : null;
     if (v) {
-      if (tokenConsistent(v.components, components)) return byToken(index, v, tokenHash, visit);
+      const check = tokenCheck(v.components, components);
+      if (check === 'consistent') return byToken(index, v, tokenHash, visit);
+      // Too few signals to tell this device from any other: a visitor of its own, linked to nobody by what little it
+      // sent and suspecting nobody (healing it into the token's visitor later would hand the attacker the id after all).
+      if (check === 'uncorroborated') {
+        const alone = await index.createVisitor(components, [], null);
+        return { visitorId: alone, kind: 'new', p: 0.5, tokenRejected: true, uncorroborated: true };
+      }
       tokenRejected = true;
     }
   }
@@ -420,16 +431,28 @@ export function withVisit(
   };
 }
 
-/** A token's use after this visit: ephemeral while it was only ever seen in private windows; marked when it is the device cookie. */
+/**
+ * A token's use after this visit: ephemeral while it was only ever seen in
+ * private windows; the device cookie marked, and `issued` until a visit
+ * presents it (a browser that keeps no cookie never does, and a cookie it
+ * never kept says nothing of its storage).
+ */
 function tokenUse(prior: TokenUse | undefined, hash: string, visit: Visit): TokenUse {
-  const { ephemeral: _, ...use } = {
+  const isCookie = hash === visit.cookie;
+  const {
+    ephemeral: _,
+    issued: __,
+    ...use
+  } = {
     ...prior,
     hash,
     first: prior?.first ?? visit.now,
     last: visit.now,
-    ...(hash === visit.cookie ? { cookie: true as const } : {}),
+    ...(isCookie ? { cookie: true as const } : {}),
   };
-  return visit.incognito && (!prior || prior.ephemeral) ? { ...use, ephemeral: true } : use;
+  const issued = isCookie && !visit.cookiePresented && (!prior || prior.issued);
+  const marked = issued ? { ...use, issued: true as const } : use;
+  return visit.incognito && (!prior || prior.ephemeral) ? { ...marked, ephemeral: true } : marked;
 }
 
 /** Networks remembered per visitor: home, work, a phone's usual carriers and their pools. */

@@ -3,10 +3,8 @@
 // similarity, and which kinds of component changed (the evidence model,
 // evidence.ts, weighs each kind). Pure functions, so the accuracy benchmark
 // runs the same code.
-import { COMPONENTS, STABLE_WEIGHT_TOTAL, type ComponentName, type Components } from './components.js';
+import { COMPONENTS, coverage, STABLE_WEIGHT_TOTAL, type ComponentName, type Components } from './components.js';
 
-/** Share of the stable weight both sides must have collected to compare at all. */
-export const MIN_OVERLAP = 0.4;
 /**
  * A stored device token is believed when the fingerprint agrees at least this
  * much. Legitimate drift with a token (travel, docking, farbled core count)
@@ -121,10 +119,33 @@ export function similarity(stored: Components, current: Components): Similarity 
   };
 }
 
-/** Whether a visitor named by a device token plausibly is this device (a copied token is not). */
-export function tokenConsistent(history: Components[], current: Components): boolean {
-  return history.some((h) => {
+/**
+ * Share of the stable weight a visit and a stored component set must both
+ * hold for the set to vouch for the visit's device token. A token (or a
+ * replayed cookie) is anyone's who copied it; what corroborates it is the
+ * device's own signals, and a body that leaves them out (a stolen token with
+ * no signals, or the few a script blocked half-way still sends) has too few
+ * to tell the device from any other of its kind. Real browsers collect
+ * 0.85–0.95 of it; a visit that lost one to three groups of signals keeps
+ * above 0.65.
+ */
+export const TOKEN_OVERLAP = 0.6;
+
+/**
+ * How a device token's visitor and the visit agree: `consistent` when one of
+ * the visitor's component sets has enough in common with the visit
+ * (TOKEN_OVERLAP) and agrees with it (TOKEN_CONSISTENCY, no forbidden
+ * change); `uncorroborated` when the visit carries too few signals to tell
+ * (a copied token sent without them); `inconsistent` otherwise (another
+ * device's signals).
+ */
+export type TokenCheck = 'consistent' | 'inconsistent' | 'uncorroborated';
+
+export function tokenCheck(history: Components[], current: Components): TokenCheck {
+  if (coverage(current) < TOKEN_OVERLAP) return 'uncorroborated';
+  const agrees = history.some((h) => {
     const s = similarity(h, current);
-    return !s.forbidden && (s.overlap < MIN_OVERLAP || s.score >= TOKEN_CONSISTENCY);
+    return !s.forbidden && s.overlap >= TOKEN_OVERLAP && s.score >= TOKEN_CONSISTENCY;
   });
+  return agrees ? 'consistent' : 'inconsistent';
 }

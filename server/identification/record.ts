@@ -5,7 +5,8 @@
 // (server/store/visitors.ts `update`).
 import type { RecentActivity, VisitorDoc } from '../store/visitors.js';
 import { pageOf, type StoredVisit } from '../store/visits.js';
-import { isWebkit, type Components } from './components.js';
+import { coverage, isWebkit, type Components } from './components.js';
+import { TOKEN_OVERLAP } from './matcher.js';
 import { ASNS_CAP, LINKED_CAP, PREFIXES_CAP, TOKENS_CAP, withVisit, type Match, type Visit, type VisitorRecord } from './linker.js';
 
 /**
@@ -147,9 +148,13 @@ export function recordVisit(v: VisitorRecord, match: Match, visit: Visit): Visit
     firstSeenAt: first ? visit.now : v.firstSeenAt,
     lastSeenAt: visit.now,
     // Every recent configuration the device showed is kept (docked and undocked, home and away): it may come back without its storage in any of them.
-    components: first
-      ? [visit.components]
-      : [visit.components, ...v.components.filter((c) => !sameComponents(c, visit.components))].slice(0, COMPONENT_SETS_CAP),
+    // A visit with too few signals to vouch for a token (TOKEN_OVERLAP) is not one of them: it would push out a set that can.
+    components:
+      first || !v.components.length
+        ? [visit.components]
+        : coverage(visit.components) < TOKEN_OVERLAP
+          ? v.components
+          : [visit.components, ...v.components.filter((c) => !sameComponents(c, visit.components))].slice(0, COMPONENT_SETS_CAP),
     webkit: isWebkit(visit.components),
     suspects: match.suspects ?? v.suspects,
     residual: match.suspects && !match.suspects.length ? null : v.residual,

@@ -1,7 +1,7 @@
 // POST /v1/identify end to end: allowlist → metering → matching → risk →
 // event and visit stored → compact result. Reading events and visit
 // histories is server/events/ and server/visitors/.
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { ulid } from '../ids.js';
 import type { z } from 'zod';
 import type { IdentifyRequestSchema, IdentifyResultSchema } from '../../contract/identify.js';
@@ -53,6 +53,8 @@ export interface IdentifyFrom {
     /** The token of the device cookie: the one the browser presented (valid for the project), or one issued now. */
     deviceToken: string;
     presented: boolean;
+    /** The signed-in user's id the site's own session vouches for (the proxy's deviceid-proxy-linked-id). */
+    linkedId?: string;
   };
 }
 
@@ -81,9 +83,14 @@ export function visitTokens(
   cookie: string | null,
   cookiePresented: boolean,
   owners: ReadonlyMap<string, string | null>,
-): Pick<Visit, 'tokenHash' | 'otherToken' | 'cookie'> {
+): Pick<Visit, 'tokenHash' | 'otherToken' | 'cookie' | 'cookiePresented'> {
   const tokenHash = chooseToken(script, cookiePresented ? cookie : null, owners);
-  return { tokenHash, otherToken: [script, cookie].find((t) => t !== null && t !== tokenHash) ?? null, cookie };
+  return {
+    tokenHash,
+    otherToken: [script, cookie].find((t) => t !== null && t !== tokenHash) ?? null,
+    cookie,
+    cookiePresented: cookie !== null && cookiePresented,
+  };
 }
 
 export class IdentificationService {
@@ -95,6 +102,7 @@ export class IdentificationService {
     private readonly store: Store,
     private readonly meter: Meter,
     private readonly clock: Clock,
+    private readonly linkedIds: LinkedIdKeys,
     private readonly hooks: IdentifyHooks = {},
     cacheSize = DEFAULT_VISITOR_CACHE_SIZE,
   ) {
@@ -152,7 +160,8 @@ export class IdentificationService {
     const index = new StoreIndex(this.store, accountId, now, this.cache, fromCache);
     // Both tokens' owners in one read, with the lookup a visit no token names needs; linking's tokenOwner then reads nothing.
     const presented = [scriptToken, presentedCookie].filter((t): t is string => t !== null);
-    const linkedId = linkedHash(body.linkedId, project);
+    // Only a linkedId the site's server vouches for is evidence; the one in the body is anyone's to write (a tag).
+    const linkedId = this.linkedIds.evidence(proxy?.linkedId, project);
     const ahead = () => lookupQuery({ components, network: edge.network, now, linkedId });
     const owners = presented.length ? await index.tokenOwners(presented, ahead) : new Map<string, string | null>();
     const tokens = visitTokens(scriptToken, cookieToken, presentedCookie !== null, owners);
@@ -200,7 +209,7 @@ export class IdentificationService {
       url: body.url ?? '',
       referrer: body.referrer ?? '',
       tagJson: body.tag === undefined ? null : JSON.stringify(body.tag),
-      linkedId: body.linkedId ?? null,
+      linkedId: proxy?.linkedId ?? body.linkedId ?? null,
       suspect: false,
       signalsJson,
       clientTimestamp: body.timestamp,
@@ -255,7 +264,7 @@ export class IdentificationService {
     let before = await index.docToRecordOn(match.visitorId);
     for (let attempt = 1; before; attempt++) {
       const counted = countVisit(before, activity, VELOCITY_WINDOWS['24h']);
-      const risk = assessRisk(signals, edge, counted.recent, visit.now);
+      const risk = assessRisk(signals, edge, counted.recent, visit.now, match.uncorroborated === true);
       const visitId = makeVisitId(visit.now, counted.seq);
       const summary: StoredVisit = {
         seq: counted.seq,
@@ -306,11 +315,20 @@ export function tokensToPoint(
 }
 
 /**
- * The linkedId as identification keeps it: hashed (it may be an email), and
- * only while the project takes it as evidence (ProjectDoc.linkedIdEvidence).
+ * The linkedId as identification keeps it: keyed with the server's secret
+ * (it may be an email, which a plain hash would let a dictionary confirm),
+ * and only while the project takes it as evidence (ProjectDoc.linkedIdEvidence).
  */
-export function linkedHash(linkedId: string | undefined, project: Pick<ProjectDoc, 'linkedIdEvidence'> | null): string | null {
-  return linkedId && project?.linkedIdEvidence !== false ? sha(`linked:${linkedId}`) : null;
+export class LinkedIdKeys {
+  private readonly key: Buffer;
+
+  constructor(serverSecret: string) {
+    this.key = createHmac('sha256', serverSecret).update('deviceid linkedId evidence v1').digest();
+  }
+
+  evidence(linkedId: string | undefined, project: Pick<ProjectDoc, 'linkedIdEvidence'> | null): string | null {
+    return linkedId && project?.linkedIdEvidence !== false ? createHmac('sha256', this.key).update(linkedId).digest('base64url') : null;
+  }
 }
 
 /** Request signals carry `{value, duration}`; stored and returned signals hold the value alone. */

@@ -18,6 +18,7 @@ import {
 } from '../../contract/proxy.js';
 import type { Clock } from '../clock.js';
 import { normalizeIp, type Ip } from '../edge/address.js';
+import { LIMITS } from '../../contract/identify.js';
 import { ApiError } from '../errors.js';
 import { generateProxySecret, hashKey, keyHint } from '../keys/format.js';
 import type { Store } from '../store/index.js';
@@ -31,6 +32,8 @@ export interface ProxiedRequest {
   /** The site's host (and port), lowercase. */
   host: string;
   proto: 'http' | 'https';
+  /** The signed-in user's id the site's own session vouches for (deviceid-proxy-linked-id); absent when it sent none. */
+  linkedId?: string;
 }
 
 const HOUR = 3_600_000;
@@ -169,8 +172,12 @@ export class ProxyService {
     if (!clientIp) throw refuse(`${PROXY_HEADERS.clientIp}: missing or not an IP address`);
     if (host.length > 261 || !HOST.test(host)) throw refuse(`${PROXY_HEADERS.host}: missing or not a host name`);
     if (proto !== 'http' && proto !== 'https') throw refuse(`${PROXY_HEADERS.proto}: must be http or https`);
+    const linkedId = header(headers, PROXY_HEADERS.linkedId);
+    if (linkedId !== undefined && (linkedId.length === 0 || linkedId.length > LIMITS.linkedIdChars)) {
+      throw refuse(`${PROXY_HEADERS.linkedId}: must be 1 to ${LIMITS.linkedIdChars} characters`);
+    }
     this.reported(projectId, header(headers, PROXY_HEADERS.error));
-    return { clientIp, host, proto };
+    return { clientIp, host, proto, ...(linkedId !== undefined && { linkedId }) };
   }
 
   /** Constant time in the secret: its digest is compared with each stored digest. */

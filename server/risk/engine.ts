@@ -87,9 +87,17 @@ const SUSPECT_TOTAL = Object.values(SUSPECT_WEIGHTS).reduce((a, b) => a + b, 0);
  * 0.6, software renderer 0.35, datacenter network 0.3, UA/TLS mismatch 0.3,
  * API tampering 0.2.
  */
+/** The anomaly score of a known device token presented without the signals to back it: tampering. */
+const UNCORROBORATED_ANOMALY = 60;
+
 const BOT_EVIDENCE = { headless: 0.9, toolClient: 0.6, softwareRenderer: 0.35, datacenter: 0.3, uaTlsMismatch: 0.3, tampering: 0.2 } as const;
 
-export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[], now: number) {
+/**
+ * `uncorroboratedToken`: the visit presented a device token (or device cookie)
+ * of a known visitor without the signals to back it (identification did not
+ * believe it): what a copied token sent on its own looks like, so tampering.
+ */
+export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[], now: number, uncorroboratedToken = false) {
   const markers = headlessMarkers(s);
   const headless = markers.length > 0 || edge.http.classification === 'headless';
   const swRenderer = softwareRenderer(s);
@@ -97,7 +105,8 @@ export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[]
   const toolClient = !['browser', 'headless', 'unknown'].includes(edge.http.classification);
 
   const t = s.tampering;
-  const anomalyScore = t ? Math.min(100, t.lieCount * 15 + (t.canvasNoise > 0 ? 30 : 0) + (t.audioNoise > 0 ? 30 : 0)) : 0;
+  const lies = t ? Math.min(100, t.lieCount * 15 + (t.canvasNoise > 0 ? 30 : 0) + (t.audioNoise > 0 ? 30 : 0)) : 0;
+  const anomalyScore = uncorroboratedToken ? Math.max(lies, UNCORROBORATED_ANOMALY) : lies;
   const tampered = anomalyScore >= 50;
 
   // Time zone vs IP location: the classic VPN tell.

@@ -22,7 +22,10 @@ export const identifyRoutes = ({ services }: RouteDeps) =>
       const result = await admission.run(slot, () =>
         services.identification.identify(key, body, edge, {
           origin,
-          ...(proxied && cookie && { proxy: { host: proxied.host, deviceToken: cookie.token, presented: cookie.presented } }),
+          ...(proxied &&
+            cookie && {
+              proxy: { host: proxied.host, deviceToken: cookie.token, presented: cookie.presented, linkedId: proxied.linkedId },
+            }),
         }),
       );
       if (slot.headers) res.set(slot.headers);

@@ -36,6 +36,8 @@ export interface TokenUse {
   ephemeral?: true;
   /** The first-party proxy's device cookie: set by the server, it outlives WebKit's deletion of script storage. */
   cookie?: true;
+  /** A device cookie set on a visit and never presented since: the browser may not keep cookies at all. */
+  issued?: true;
 }
 
 /** A young visitor's possible predecessor and the evidence for it so far. */

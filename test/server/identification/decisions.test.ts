@@ -43,7 +43,8 @@ function account(index = new MemoryIndex()) {
     return {
       components,
       tokenHash: o.token ?? null,
-      ...(o.cookie ? { otherToken: o.cookie, cookie: o.cookie } : {}),
+      // The device's cookie, presented as a browser that keeps it does (issued on its first visit: no matter here).
+      ...(o.cookie ? { otherToken: o.cookie, cookie: o.cookie, cookiePresented: true } : {}),
       linkedId: null,
       network: { prefix, asn: o.asn === undefined ? 2856 : o.asn, kind: o.kind ?? 'fixed' },
       incognito: o.incognito ?? false,
@@ -655,20 +656,30 @@ describe('what a visit changes in its visitor', () => {
     });
     const cookie = 'c';
     // The agent's token went by, the cookie beside it: both taken at this visit.
-    expect(withVisit(v, at(HOME, 2856, { tokenHash: 'a', otherToken: 'c', cookie }), 'a').tokens).toEqual([
+    expect(withVisit(v, at(HOME, 2856, { tokenHash: 'a', otherToken: 'c', cookie, cookiePresented: true }), 'a').tokens).toEqual([
       { hash: 'c', first: T0, last: T0 + DAY, cookie: true },
       { hash: 'a', first: T0, last: T0 + DAY },
     ]);
     // The agent's storage gone: the cookie went by, and the agent's new token joins it.
-    expect(withVisit(v, at(HOME, 2856, { tokenHash: 'c', otherToken: 'new', cookie }), 'c').tokens).toEqual([
+    expect(withVisit(v, at(HOME, 2856, { tokenHash: 'c', otherToken: 'new', cookie, cookiePresented: true }), 'c').tokens).toEqual([
       { hash: 'new', first: T0 + DAY, last: T0 + DAY },
       { hash: 'c', first: T0, last: T0 + DAY, cookie: true },
       { hash: 'a', first: T0, last: T0 },
     ]);
-    // A cookie issued on a visit without any token known.
-    expect(withVisit(record({ tokens: [] }), at(HOME, 2856, { otherToken: 'c2', cookie: 'c2' }), null).tokens).toEqual([
+    // A cookie issued on a visit without any token known: issued until a later visit presents it (a browser that keeps
+    // no cookie never does, and its absence then says nothing of the device's storage).
+    const issued = withVisit(record({ tokens: [] }), at(HOME, 2856, { otherToken: 'c2', cookie: 'c2' }), null).tokens;
+    expect(issued).toEqual([{ hash: 'c2', first: T0 + DAY, last: T0 + DAY, cookie: true, issued: true }]);
+    const kept = record({ tokens: issued });
+    expect(withVisit(kept, at(HOME, 2856, { otherToken: 'c2', cookie: 'c2' }), null).tokens).toEqual([
+      { hash: 'c2', first: T0 + DAY, last: T0 + DAY, cookie: true, issued: true },
+    ]);
+    expect(withVisit(kept, at(HOME, 2856, { tokenHash: 'c2', cookie: 'c2', cookiePresented: true }), 'c2').tokens).toEqual([
       { hash: 'c2', first: T0 + DAY, last: T0 + DAY, cookie: true },
     ]);
+    // Once presented, a later visit that issues it again (never: a presented cookie is kept) leaves it kept.
+    const presented = record({ tokens: [{ hash: 'c2', first: T0, last: T0, cookie: true }] });
+    expect(withVisit(presented, at(HOME, 2856, { otherToken: 'c2', cookie: 'c2' }), null).tokens[0]).not.toHaveProperty('issued');
     // The visit's token was not believed (recordVisit passes null): neither token is the visitor's.
     expect(withVisit(v, at(HOME, 2856, { tokenHash: 'x', otherToken: 'c3', cookie: 'c3' }), null).tokens).toBe(v.tokens);
   });

@@ -3,8 +3,8 @@
 // how much of them was compared at all, which kind of change a difference
 // is, and when a device token is believed.
 import { describe, expect, it } from 'vitest';
-import { STABLE_WEIGHT_TOTAL, type Components } from '../../../server/identification/components.js';
-import { MIN_OVERLAP, similarity, TOKEN_CONSISTENCY, tokenConsistent } from '../../../server/identification/matcher.js';
+import { coverage, STABLE_WEIGHT_TOTAL, type Components } from '../../../server/identification/components.js';
+import { similarity, TOKEN_CONSISTENCY, TOKEN_OVERLAP, tokenCheck } from '../../../server/identification/matcher.js';
 
 /** A desktop with every component, in the shapes components.ts writes them. */
 const desk: Components = {
@@ -148,34 +148,47 @@ describe('kinds of change', () => {
 });
 
 describe('believing a device token', () => {
+  const pick = (names: (keyof Components)[]): Components => Object.fromEntries(names.map((n) => [n, desk[n]]));
+  /** Exactly the overlap a token needs: 37.5 of the 62.5 stable weight. */
+  const enough = pick(['timezone', 'fonts', 'screen', 'hardware', 'fontPreferences', 'touch', 'math']);
+  const { math: _, ...tooFew } = enough;
+
   it('believes a token when the fingerprint agrees with any of the visitor’s recent component sets', () => {
     const docked = { ...desk, screen: '3840x2160', timezone: 'America/New_York', fonts: 'Menlo', hardware: '[16,32,null]' };
-    expect(tokenConsistent([desk], docked)).toBe(false);
-    expect(tokenConsistent([desk, docked], docked)).toBe(true);
-    expect(tokenConsistent([docked, desk], desk)).toBe(true);
+    expect(tokenCheck([desk], docked)).toBe('inconsistent');
+    expect(tokenCheck([desk, docked], docked)).toBe('consistent');
+    expect(tokenCheck([docked, desk], desk)).toBe('consistent');
   });
 
   it('never believes a token across an impossible change, however similar the rest', () => {
-    expect(tokenConsistent([desk], { ...desk, uaVersion: '120' })).toBe(false);
+    expect(tokenCheck([desk], { ...desk, uaVersion: '120' })).toBe('inconsistent');
+    expect(tokenCheck([desk], { ...desk, browser: 'Firefox|Windows' })).toBe('inconsistent');
   });
 
   it('believes it at the consistency threshold and not below', () => {
-    // 25 of the stable weight compared (the overlap needed): time zone, screen, hardware and platform (21) agree.
-    const base = { timezone: 'a', screen: 'b', hardware: 'c', platform: 'Win32', fonts: 'Arial', canvas: 'x' };
-    const at = { ...base, fonts: 'Menlo', canvas: 'y' };
+    // 40 of the stable weight on both sides (0.64), 12 of it different: a score of exactly 0.7.
+    const base = pick(['timezone', 'fonts', 'screen', 'hardware', 'fontPreferences', 'mediaPrefs', 'platform', 'browser']);
+    const at = { ...base, screen: '1x1', hardware: '[1,1,null]' };
     expect(similarity(base, at).score).toBe(TOKEN_CONSISTENCY);
-    expect(tokenConsistent([base], at)).toBe(true);
-    expect(tokenConsistent([base], { ...at, timezone: 'z' })).toBe(false);
+    expect(tokenCheck([base], at)).toBe('consistent');
+    expect(tokenCheck([base], { ...at, platform: 'Linux' })).toBe('inconsistent');
   });
 
-  it('believes a token when too little was collected to judge, from the overlap needed on it is judged', () => {
-    // Time zone, screen, hardware and font preferences: 25 of 62.5, the overlap needed, all different.
-    const thin = { timezone: 'a', screen: 'b', hardware: 'c', fontPreferences: 'd' };
-    const other = { timezone: 'w', screen: 'x', hardware: 'y', fontPreferences: 'z' };
-    expect(similarity(thin, other).overlap).toBe(MIN_OVERLAP);
-    expect(tokenConsistent([thin], other)).toBe(false);
-    const { fontPreferences: _, ...thinner } = thin;
-    const { fontPreferences: __, ...otherThinner } = other;
-    expect(tokenConsistent([thinner], otherThinner)).toBe(true);
+  it('does not believe a token sent with too few signals to corroborate it: a copied token on its own, or what a blocked script still sends', () => {
+    expect(coverage(enough)).toBe(TOKEN_OVERLAP);
+    expect(tokenCheck([desk], enough)).toBe('consistent');
+    expect(coverage(tooFew)).toBeLessThan(TOKEN_OVERLAP);
+    expect(tokenCheck([desk], tooFew)).toBe('uncorroborated');
+    expect(tokenCheck([desk], {})).toBe('uncorroborated');
+    // However sparse the visitor's own history: a sparse visit never agrees with it.
+    expect(tokenCheck([tooFew], tooFew)).toBe('uncorroborated');
+  });
+
+  it('believes a token only against a stored set that shares the overlap needed with the visit', () => {
+    // The visit is complete; a stored set that holds too little cannot vouch for it, one that holds enough can.
+    expect(tokenCheck([tooFew], desk)).toBe('inconsistent');
+    expect(similarity(enough, desk).overlap).toBe(TOKEN_OVERLAP);
+    expect(tokenCheck([enough], desk)).toBe('consistent');
+    expect(tokenCheck([tooFew, enough], desk)).toBe('consistent');
   });
 });

@@ -5,12 +5,23 @@ import { describe, expect, it } from 'vitest';
 import { confidenceOf, SPARSE_CEILING, SPARSE_COVERAGE } from '../../../server/identification/confidence.js';
 import { CALIBRATION } from '../../../server/identification/calibration.js';
 import { ASNS_CAP, LINKED_CAP, PREFIXES_CAP, TOKENS_CAP, type Match, type Visit, type VisitorRecord } from '../../../server/identification/linker.js';
+import type { Components } from '../../../server/identification/components.js';
 import { COMPONENT_SETS_CAP, mergeRecords, recordVisit, unmergeRecords } from '../../../server/identification/record.js';
 
 const T0 = Date.UTC(2026, 0, 15);
+/** A component set with enough of the stable weight to vouch for a token (matcher.ts TOKEN_OVERLAP), told apart by its canvas. */
+const set = (canvas: string): Components => ({
+  timezone: 'Europe/Berlin',
+  fonts: 'Arial',
+  screen: '1920x1080',
+  hardware: '[8,16,null]',
+  fontPreferences: 'fp',
+  mediaPrefs: 'm',
+  canvas,
+});
 const blank = (id: string, o: Partial<VisitorRecord> = {}): VisitorRecord => ({
   id,
-  components: [{ canvas: 'c1' }],
+  components: [set('c1')],
   visitCount: 0,
   firstSeenAt: T0,
   lastSeenAt: T0,
@@ -26,7 +37,7 @@ const blank = (id: string, o: Partial<VisitorRecord> = {}): VisitorRecord => ({
   residual: null,
   ...o,
 });
-const visitAt = (now: number, prefix: string, asn: number, tokenHash: string | null, components = { canvas: 'c1' }): Visit => ({
+const visitAt = (now: number, prefix: string, asn: number, tokenHash: string | null, components = set('c1')): Visit => ({
   components,
   tokenHash,
   linkedId: null,
@@ -39,20 +50,29 @@ const match = (visitorId: string, o: Partial<Match> = {}): Match => ({ visitorId
 describe('recordVisit', () => {
   it('counts the visit, keeps the last component sets and the first visit time', () => {
     let v = recordVisit(blank('a'), match('a'), visitAt(T0 + 1, '1.1.1.0/24', 1, 't1'));
-    expect(v).toMatchObject({ visitCount: 1, firstSeenAt: T0 + 1, lastSeenAt: T0 + 1, components: [{ canvas: 'c1' }] });
-    v = recordVisit(v, match('a'), visitAt(T0 + 2, '1.1.1.0/24', 1, 't1', { canvas: 'c2' }));
-    expect(v).toMatchObject({ visitCount: 2, firstSeenAt: T0 + 1, lastSeenAt: T0 + 2, components: [{ canvas: 'c2' }, { canvas: 'c1' }] });
+    expect(v).toMatchObject({ visitCount: 1, firstSeenAt: T0 + 1, lastSeenAt: T0 + 1, components: [set('c1')] });
+    v = recordVisit(v, match('a'), visitAt(T0 + 2, '1.1.1.0/24', 1, 't1', set('c2')));
+    expect(v).toMatchObject({ visitCount: 2, firstSeenAt: T0 + 1, lastSeenAt: T0 + 2, components: [set('c2'), set('c1')] });
   });
 
   it('keeps every recent distinct configuration, newest first, so that one coming back is still matched', () => {
-    const at = (i: number, canvas: string) => visitAt(T0 + i, '1.1.1.0/24', 1, 't1', { canvas });
+    const at = (i: number, canvas: string) => visitAt(T0 + i, '1.1.1.0/24', 1, 't1', set(canvas));
     let v = recordVisit(blank('a'), match('a'), at(1, 'home'));
     // Docked at home, away, home again: the docked set is not forgotten because home came back.
     for (const [i, c] of ['docked', 'away', 'home', 'home'].entries()) v = recordVisit(v, match('a'), at(2 + i, c));
-    expect(v.components).toEqual([{ canvas: 'home' }, { canvas: 'away' }, { canvas: 'docked' }]);
+    expect(v.components).toEqual([set('home'), set('away'), set('docked')]);
     v = recordVisit(v, match('a'), at(9, 'hotel'));
     expect(v.components).toHaveLength(COMPONENT_SETS_CAP);
-    expect(v.components).toEqual([{ canvas: 'hotel' }, { canvas: 'home' }, { canvas: 'away' }]);
+    expect(v.components).toEqual([set('hotel'), set('home'), set('away')]);
+  });
+
+  it('keeps no set with too few signals to vouch for a token, unless the visitor has no other', () => {
+    const sparse = { timezone: 'Europe/Berlin', screen: '1920x1080' };
+    let v = recordVisit(blank('a'), match('a'), visitAt(T0 + 1, '1.1.1.0/24', 1, 't1'));
+    v = recordVisit(v, match('a'), visitAt(T0 + 2, '1.1.1.0/24', 1, 't1', sparse));
+    expect(v.components).toEqual([set('c1')]);
+    expect(recordVisit(blank('b', { components: [] }), match('b'), visitAt(T0 + 3, '1.1.1.0/24', 1, null, sparse)).components).toEqual([sparse]);
+    expect(recordVisit(blank('b'), match('b'), visitAt(T0 + 3, '1.1.1.0/24', 1, null, sparse)).components).toEqual([sparse]);
   });
 
   it('counts networks new to the visitor, and keeps each one with its visits, newest first, within caps', () => {
@@ -128,7 +148,7 @@ describe('merge and unmerge', () => {
     visitCount: 2,
     firstSeenAt: T0 + 20,
     lastSeenAt: T0 + 30,
-    components: [{ canvas: 'c9' }],
+    components: [set('c9')],
     prefixes: [
       { p: 'home', n: 1, last: T0 + 30 },
       { p: 'cafe', n: 1, last: T0 + 20 },
@@ -143,7 +163,7 @@ describe('merge and unmerge', () => {
   it("gives the survivor the young visitor's visits, networks, tokens (marked) and latest components", () => {
     const { from, into, aliases } = mergeRecords(young, older, [blank('z', { mergedInto: 'b' })]);
     expect(from).toMatchObject({ mergedInto: 'u', suspects: [] });
-    expect(into).toMatchObject({ visitCount: 7, firstSeenAt: T0, lastSeenAt: T0 + 30, components: [{ canvas: 'c9' }], novelPrefixes: 3, novelAsns: 2 });
+    expect(into).toMatchObject({ visitCount: 7, firstSeenAt: T0, lastSeenAt: T0 + 30, components: [set('c9')], novelPrefixes: 3, novelAsns: 2 });
     expect(into.prefixes).toEqual([
       { p: 'home', n: 6, last: T0 + 30 },
       { p: 'cafe', n: 1, last: T0 + 20 },

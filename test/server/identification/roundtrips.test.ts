@@ -9,7 +9,7 @@
 // visit recorded; the token claim and the index in one bulk write; the event).
 // Through a first-party proxy the same: the agent's token and the device
 // cookie are read in one command, and a first visit's cookie is written in the
-// index's one bulk write. A linkedId the same: read with the index's keys,
+// index's one bulk write. A linkedId (the proxy's) the same: read with the index's keys,
 // written in its bulk write (a device known by its token, signed in with a
 // linkedId for the first time: its list read and written once).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +36,8 @@ afterAll(async () => {
 interface Via {
   secret: string;
   cookie?: string;
+  /** The browser's address (default 81.2.69.142). */
+  ip?: string;
 }
 
 async function identify(seed: number, token: string, via?: Via, linkedId?: string): Promise<string[]> {
@@ -45,10 +47,12 @@ async function identify(seed: number, token: string, via?: Via, linkedId?: strin
   if (via) {
     req
       .set(PROXY_HEADERS.secret, via.secret)
-      .set(PROXY_HEADERS.clientIp, '81.2.69.142')
+      .set(PROXY_HEADERS.clientIp, via.ip ?? '81.2.69.142')
       .set(PROXY_HEADERS.host, 'shop.example.com')
       .set(PROXY_HEADERS.proto, 'https');
     if (via.cookie) req.set('cookie', via.cookie);
+    // The one linkedId identification learns: the site's own session's, set by its proxy.
+    if (linkedId) req.set(PROXY_HEADERS.linkedId, linkedId);
   }
   const res = await req.send(body);
   expect(res.status).toBe(200);
@@ -139,22 +143,29 @@ describe('database commands per identify', () => {
     expect(storageLost).toEqual(['find fingerprints', 'update visitors', 'insert events', 'update fingerprints']);
   });
 
-  it("a signed-in device: the linkedId is read and written with the index's keys, in no command of its own", async () => {
+  it("a signed-in device (its linkedId set by the site's proxy): the linkedId is read and written with the index's keys, in no command of its own", async () => {
+    const secret = (await customer.agent.post(`/api/projects/${customer.projectId}/proxy/secret`).set('origin', customer.origin).send({})).body
+      .secret as string;
+    // Each on a network of its own, where no device of its model was seen: nothing to read but the index.
+    const [plainVia, signedVia]: Via[] = [
+      { secret, ip: '2.125.160.90' },
+      { secret, ip: '89.160.20.112' },
+    ];
     h.clock.advance(100);
-    const plain = await identify(5, `plain_token_${'x'.repeat(16)}`);
+    const plain = await identify(5, `plain_token_${'x'.repeat(16)}`, plainVia);
     h.clock.advance(100);
-    const signedIn = await identify(6, `signed_token_${'x'.repeat(16)}`, undefined, 'ada@example.com');
+    const signedIn = await identify(6, `signed_token_${'x'.repeat(16)}`, signedVia, 'ada@example.com');
     expect(signedIn).toEqual(plain);
     h.clock.advance(100);
-    expect(await identify(6, `signed_token_${'x'.repeat(16)}`, undefined, 'ada@example.com')).toEqual(['update visitors', 'insert events']);
+    expect(await identify(6, `signed_token_${'x'.repeat(16)}`, signedVia, 'ada@example.com')).toEqual(['update visitors', 'insert events']);
     // A device known by its token, signed in for the first time: the index reads the linkedId's list and writes it, once.
     const sorted = (xs: string[]) => [...xs].sort();
     h.clock.advance(100);
-    expect(sorted(await identify(5, `plain_token_${'x'.repeat(16)}`, undefined, 'grace@example.com'))).toEqual(
+    expect(sorted(await identify(5, `plain_token_${'x'.repeat(16)}`, plainVia, 'grace@example.com'))).toEqual(
       sorted(['update visitors', 'insert events', 'find fingerprints', 'update fingerprints']),
     );
     h.clock.advance(100);
-    expect(await identify(5, `plain_token_${'x'.repeat(16)}`, undefined, 'grace@example.com')).toEqual(['update visitors', 'insert events']);
+    expect(await identify(5, `plain_token_${'x'.repeat(16)}`, plainVia, 'grace@example.com')).toEqual(['update visitors', 'insert events']);
   });
 
   it('the quota costs well under one command per call', async () => {

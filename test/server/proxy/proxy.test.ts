@@ -336,10 +336,10 @@ describe('linking the agent’s token and the device cookie', () => {
     expect(chooseToken('s1', null, owners)).toBe('s1');
     expect(chooseToken(null, null, owners)).toBeNull();
     // The visit's tokens: a cookie not presented (issued now) is never gone by, but is the other token and the cookie.
-    expect(visitTokens('s1', 'c2', true, owners)).toEqual({ tokenHash: 'c2', otherToken: 's1', cookie: 'c2' });
-    expect(visitTokens('s0', 'cNew', false, owners)).toEqual({ tokenHash: 's0', otherToken: 'cNew', cookie: 'cNew' });
-    expect(visitTokens(null, 'cNew', false, owners)).toEqual({ tokenHash: null, otherToken: 'cNew', cookie: 'cNew' });
-    expect(visitTokens('s1', null, false, owners)).toEqual({ tokenHash: 's1', otherToken: null, cookie: null });
+    expect(visitTokens('s1', 'c2', true, owners)).toEqual({ tokenHash: 'c2', otherToken: 's1', cookie: 'c2', cookiePresented: true });
+    expect(visitTokens('s0', 'cNew', false, owners)).toEqual({ tokenHash: 's0', otherToken: 'cNew', cookie: 'cNew', cookiePresented: false });
+    expect(visitTokens(null, 'cNew', false, owners)).toEqual({ tokenHash: null, otherToken: 'cNew', cookie: 'cNew', cookiePresented: false });
+    expect(visitTokens('s1', null, false, owners)).toEqual({ tokenHash: 's1', otherToken: null, cookie: null, cookiePresented: false });
     // Afterwards the other tokens name the matched visitor, unless linking did not believe the visit's token.
     const matched = { visitorId: 'iq_a', tokenRejected: false };
     // The cookie won against the agent's token: the agent's token moves to the cookie's visitor.
