@@ -102,6 +102,12 @@ interface CachedAgent {
 
 type ErrorCode = 'timeout' | 'unreachable' | 'service_error';
 
+/** The service's answer, its body read within the time limit. */
+interface Answer {
+  res: Response;
+  body: Uint8Array;
+}
+
 const json = (status: number, error: string, code: string, more: Array<[string, string]> = []): CoreResponse => ({
   status,
   headers: [['content-type', 'application/json; charset=utf-8'], ['cache-control', 'no-store'], ...more],
@@ -154,14 +160,18 @@ export function createCore(options: CoreOptions): Core {
     lastError = { code, at: Date.now() };
   };
 
-  /** Calls the service with a time limit; maps network failures to the answers a browser gets. */
-  async function call(path: string, init: RequestInit): Promise<Response | CoreResponse> {
+  /**
+   * Calls the service with a time limit that covers its body too (a service
+   * that stalls after its headers is as slow as one that never answers);
+   * maps network failures to the answers a browser gets.
+   */
+  async function call(path: string, init: RequestInit): Promise<Answer | CoreResponse> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
       const res = await doFetch(base + path, { ...init, signal: controller.signal, redirect: 'manual' });
       if (res.status >= 500) failed('service_error');
-      return res;
+      return { res, body: new Uint8Array(await res.arrayBuffer()) };
     } catch {
       if (controller.signal.aborted) {
         failed('timeout');
@@ -207,11 +217,12 @@ export function createCore(options: CoreOptions): Core {
     const report = lastError;
     if (report) headers.set(PROXY_HEADERS.error, `${report.code}; at=${report.at}`);
     // (A Uint8Array is a BodyInit; TypeScript's DOM types only say so of one over an ArrayBuffer.)
-    const res = await call('/v1/identify', { method: 'POST', headers, body: body as unknown as BodyInit });
-    if (!(res instanceof Response)) return res;
+    const answer = await call('/v1/identify', { method: 'POST', headers, body: body as unknown as BodyInit });
+    if (!('res' in answer)) return answer;
+    const { res } = answer;
     // The report got through with this request (unless a newer error came meanwhile).
     if (res.status < 500 && lastError === report) lastError = null;
-    return { status: res.status, headers: [...passBack(res), ['cache-control', 'no-store']], body: new Uint8Array(await res.arrayBuffer()) };
+    return { status: res.status, headers: [...passBack(res), ['cache-control', 'no-store']], body: answer.body };
   }
 
   /** The agent script, from the cache while the service's max-age allows, revalidated with its ETag after that. */
@@ -220,13 +231,13 @@ export function createCore(options: CoreOptions): Core {
     if (agent && now - agent.checkedAt < agent.maxAgeMs) return agent;
     const headers = new Headers({ accept: 'text/javascript' });
     if (agent?.etag) headers.set('if-none-match', agent.etag);
-    const res = await call('/agent.js', { method: 'GET', headers });
-    if (!(res instanceof Response) || (res.status !== 200 && res.status !== 304)) {
-      if (res instanceof Response) await res.arrayBuffer().catch(() => undefined);
+    const answer = await call('/agent.js', { method: 'GET', headers });
+    if (!('res' in answer) || (answer.res.status !== 200 && answer.res.status !== 304)) {
       // Stale is better than nothing while the service is away.
       if (agent) return agent;
-      return res instanceof Response ? json(502, `deviceid proxy: the service answered ${res.status} for the agent script`, 'service_unavailable') : res;
+      return 'res' in answer ? json(502, `deviceid proxy: the service answered ${answer.res.status} for the agent script`, 'service_unavailable') : answer;
     }
+    const { res } = answer;
     const maxAge = /max-age=(\d+)/.exec(res.headers.get('cache-control') ?? '');
     const maxAgeMs = maxAge ? Number(maxAge[1]) * 1000 : 300_000;
     if (res.status === 304 && agent) {
@@ -234,7 +245,7 @@ export function createCore(options: CoreOptions): Core {
       return agent;
     }
     agent = {
-      body: new Uint8Array(await res.arrayBuffer()),
+      body: answer.body,
       etag: res.headers.get('etag'),
       contentType: res.headers.get('content-type') ?? 'text/javascript; charset=utf-8',
       checkedAt: now,

@@ -9,7 +9,8 @@
 //     identification finds them any more;
 //  3. scrub the identity index: the device's tokens and merge claims go,
 //     and its visitors leave every candidate list (so the device, when it
-//     comes back, is a new visitor with no link to the old one);
+//     comes back, is a new visitor with no link to the old one); a list
+//     left empty goes, so no linkedId's hash outlives its visitors;
 //  4. delete their events with their search entries, and what webhooks
 //     still hold of them (pending deliveries, the delivery log);
 //  5. delete their visit pages and visitor documents;

@@ -54,10 +54,17 @@ export class AuditRepo {
     return this.col.find(filter).sort({ _id: -1 }).limit(q.limit).toArray();
   }
 
-  /** A deleted visitor's events are no longer named: entries about them keep what happened, not which event. */
+  /**
+   * A deleted visitor's events are no longer named: entries about them keep
+   * what happened, by whom and when, but neither the event nor the values
+   * changed (a linkedId or a tag names the person as well as the event did).
+   */
   async forgetEvents(accountId: string, requestIds: string[]): Promise<void> {
     if (!requestIds.length) return;
-    await this.col.updateMany({ accountId, 'target.type': 'event', 'target.id': { $in: requestIds } }, { $set: { 'target.id': 'deleted' } });
+    await this.col.updateMany(
+      { accountId, 'target.type': 'event', 'target.id': { $in: requestIds } },
+      { $set: { 'target.id': 'deleted', before: null, after: null } },
+    );
   }
 
   /** Tests: every entry of every account. */

@@ -275,6 +275,48 @@ describe('@deviceid/proxy', () => {
     }
   });
 
+  it('answers 504 within its time limit when the service stalls after its headers (both adapters, both paths)', async () => {
+    // Headers and part of the body, then nothing.
+    const upstream = await scripted((req, _n, res) => {
+      if (req.url === '/agent.js') res.writeHead(200, { 'content-type': 'text/javascript', 'content-length': '1000' }).write('var DeviceId=');
+      else res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': '1000' }).write('{"visitorId":');
+    });
+    const timeoutMs = 300;
+    /** The answer, or a failure (not a hang) when none comes within the limit plus 0.5 s. */
+    const answered = async (call: () => Promise<Response>) => {
+      const start = Date.now();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs + 500} ms`)), timeoutMs + 500);
+      });
+      try {
+        const res = await Promise.race([call(), late]);
+        expect(res.status).toBe(504);
+        expect(await Promise.race([res.json(), late])).toEqual({
+          error: `deviceid proxy: the service did not answer within ${timeoutMs} ms`,
+          code: 'service_unavailable',
+        });
+        expect(Date.now() - start).toBeLessThan(timeoutMs + 500);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    const app = express();
+    app.use(createProxyMiddleware({ serviceUrl: upstream.url, secret: 'svc_proxy_test', timeoutMs }));
+    const shop = await listenApp(app);
+    try {
+      const handler = createProxyHandler({ serviceUrl: upstream.url, secret: 'svc_proxy_test', timeoutMs, clientIp: 'x-real-ip' });
+      await answered(() => handler(new Request('https://shop.example.com/metrics/v1/identify', { method: 'POST', headers: BROWSER, body: '{}' })));
+      await answered(() => handler(new Request('https://shop.example.com/metrics/agent.js')));
+      await answered(() => fetch(`${shop.url}/metrics/v1/identify`, { method: 'POST', headers: BROWSER, body: '{}' }));
+      await answered(() => fetch(`${shop.url}/metrics/agent.js`));
+      expect(upstream.seen.map((s) => s.url)).toEqual(['/v1/identify', '/agent.js', '/v1/identify', '/agent.js']);
+    } finally {
+      await shop.close();
+      await upstream.close();
+    }
+  });
+
   it('refuses options it cannot work with', () => {
     expect(() => createProxyHandler({ serviceUrl: 'ftp://x', secret: 's' })).toThrow(TypeError);
     expect(() => createProxyHandler({ serviceUrl: 'https://x', secret: '' })).toThrow(/secret is required/);

@@ -455,6 +455,9 @@ describe('the audit log', () => {
     const bearer = `Bearer ${secret.body.key}`;
     expect((await h.http().patch(`/v1/events/${seen.body.requestId}`).set('authorization', bearer).send({ linkedId: 'order-7' })).status).toBe(200);
     expect((await h.http().patch('/v1/events/req_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z').set('authorization', bearer).send({ suspect: true })).status).toBe(404);
+    const [byKey, byUser] = (await owner.agent.get(`/api/accounts/${H}/audit?action=event.update`)).body.entries as Array<Record<string, any>>;
+    expect(byUser).toMatchObject({ actor: { type: 'user', id: owner.userId }, before: { suspect: false }, after: { suspect: true } });
+    expect(byKey).toMatchObject({ actor: { type: 'key', id: secret.body.apiKey.id }, before: { linkedId: null }, after: { linkedId: 'order-7' } });
     expect((await h.http().delete(`/v1/visitors/${seen.body.visitorId}`).set('authorization', bearer)).status).toBe(202);
     // The device flow.
     const g = await startGrant(h);
@@ -542,15 +545,18 @@ describe('the audit log', () => {
     expect(byAction('auth.login_failed')).toMatchObject({ actor: { type: 'anonymous' }, after: { email: owner.email } });
     expect(byAction('deviceflow.deny').actor.id).toBe(owner.userId);
     expect(entries.filter((e) => e.action === 'key.create')[0]).toMatchObject({ actor: { id: owner.userId }, after: { source: 'cli' } });
-    const [byKey, byUser] = entries.filter((e) => e.action === 'event.update');
-    expect(byUser).toMatchObject({ actor: { type: 'user', id: owner.userId }, before: { suspect: false }, after: { suspect: true } });
-    expect(byKey).toMatchObject({ actor: { type: 'key', id: secret.body.apiKey.id }, before: { linkedId: null }, after: { linkedId: 'order-7' } });
     expect(byAction('visitor.delete')).toMatchObject({ actor: { type: 'key' }, target: { type: 'deletion', id: expect.stringMatching(/^del_/) } });
-    // Once the deletion ran, nothing in the log names the visitor or its event.
+    // Once the deletion ran, nothing in the log names the visitor or its event, nor holds the values the event had.
     await (h.app.locals.services as { deletions: { idle(): Promise<void> } }).deletions.idle();
     const log = JSON.stringify(await h.store.audit.all());
     expect(log).not.toContain(seen.body.visitorId);
     expect(log).not.toContain(seen.body.requestId);
+    expect(log).not.toContain('order-7');
+    const forgotten = { target: { type: 'event', id: 'deleted' }, before: null, after: null };
+    expect((await owner.agent.get(`/api/accounts/${H}/audit?action=event.update`)).body.entries).toEqual([
+      { ...byKey, ...forgotten },
+      { ...byUser, ...forgotten },
+    ]);
 
     // Changes through the server API are the key's.
     const visitor = 'iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z';

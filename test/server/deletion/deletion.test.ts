@@ -8,6 +8,7 @@ import { createServerClient, NotFoundError } from '../../../clients/node/index.j
 import { VisitorAliases } from '../../../server/visitors/aliases.js';
 import { DeletionService } from '../../../server/deletion/service.js';
 import { StoreIndex } from '../../../server/identification/storeIndex.js';
+import { linkedKey } from '../../../server/store/eventIndex.js';
 import type { Services } from '../../../server/services.js';
 import { signUp, type Customer } from '../../support/dashboard.js';
 import { createHarness, type Harness } from '../../support/harness.js';
@@ -50,11 +51,11 @@ const get = (path: string) => request(h.app).get(path).set(bearer()).set('x-api-
 const del = (visitorId: string, key = secret) => request(h.app).delete(`/v1/visitors/${visitorId}`).set(bearer(key));
 const searched = async (query: string) => ((await get(`/v1/events?limit=100&${query}`)).body.events as { requestId: string }[]).map((e) => e.requestId);
 
-/** Every document of every collection (but the deletion jobs) that mentions one of `needles`. */
-async function mentions(needles: string[]): Promise<string[]> {
+/** Every document of every collection (but those in `skip`: by default the deletion jobs) that mentions one of `needles`. */
+async function mentions(needles: string[], skip = ['deletions']): Promise<string[]> {
   const found: string[] = [];
   for (const { name } of await h.store.db.listCollections().toArray()) {
-    if (name === 'deletions') continue;
+    if (skip.includes(name)) continue;
     for (const doc of await h.store.db.collection(name).find().toArray()) {
       const text = JSON.stringify(doc);
       for (const n of needles) if (text.includes(n)) found.push(`${name}: ${String(doc._id)} mentions ${n}`);
@@ -140,6 +141,59 @@ describe('DELETE /v1/visitors/:visitorId', () => {
     for (const r of d) expect((await get(`/v1/events/${r.requestId}`)).status).toBe(404);
     expect(await mentions([D, ...d.map((r) => r.requestId)])).toEqual([]);
     expect((await identify(611)).visitorId).not.toBe(D);
+  });
+
+  it('leaves nothing of the linkedIds and tags the device was seen with: not in the audit log, not in the identity index', async () => {
+    const victim = 'victim.person@example.com';
+    const corrected = 'victim.person+2@example.com';
+    const note = 'Victim Person, 12 Privacy Lane';
+    const correctedNote = 'Victim Person, corrected by support';
+    const family = 'family.account@example.com';
+    const seen = [
+      await identify(631, { linkedId: victim, tag: { note } }),
+      await identify(631, { linkedId: victim, tag: { note } }),
+      await identify(631, { linkedId: family }),
+    ];
+    // Another device signs in to the family's account too: its entry stays, with that device alone.
+    const relative = await identify(632, { linkedId: family });
+    const V = seen[0]!.visitorId;
+    expect(seen.map((e) => e.visitorId)).toEqual([V, V, V]);
+    // Corrected in the dashboard and with the secret key: the audit log records the values before and after.
+    const byUser = await c.agent
+      .patch(`/api/events/${seen[0]!.requestId}`)
+      .set('origin', c.origin)
+      .send({ linkedId: corrected, tag: { note: correctedNote } });
+    expect(byUser.status, JSON.stringify(byUser.body)).toBe(200);
+    const byKey = await request(h.app)
+      .patch(`/v1/events/${seen[1]!.requestId}`)
+      .set(bearer())
+      .send({ linkedId: corrected, tag: { note: correctedNote } });
+    expect(byKey.status, JSON.stringify(byKey.body)).toBe(200);
+    const updates = (await h.store.audit.all()).filter((e) => e.action === 'event.update' && e.accountId === c.accountId);
+    expect(updates.map((e) => JSON.parse(e.before!).linkedId)).toEqual([victim, victim]);
+
+    // The identity index's linkedId entries, by the hashes the visitor holds (how they are computed is identification's own).
+    const hashes = (await h.store.visitors.get(V))!.linked!;
+    expect(hashes).toHaveLength(2);
+    const entry = async (hash: string) =>
+      (await h.store.db.collection('fingerprints').findOne({ _id: `${c.accountId}:l:${hash}` as never })) as { visitorIds: string[] } | null;
+    for (const hash of hashes) expect((await entry(hash))?.visitorIds).toContain(V);
+    const [familyHash] = (await h.store.visitors.get(relative.visitorId))!.linked!;
+    expect(hashes).toContain(familyHash);
+
+    const needles = [victim, corrected, note, correctedNote, ...hashes.filter((x) => x !== familyHash), linkedKey(victim), linkedKey(corrected)];
+    expect((await mentions(needles, [])).length).toBeGreaterThan(0);
+    expect((await del(V)).status).toBe(202);
+    await services.deletions.idle();
+
+    // Nothing in any collection, the deletion jobs and the audit log included, holds them.
+    expect(await mentions(needles, [])).toEqual([]);
+    expect(await mentions([V], [])).toEqual([`deletions: ${c.accountId}|${V} mentions ${V}`]);
+    // The audit log keeps what happened, by whom and when.
+    const kept = (await h.store.audit.all()).filter((e) => e.action === 'event.update' && e.accountId === c.accountId);
+    expect(kept).toEqual(updates.map((e) => ({ ...e, target: { type: 'event', id: 'deleted' }, before: null, after: null })));
+    // The family's other device keeps its entry.
+    expect((await entry(familyHash!))?.visitorIds).toEqual([relative.visitorId]);
   });
 
   it('typed client: deleteVisitor', async () => {
