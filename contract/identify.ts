@@ -67,7 +67,9 @@ export const IdentifyRequestSchema = z
     url: z.string().max(LIMITS.urlChars).optional().describe('Page URL; checked against the project domain allowlist'),
     referrer: z.string().max(LIMITS.urlChars).optional().describe('Referring page URL'),
     tag: TagSchema.optional(),
-    linkedId: LinkedIdSchema.optional(),
+    linkedId: LinkedIdSchema.optional().describe(
+      "Your identifier for this event, kept on it and searchable. Only a tag: the page's linkedId is anyone's to write, so identification never weighs it; the signed-in user's id it takes as evidence comes from your server, through a first-party proxy's deviceid-proxy-linked-id header",
+    ),
   })
   .openapi({
     title: 'IdentifyRequest',

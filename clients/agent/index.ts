@@ -25,6 +25,7 @@ export interface LoadOptions {
 }
 
 export interface GetOptions {
+  /** Your id for this event (a user, session or order id): kept on the event and searchable; a tag, never evidence of who the device is. */
   linkedId?: string;
   tag?: Record<string, unknown>;
 }

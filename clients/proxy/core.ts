@@ -10,6 +10,7 @@ export const PROXY_HEADERS = {
   host: 'deviceid-proxy-host',
   proto: 'deviceid-proxy-proto',
   error: 'deviceid-proxy-error',
+  linkedId: 'deviceid-proxy-linked-id',
 } as const;
 
 /** The device cookie the service sets: the only cookie forwarded either way. */
@@ -77,6 +78,8 @@ export interface CoreRequest {
   clientIp: string | null;
   host: string;
   proto: 'http' | 'https';
+  /** The signed-in user's id from the site's own session (the adapter's `linkedId` option); asked only for identify. */
+  linkedId?: () => Promise<string | null | undefined> | string | null | undefined;
 }
 
 export interface CoreResponse {
@@ -216,6 +219,9 @@ export function createCore(options: CoreOptions): Core {
     headers.set(PROXY_HEADERS.proto, req.proto);
     const report = lastError;
     if (report) headers.set(PROXY_HEADERS.error, `${report.code}; at=${report.at}`);
+    // The one linkedId the service takes as evidence: the site's session's, never the page's.
+    const linkedId = await req.linkedId?.();
+    if (linkedId) headers.set(PROXY_HEADERS.linkedId, linkedId);
     // (A Uint8Array is a BodyInit; TypeScript's DOM types only say so of one over an ArrayBuffer.)
     const answer = await call('/v1/identify', { method: 'POST', headers, body: body as unknown as BodyInit });
     if (!('res' in answer)) return answer;

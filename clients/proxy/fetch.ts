@@ -13,6 +13,13 @@ export interface ProxyHandlerOptions extends CoreOptions {
    * shows why.
    */
   clientIp?: ClientIpSource | ((request: Request, info?: unknown) => string | null | undefined);
+  /**
+   * The signed-in user's id, read from your own session for the request
+   * (a cookie your server checks, never a value the page sends): sent to
+   * the service as the visit's confirmed linkedId, the one identification
+   * takes as evidence (1–256 characters). Absent or null: none.
+   */
+  linkedId?: (request: Request) => Promise<string | null | undefined> | string | null | undefined;
 }
 
 /** A fetch handler for the proxy's paths; any other path answers 404 (route only the prefix to it, or check `owns`). */
@@ -52,6 +59,7 @@ export function createProxyHandler(options: ProxyHandlerOptions): ProxyHandler {
           clientIp,
           host: url.host,
           proto: url.protocol === 'https:' ? 'https' : 'http',
+          ...(options.linkedId && { linkedId: () => options.linkedId!(request) }),
         })
       : { status: 404, headers: [['content-type', 'text/plain; charset=utf-8']] as Array<[string, string]>, body: 'Not found' };
     const headers = new Headers();

@@ -34,6 +34,14 @@ export interface ProxyMiddlewareOptions extends CoreOptions {
    * proxy` when you are behind one), else the socket's address.
    */
   clientIp?: ClientIpSource | ((req: IncomingRequest) => string | null | undefined);
+  /**
+   * The signed-in user's id, read from your own session for the request
+   * (e.g. `req.session.userId` after your session middleware; never a value
+   * the page sends): sent to the service as the visit's confirmed linkedId,
+   * the one identification takes as evidence (1–256 characters). Absent or
+   * null: none.
+   */
+  linkedId?: (req: IncomingRequest) => Promise<string | null | undefined> | string | null | undefined;
 }
 
 export type ProxyMiddleware = (req: IncomingRequest, res: OutgoingResponse, next: (err?: unknown) => void) => void;
@@ -94,7 +102,16 @@ export function createProxyMiddleware(options: ProxyMiddlewareOptions): ProxyMid
           : (req.ip ?? req.socket?.remoteAddress ?? null);
     const proto = req.protocol === 'https' || (req.protocol === undefined && req.socket?.encrypted === true) ? 'https' : 'http';
     core
-      .handle({ method: req.method ?? 'GET', path, headers, body: () => bodyOf(req), clientIp, host: headers.get('host') ?? '', proto })
+      .handle({
+        method: req.method ?? 'GET',
+        path,
+        headers,
+        body: () => bodyOf(req),
+        clientIp,
+        host: headers.get('host') ?? '',
+        proto,
+        ...(options.linkedId && { linkedId: () => options.linkedId!(req) }),
+      })
       .then((answer) => {
         res.statusCode = answer.status;
         const cookies = answer.headers.filter(([n]) => n === 'set-cookie').map(([, v]) => v);

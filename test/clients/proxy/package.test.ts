@@ -208,6 +208,51 @@ describe('@deviceid/proxy', () => {
     }
   });
 
+  it('sends the signed-in user’s id from the site’s session as the confirmed linkedId, never one the browser sent (both adapters)', async () => {
+    const upstream = await scripted((_req, _n, res) => json(res, 200, { ok: true }));
+    const app = express();
+    // The site's own session, as its middleware would have read it.
+    app.use((req, _res, next) => (((req as unknown as { user: string }).user = 'user-42'), next()));
+    app.use(
+      createProxyMiddleware({
+        serviceUrl: upstream.url,
+        secret: 'svc_proxy_test',
+        clientIp: () => '81.2.69.142',
+        linkedId: (req) => (req as unknown as { user: string }).user,
+      }),
+    );
+    const shop = await listenApp(app);
+    try {
+      const spoofed = { ...BROWSER, [PROXY_HEADERS.linkedId]: 'victim@example.com' };
+      await fetch(`${shop.url}/metrics/v1/identify`, { method: 'POST', headers: spoofed, body: '{}' });
+      const handler = createProxyHandler({
+        serviceUrl: upstream.url,
+        secret: 'svc_proxy_test',
+        clientIp: () => '81.2.69.142',
+        linkedId: async () => 'user-43',
+      });
+      await handler(new Request('https://shop.example.com/metrics/v1/identify', { method: 'POST', headers: spoofed, body: '{}' }));
+      const anonymous = createProxyHandler({ serviceUrl: upstream.url, secret: 'svc_proxy_test', clientIp: () => '81.2.69.142', linkedId: () => null });
+      await anonymous(new Request('https://shop.example.com/metrics/v1/identify', { method: 'POST', headers: spoofed, body: '{}' }));
+      expect(upstream.seen.map((r) => r.headers[PROXY_HEADERS.linkedId])).toEqual(['user-42', 'user-43', undefined]);
+    } finally {
+      await shop.close();
+      await upstream.close();
+    }
+    // Against the service: the event carries it.
+    const proxy = createProxyHandler({ serviceUrl: service.url, secret, clientIp: () => '81.2.69.142', linkedId: () => 'user-44' });
+    const res = await proxy(
+      new Request('https://shop.example.com/metrics/v1/identify', {
+        method: 'POST',
+        headers: { ...BROWSER, 'x-api-key': live },
+        body: JSON.stringify(identifyBody(deviceValues(303))),
+      }),
+    );
+    const { requestId } = (await res.json()) as { requestId: string };
+    const event = await fetch(`${service.url}/v1/events/${requestId}`, { headers: { 'x-api-key': await c.key('secret') } });
+    expect(((await event.json()) as { linkedId: string }).linkedId).toBe('user-44');
+  });
+
   it('serves the agent script from its cache with the service’s ETag, revalidating when the service says so', async () => {
     const proxy = createProxyHandler({ serviceUrl: service.url, secret, clientIp: 'x-real-ip' });
     const direct = await fetch(`${service.url}/agent.js`);
