@@ -3,6 +3,7 @@
 // error body, and is served again once the budget is free. Over real HTTP,
 // on an Express app with the service's error handler, and on the real app
 // with BODY_BUDGET_BYTES.
+import { connect } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BodyBudget } from '../../../server/http/bodyBudget.js';
@@ -31,7 +32,7 @@ describe('BodyBudget', () => {
     fetch(`${served.url}/slow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(bytes - 10) }) });
   const until = async (pred: () => boolean) => {
     for (let i = 0; i < 200 && !pred(); i++) await new Promise((r) => setTimeout(r, 5));
-    expect(pred()).toBe(true);
+    expect(pred(), `bytes ${budget.bytes}`).toBe(true);
   };
 
   it('holds a body from its reading to its response; beyond the budget answers 503 with Retry-After; serves again once free', async () => {
@@ -65,6 +66,20 @@ describe('BodyBudget', () => {
     await until(() => budget.bytes === 200);
     aborted.abort();
     await expect(gone).rejects.toThrow();
+    await until(() => budget.bytes === 0);
+    open();
+  });
+
+  it('gives back what a pipelined request queued behind an unfinished one held when its connection goes', async () => {
+    gate = new Promise((r) => (open = r));
+    const body = '{"pad":"' + 'x'.repeat(90) + '"}';
+    const request = `POST /slow HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+    const socket = connect(Number(new URL(served.url).port), '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(request + request);
+    // Both read and held: the second's response waits in Node's queue behind the first's.
+    await until(() => budget.bytes === 200);
+    socket.destroy();
     await until(() => budget.bytes === 0);
     open();
   });
