@@ -20,6 +20,19 @@ describe('request pipeline', () => {
     expect(res.headers['x-request-id']).toMatch(/^rid_[0-9A-Z]{26}$/);
   });
 
+  it('reads no body sent where no route takes one: 404 however malformed or large', async () => {
+    for (const [method, path] of [
+      ['post', '/nothing-here'],
+      ['put', '/healthz'],
+    ] as const) {
+      const send = (body: string) => h.http()[method](path).set('content-type', 'application/json').send(body);
+      const malformed = await send('{"pad": ');
+      expect(malformed.status).toBe(404);
+      expect(malformed.body).toEqual({ error: 'Not found', code: expect.any(String) });
+      expect((await send(JSON.stringify({ pad: 'x'.repeat(300 * 1024) }))).status).toBe(404);
+    }
+  });
+
   it('answers an oversized body with 413 {error}', async () => {
     const big = JSON.stringify({ signals: {}, timestamp: 1, pad: 'x'.repeat(300 * 1024) });
     const res = await h.http().post('/v1/identify').set('content-type', 'application/json').send(big);
