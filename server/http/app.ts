@@ -1,7 +1,8 @@
 // Builds the Express app (no listening): the request pipeline, in order,
-// request id → logging → response headers → database gate (503 while it is
-// away) → JSON body (size limit; only on routes that take one) → auth from route metadata → ts-rest
-// validation → handler; then 404 and the one error handler.
+// pipelining cap → request id → logging → response headers → database gate
+// (503 while it is away) → JSON body (size limit; only on routes that take
+// one) → auth from route metadata → ts-rest validation → handler; then 404
+// and the one error handler.
 import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import cookieParser from 'cookie-parser';
@@ -34,6 +35,7 @@ import { agentScript } from './agentScript.js';
 import { authMiddleware } from './auth.js';
 import { BodyBudget } from './bodyBudget.js';
 import { databaseUnavailable, errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.js';
+import { pipeliningCap } from './pipelining.js';
 
 /**
  * What a log line says of the path: the matched route's template
@@ -103,6 +105,7 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   app.set('etag', false);
 
+  app.use(pipeliningCap());
   app.use(
     pinoHttp({
       logger: deps.logger,
