@@ -32,6 +32,11 @@ export const DEFAULT_VISITOR_CACHE_SIZE = 50_000;
 export const visitorCacheSizeSchema = z.coerce.number().int().min(0).max(10_000_000).default(DEFAULT_VISITOR_CACHE_SIZE);
 /** Request bodies a process parses and handles at once (BODY_BUDGET_BYTES): 16 of the largest identify takes. */
 export const DEFAULT_BODY_BUDGET_BYTES = 16 * LIMITS.bodyBytes;
+// The HTTP server's limits on slow and idle clients, per process (server/http/server.ts).
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export const DEFAULT_MAX_CONNECTIONS = 1_000;
 export const DEFAULT_RETENTION_DAYS = 90;
 /** The audit log is kept at least this long (and this long by default). */
 export const MIN_AUDIT_RETENTION_DAYS = 400;
@@ -136,6 +141,11 @@ const EnvSchema = z.object({
     .min(0)
     .max(2 ** 31)
     .default(DEFAULT_BODY_BUDGET_BYTES),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_REQUEST_TIMEOUT_MS),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_HEADERS_TIMEOUT_MS),
+  // Announced to clients in whole seconds (`Keep-Alive: timeout=1`).
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(DEFAULT_KEEP_ALIVE_TIMEOUT_MS),
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_CONNECTIONS),
   WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
   DEVDB_POSTGRESQL_URL: z
@@ -178,6 +188,8 @@ export interface Config {
   visitorCacheSize: number;
   /** Bytes of request bodies a process parses and handles at once (BODY_BUDGET_BYTES). */
   bodyBudgetBytes: number;
+  /** Per process: how long a client has to send a request's headers, and the whole request (then 408); how long an idle keep-alive connection is kept; connections held at once (more are closed on arrival). */
+  httpLimits: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
   /** Processes serving HTTP (node:cluster); 1 in development, the number of cores with NODE_ENV=production. */
   workers: number;
   /** Where workers get IP geolocation and ASN from (no effect with one process). */
@@ -206,6 +218,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(e.TLS_CERT) !== Boolean(e.TLS_KEY)) {
     throw new ConfigError(`Invalid ${e.TLS_CERT ? 'TLS_KEY' : 'TLS_CERT'}: TLS_CERT and TLS_KEY must be set together`);
   }
+  // Node's server refuses headersTimeout above requestTimeout (the headers are part of the request).
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`Invalid HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`);
+  }
   const plans: PlanTable = { ...DEFAULT_PLANS };
   for (const name of PLAN_NAMES) plans[name] = { ...DEFAULT_PLANS[name], ...e.PLANS?.[name] };
 
@@ -232,6 +248,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cacheTtlMs: e.CACHE_TTL_MS,
     visitorCacheSize: e.VISITOR_CACHE_SIZE,
     bodyBudgetBytes: e.BODY_BUDGET_BYTES,
+    httpLimits: {
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.MAX_CONNECTIONS,
+    },
     workers: e.WORKERS ?? (e.NODE_ENV === 'production' ? availableParallelism() : 1),
     edgeData: e.EDGE_DATA,
     webhooksAllowPrivate: e.WEBHOOKS_ALLOW_PRIVATE === 'true',

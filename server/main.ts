@@ -3,9 +3,6 @@
 // database, stop the launcher we started). With WORKERS > 1 this process is
 // the primary of a cluster (cluster.ts) and each worker runs the rest.
 import cluster from 'node:cluster';
-import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
 import { stop as stopEsbuild } from 'esbuild';
@@ -16,11 +13,11 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { startDatabaseOrExit } from './database.js';
 import { loadEdge } from './edge/analyze.js';
 import { channelOf, remoteIpData } from './edge/ipDataRemote.js';
-import { trackTls } from './edge/tls.js';
 import { DB_SOURCE_ENV, runPrimary, workerSlot } from './cluster.js';
 import { agentScript } from './http/agentScript.js';
 import { preparePageAssets } from './pages/assets.js';
 import { createApp } from './http/app.js';
+import { createServer } from './http/server.js';
 import { defaultSweeps, startSweeps, startupMaintenance } from './maintenance.js';
 import type { Services } from './services.js';
 import { Store } from './store/index.js';
@@ -90,9 +87,7 @@ async function main(): Promise<void> {
   await stopEsbuild();
   const launcher = db.status ? { status: () => db.status!() } : undefined;
   const app = createApp({ config, store, clock: systemClock, logger, edge, launcher });
-  const server = config.tls
-    ? trackTls(createHttpsServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, app))
-    : createHttpServer(app);
+  const server = createServer(config, app);
   server.listen(config.port);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

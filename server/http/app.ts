@@ -1,11 +1,13 @@
 // Builds the Express app (no listening): the request pipeline, in order,
-// request id → logging → response headers → database gate (503 while it is
-// away) → JSON body (size limit) → auth from route metadata → ts-rest
-// validation → handler; then 404 and the one error handler.
+// pipelining cap → request id → logging → response headers → database gate
+// (503 while it is away) → JSON body (size limit; only on routes that take
+// one) → auth from route metadata → ts-rest validation → handler; then 404
+// and the one error handler.
+import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import cookieParser from 'cookie-parser';
 import cors from 'cors';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { Router, type Express, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import { ulid } from '../ids.js';
 import { contract } from '../../contract/index.js';
@@ -33,6 +35,7 @@ import { agentScript } from './agentScript.js';
 import { authMiddleware } from './auth.js';
 import { BodyBudget } from './bodyBudget.js';
 import { databaseUnavailable, errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.js';
+import { pipeliningCap } from './pipelining.js';
 
 /**
  * What a log line says of the path: the matched route's template
@@ -72,6 +75,24 @@ const responseHeaders: RequestHandler = (req, res, next) => {
   next();
 };
 
+function routesOf(router: AppRouter): AppRoute[] {
+  return Object.values(router).flatMap((entry) => (isAppRoute(entry) ? [entry] : routesOf(entry)));
+}
+
+/**
+ * `parse` runs only on the contract's routes that take a body (the pages take
+ * none), matched as ts-rest matches them: a body sent anywhere else is never
+ * read into memory nor counted in the body budget, and gets its 404 unread.
+ */
+function bodiesOfRoutes(parse: RequestHandler): RequestHandler {
+  const router = Router();
+  for (const route of routesOf(contract)) {
+    if (route.method !== 'GET') router[route.method.toLowerCase() as 'post' | 'put' | 'patch' | 'delete'](route.path, parse);
+  }
+  // A router answers OPTIONS for its paths itself: CORS preflights (bodiless) go on to cors().
+  return (req, res, next) => (req.method === 'OPTIONS' ? next() : router(req, res, next));
+}
+
 /** The app, and what must run before the process exits (usage written, unused quota given back). */
 export type App = Express & { drain(): Promise<void> };
 
@@ -84,6 +105,7 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   app.set('etag', false);
 
+  app.use(pipeliningCap());
   app.use(
     pinoHttp({
       logger: deps.logger,
@@ -109,7 +131,7 @@ export function createApp(deps: AppDeps): App {
 
   app.use(responseHeaders);
   app.use(databaseGate(deps.store));
-  app.use(express.json({ limit: LIMITS.bodyBytes, strict: true, verify: new BodyBudget(deps.config.bodyBudgetBytes).verify }));
+  app.use(bodiesOfRoutes(express.json({ limit: LIMITS.bodyBytes, strict: true, verify: new BodyBudget(deps.config.bodyBudgetBytes).verify })));
   app.use(cookieParser());
   // HTML pages (sign-in, dashboard, CLI consent) with their security headers.
   app.use(pageRoutes(rd));

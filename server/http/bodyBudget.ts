@@ -3,9 +3,10 @@
 // and the heap is capped (server/heap.ts): past the budget a request gets
 // 503 with Retry-After instead of the process running out of heap. A body
 // counts from the moment it has been read (a client trickling one in holds
-// only its bytes, and no share of the budget) until its response is done. A
-// body that comes while nothing is held is always taken: a budget below the
-// largest body serves those one at a time instead of refusing them for ever.
+// only its bytes, and no share of the budget) until its response is done
+// or its connection closed. A body that comes while nothing is held is
+// always taken: a budget below the largest body serves those one at a time
+// instead of refusing them for ever.
 // Typical identify bodies are 4–8 KB: the default holds hundreds of them,
 // or 16 of the largest identify takes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -39,7 +40,24 @@ export class BodyBudget {
     // Gone already (an inflated body can finish after its client left): no 'close' will come.
     if (res.destroyed || req.socket.destroyed) return;
     this.held += size;
-    // 'close' comes when the response is done or the client went away.
-    res.once('close', () => (this.held -= size));
+    // Given back once, at the response's 'close' (done, or its client went
+    // away) or the connection's, whichever comes first: a response queued
+    // behind an unfinished one on a pipelined connection never emits 'close'
+    // when the connection goes (Node 20 only aborts the requests). The
+    // request's own 'close' is no signal: Node emits it once the body is read.
+    // The flag, because a listener taken off during an emit still runs: the
+    // connection's 'close' emits the active response's.
+    const socket = req.socket;
+    let counted = true;
+    const giveBack = () => {
+      if (!counted) return;
+      counted = false;
+      this.held -= size;
+      // A keep-alive connection serves many requests: no listener left on it.
+      res.off('close', giveBack);
+      socket.off('close', giveBack);
+    };
+    res.once('close', giveBack);
+    socket.once('close', giveBack);
   };
 }

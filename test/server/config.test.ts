@@ -25,6 +25,22 @@ describe('config', () => {
     expect(loadConfig({ DATA_DIR: dir, EDGE_DATA: 'shared' }).edgeData).toBe('shared');
   });
 
+  it('HTTP limits: REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_CONNECTIONS', () => {
+    expect(loadConfig({ DATA_DIR: dir }).httpLimits).toEqual({
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 5_000,
+      maxConnections: 1_000,
+    });
+    const set = { REQUEST_TIMEOUT_MS: '60000', HEADERS_TIMEOUT_MS: '60000', KEEP_ALIVE_TIMEOUT_MS: '65000', MAX_CONNECTIONS: '20000' };
+    expect(loadConfig({ DATA_DIR: dir, ...set }).httpLimits).toEqual({
+      requestTimeoutMs: 60_000,
+      headersTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 65_000,
+      maxConnections: 20_000,
+    });
+  });
+
   it('generates the server secret once and keeps it in DATA_DIR (mode 0600)', () => {
     const a = loadConfig({ DATA_DIR: dir }).serverSecret;
     const b = loadConfig({ DATA_DIR: dir }).serverSecret;
@@ -59,6 +75,12 @@ describe('config', () => {
     [{ EDGE_DATA: 'mmap' }, /^Invalid EDGE_DATA: /],
     [{ VISITOR_CACHE_SIZE: '-1' }, /^Invalid VISITOR_CACHE_SIZE: /],
     [{ BODY_BUDGET_BYTES: 'lots' }, /^Invalid BODY_BUDGET_BYTES: /],
+    [{ REQUEST_TIMEOUT_MS: '0' }, /^Invalid REQUEST_TIMEOUT_MS: /],
+    [{ HEADERS_TIMEOUT_MS: 'soon' }, /^Invalid HEADERS_TIMEOUT_MS: /],
+    [{ HEADERS_TIMEOUT_MS: '40000' }, /^Invalid HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS \(30000\)/],
+    [{ KEEP_ALIVE_TIMEOUT_MS: '500' }, /^Invalid KEEP_ALIVE_TIMEOUT_MS: /],
+    [{ MAX_CONNECTIONS: '0' }, /^Invalid MAX_CONNECTIONS: /],
+    [{ MAX_CONNECTIONS: '1.5' }, /^Invalid MAX_CONNECTIONS: /],
   ])('rejects %o with one line naming the variable', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: dir, ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir, ...env })).toThrow(message);

@@ -1,8 +1,10 @@
 // The body budget: bodies count once read, until their response is done;
 // past the budget a request gets 503 with Retry-After and the service's
-// error body, and is served again once the budget is free. Over real HTTP,
-// on an Express app with the service's error handler, and on the real app
-// with BODY_BUDGET_BYTES.
+// error body, and is served again once the budget is free; a connection
+// that goes gives back what its requests held, pipelined ones included.
+// Over real HTTP, on an Express app with the service's error handler, and
+// on the real app with BODY_BUDGET_BYTES.
+import { connect } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BodyBudget } from '../../../server/http/bodyBudget.js';
@@ -31,7 +33,7 @@ describe('BodyBudget', () => {
     fetch(`${served.url}/slow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(bytes - 10) }) });
   const until = async (pred: () => boolean) => {
     for (let i = 0; i < 200 && !pred(); i++) await new Promise((r) => setTimeout(r, 5));
-    expect(pred()).toBe(true);
+    expect(pred(), `bytes ${budget.bytes}`).toBe(true);
   };
 
   it('holds a body from its reading to its response; beyond the budget answers 503 with Retry-After; serves again once free', async () => {
@@ -68,6 +70,20 @@ describe('BodyBudget', () => {
     await until(() => budget.bytes === 0);
     open();
   });
+
+  it('gives back what a pipelined request queued behind an unfinished one held when its connection goes', async () => {
+    gate = new Promise((r) => (open = r));
+    const body = '{"pad":"' + 'x'.repeat(90) + '"}';
+    const request = `POST /slow HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+    const socket = connect(Number(new URL(served.url).port), '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(request + request);
+    // Both read and held: the second's response waits in Node's queue behind the first's.
+    await until(() => budget.bytes === 200);
+    socket.destroy();
+    await until(() => budget.bytes === 0);
+    open();
+  });
 });
 
 describe('BODY_BUDGET_BYTES on the app', () => {
@@ -95,5 +111,34 @@ describe('BODY_BUDGET_BYTES on the app', () => {
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.body).toEqual({ error: 'Service temporarily unavailable; retry later', code: 'service_unavailable' });
     expect((await tight.http().get('/healthz')).status).toBe(200);
+  });
+
+  it("survives the audit's attack: 300 pipelined requests and a 256 KB body on a connection that reads nothing", async () => {
+    const served = await listenApp(tight.app);
+    try {
+      const pad = '{"pad":"' + 'p'.repeat(256 * 1024 - 10) + '"}';
+      const socket = connect(Number(new URL(served.url).port), '127.0.0.1');
+      socket.on('error', () => {});
+      socket.pause();
+      socket.write(
+        'GET /agent.js HTTP/1.1\r\nhost: localhost\r\n\r\n'.repeat(300) +
+          `POST /nothing-here HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${pad.length}\r\n\r\n${pad}`,
+      );
+      // The audit's second before giving up, unless the server closes the connection first.
+      await new Promise((resolve) => {
+        socket.once('close', resolve);
+        setTimeout(resolve, 1_000);
+      });
+      socket.destroy();
+      // With 1,000 bytes of budget a 5 KB body is taken only while nothing is held: one leaked body and this is 503.
+      const res = await tight
+        .http()
+        .post('/v1/identify')
+        .set('x-api-key', live)
+        .send(identifyBody(deviceValues(100)));
+      expect(res.status).toBe(200);
+    } finally {
+      await served.close();
+    }
   });
 });

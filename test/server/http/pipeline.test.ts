@@ -1,7 +1,11 @@
 // The request pipeline every route shares: ids, 404, 413, malformed JSON,
-// authentication before validation, validation errors naming the field, 500.
+// authentication before validation, validation errors naming the field, 500;
+// pipelined requests over a real connection.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_UNANSWERED } from '../../../server/http/pipelining.js';
 import { createHarness, type Harness } from '../../support/harness.js';
+import { listenApp } from '../../support/httpServer.js';
 import { seedKey } from '../../support/keys.js';
 
 let h: Harness;
@@ -18,6 +22,19 @@ describe('request pipeline', () => {
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'Not found', code: expect.any(String) });
     expect(res.headers['x-request-id']).toMatch(/^rid_[0-9A-Z]{26}$/);
+  });
+
+  it('reads no body sent where no route takes one: 404 however malformed or large', async () => {
+    for (const [method, path] of [
+      ['post', '/nothing-here'],
+      ['put', '/healthz'],
+    ] as const) {
+      const send = (body: string) => h.http()[method](path).set('content-type', 'application/json').send(body);
+      const malformed = await send('{"pad": ');
+      expect(malformed.status).toBe(404);
+      expect(malformed.body).toEqual({ error: 'Not found', code: expect.any(String) });
+      expect((await send(JSON.stringify({ pad: 'x'.repeat(300 * 1024) }))).status).toBe(404);
+    }
   });
 
   it('answers an oversized body with 413 {error}', async () => {
@@ -138,5 +155,43 @@ describe('browser-facing routes', () => {
     expect(res.headers['access-control-allow-origin']).toBe('https://shop.example.com');
     expect(res.headers['access-control-allow-headers']).toBe('content-type,x-api-key');
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+});
+
+describe('pipelining', () => {
+  const healthz = 'GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\n';
+  const statuses = (text: string) => text.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0;
+
+  /** Sends `requests` at once on one connection; what came back when `enough` says so, or when the server closed it. */
+  async function pipelined(requests: string, enough: (received: string) => boolean) {
+    const served = await listenApp(h.app);
+    try {
+      return await new Promise<{ received: string; closedByServer: boolean }>((resolve) => {
+        const socket = connect(Number(new URL(served.url).port), '127.0.0.1');
+        let received = '';
+        socket.on('error', () => {});
+        socket.on('data', (chunk) => {
+          received += chunk.toString();
+          if (!enough(received)) return;
+          resolve({ received, closedByServer: false });
+          socket.destroy();
+        });
+        socket.on('close', () => resolve({ received, closedByServer: true }));
+        socket.write(requests);
+      });
+    } finally {
+      await served.close();
+    }
+  }
+
+  it(`answers up to ${MAX_UNANSWERED} pipelined requests`, async () => {
+    const { received } = await pipelined(healthz.repeat(MAX_UNANSWERED), (r) => statuses(r) === MAX_UNANSWERED);
+    expect(received.match(/HTTP\/1\.1 200 /g)).toHaveLength(MAX_UNANSWERED);
+  });
+
+  it(`closes a connection with more than ${MAX_UNANSWERED} requests unanswered`, async () => {
+    const { received, closedByServer } = await pipelined(healthz.repeat(MAX_UNANSWERED + 1), (r) => statuses(r) > MAX_UNANSWERED);
+    expect(closedByServer).toBe(true);
+    expect(statuses(received)).toBeLessThanOrEqual(MAX_UNANSWERED);
   });
 });
