@@ -59,6 +59,8 @@ describe('config', () => {
     [{ EDGE_DATA: 'mmap' }, /^Invalid EDGE_DATA: /],
     [{ VISITOR_CACHE_SIZE: '-1' }, /^Invalid VISITOR_CACHE_SIZE: /],
     [{ BODY_BUDGET_BYTES: 'lots' }, /^Invalid BODY_BUDGET_BYTES: /],
+    [{ PASSWORD_CHECK_QUEUE: '0' }, /^Invalid PASSWORD_CHECK_QUEUE: /],
+    [{ PASSWORD_CHECK_TIMEOUT_MS: 'soon' }, /^Invalid PASSWORD_CHECK_TIMEOUT_MS: /],
   ])('rejects %o with one line naming the variable', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: dir, ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir, ...env })).toThrow(message);
