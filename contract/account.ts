@@ -146,7 +146,7 @@ export const accountContract = c.router(
       path: '/api/auth/signup',
       summary: 'Create a user and its account (plan free, one "Default project"); signs in',
       description:
-        'Who may sign up is set by the operator (SIGNUP): anyone, holders of an invitation, or nobody; the first account of an instance always may, and becomes its administrator. The password must be hard to guess (zxcvbn score 3).',
+        'Who may sign up is set by the operator (SIGNUP): anyone, holders of an invitation, or nobody; the first account of an instance always may, and becomes its administrator. The password must be hard to guess (zxcvbn score 3); its strength is checked only once the per-address limit, the mode and the invitation have admitted the request.',
       body: z
         .object({
           email: Email.describe('The address to sign in with (stored lower-cased)'),
@@ -177,6 +177,10 @@ export const accountContract = c.router(
         429: errorResponse('too_many_attempts', 'Too many sign-ups from this address; retry after `Retry-After` seconds', {
           error: 'Too many sign-ups from this address; try again later',
         }),
+        503: errorResponse(
+          'service_unavailable',
+          'Too many password checks pending at once, or this one took too long (PASSWORD_CHECK_QUEUE, PASSWORD_CHECK_TIMEOUT_MS); retry after `Retry-After` seconds',
+        ),
       },
       metadata: meta({ auth: 'public', csrf: true }),
     },

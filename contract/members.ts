@@ -166,7 +166,7 @@ export const membersContract = c.router(
       method: 'DELETE',
       path: '/api/accounts/:accountId/members/:userId',
       pathParams: AccountParams.extend({ userId: z.string().max(64) }),
-      summary: 'Remove a member (owners only): their sessions in the account end at once',
+      summary: "Remove a member (owners only): their sessions in the account end at once, and the account's pending invitations to their email are withdrawn",
       body: c.noBody(),
       responses: { 200: z.object({ member: MemberSchema }), ...sessionRoutes, ...csrfResponses, ...memberNotFound, ...lastOwner },
       metadata: meta({ auth: 'session', role: 'owner', csrf: true }),
@@ -177,7 +177,7 @@ export const membersContract = c.router(
       pathParams: AccountParams,
       summary: `Invite someone by email with a role (valid ${MEMBER_INVITATION_DAYS} days, used once); the link is returned only in this response`,
       description:
-        'Owners may invite any role, admins any role but owner. Accepting it signs up (a new user) or signs in (an existing one), and joins the account.',
+        'Owners may invite any role, admins any role but owner. Accepting it signs up (a new user) or signs in (an existing one), and joins the account. An email that is already a member is refused (409).',
       body: z
         .object({ email: EmailSchema.describe('Who may accept it (stored lower-cased)'), role: RoleSchema })
         .openapi({ title: 'CreateMemberInvitationRequest', description: 'Whom to invite, with which role' }),
@@ -189,6 +189,7 @@ export const membersContract = c.router(
         ...sessionRoutes,
         ...csrfResponses,
         ...accountNotFound,
+        409: errorResponse('already_member', 'The email is already a member of this account'),
       },
       metadata: meta({ auth: 'session', role: 'admin', csrf: true }),
     },

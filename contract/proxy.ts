@@ -142,9 +142,15 @@ export const proxyContract = c.router(
       path: `${path}/secret`,
       summary: 'Create the proxy secret, or rotate it; the secret is returned only in this response',
       description:
-        'Rotating keeps the previous secret working for 24 hours, so proxies can be redeployed with the new one meanwhile (a secret older than that is dropped). To end a leaked secret at once, revoke (DELETE) and create again. Stored as its SHA-256 only. Body: `{}`.',
+        'Rotating keeps the previous secret working for 24 hours, so proxies can be redeployed with the new one meanwhile (a secret older than that is dropped). To end a leaked secret at once, revoke (DELETE) and create again. Simultaneous rotations take turns, each replacing the one before it. Stored as its SHA-256 only. Body: `{}`.',
       body: z.object({}).strict().openapi({ title: 'CreateProxySecretRequest', description: 'Create or rotate the proxy secret (an empty body)' }),
-      responses: { 201: ProxySecretSchema, ...sessionRoutes, ...csrfResponses, ...notFound },
+      responses: {
+        201: ProxySecretSchema,
+        ...sessionRoutes,
+        ...csrfResponses,
+        ...notFound,
+        409: errorResponse('conflict', "'Conflict': other rotations of the same secret kept winning the race (simultaneous ones take turns); try again"),
+      },
       metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
     },
     revokeProxySecret: {

@@ -37,6 +37,18 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_CONNECTIONS = 1_000;
+/**
+ * Password strength checks waiting or running at once (PASSWORD_CHECK_QUEUE):
+ * one sign-up waits behind at most 3 others, under a second even when they
+ * are hostile passwords (0.1–0.2 s of zxcvbn each).
+ */
+export const DEFAULT_PASSWORD_CHECK_QUEUE = 4;
+/**
+ * How long one password check may run (PASSWORD_CHECK_TIMEOUT_MS): a safety
+ * net for a stuck worker, well above an ordinary password's few ms and a
+ * hostile one's 0.1–0.5 s (in a freshly started worker).
+ */
+export const DEFAULT_PASSWORD_CHECK_TIMEOUT_MS = 1_000;
 export const DEFAULT_RETENTION_DAYS = 90;
 /** The audit log is kept at least this long (and this long by default). */
 export const MIN_AUDIT_RETENTION_DAYS = 400;
@@ -126,6 +138,8 @@ const EnvSchema = z.object({
     .default('x-tls-version'),
   SIGNUP: z.enum(SIGNUP_MODES).default('invite'),
   SIGNUPS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(5),
+  PASSWORD_CHECK_QUEUE: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_PASSWORD_CHECK_QUEUE),
+  PASSWORD_CHECK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(DEFAULT_PASSWORD_CHECK_TIMEOUT_MS),
   PLAN_SELF_SERVICE: z.enum(['true', 'false']).default('false'),
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(DEFAULT_RETENTION_DAYS),
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(MIN_AUDIT_RETENTION_DAYS).max(36_500).default(MIN_AUDIT_RETENTION_DAYS),
@@ -174,6 +188,8 @@ export interface Config {
   tlsHeaders: { ja4: string; cipher: string; version: string };
   devdb: { backend: 'sqlite' | 'postgresql'; postgresqlUrl: string | undefined };
   signup: { mode: SignupMode; perIpPerHour: number };
+  /** Password strength checks at sign-up: how many may wait or run at once, and how long one may run (beyond either: 503). */
+  passwordCheck: { maxPending: number; timeoutMs: number };
   /** Whether accounts may switch their own plan; otherwise the administrator assigns plans. */
   planSelfService: boolean;
   /** Events (and their visits) older than this many days are deleted by the periodic sweep. */
@@ -241,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tlsHeaders: { ja4: e.TLS_HEADER_JA4.toLowerCase(), cipher: e.TLS_HEADER_CIPHER.toLowerCase(), version: e.TLS_HEADER_VERSION.toLowerCase() },
     devdb: { backend: e.DEVDB_BACKEND, postgresqlUrl: e.DEVDB_POSTGRESQL_URL },
     signup: { mode: e.SIGNUP, perIpPerHour: e.SIGNUPS_PER_IP_PER_HOUR },
+    passwordCheck: { maxPending: e.PASSWORD_CHECK_QUEUE, timeoutMs: e.PASSWORD_CHECK_TIMEOUT_MS },
     planSelfService: e.PLAN_SELF_SERVICE === 'true',
     retentionDays: e.RETENTION_DAYS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,

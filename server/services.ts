@@ -109,7 +109,7 @@ export function createServices(deps: AppDeps): Services {
     },
     config.visitorCacheSize,
   );
-  const passwords = new PasswordChecker();
+  const passwords = new PasswordChecker(config.passwordCheck);
   const proxy = new ProxyService(store, clock, new DeviceCookies(config.serverSecret), new ProxyTraffic(store.proxyStats, clock), audit);
   const deletions = new DeletionService(store, aliases, clock, audit, async (accountId, requestIds) => {
     await webhooks.forgetEvents(accountId, requestIds);

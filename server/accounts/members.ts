@@ -92,7 +92,12 @@ export class MembersService {
     return this.view({ ...before, role });
   }
 
-  /** Removes a member; their sessions in this account end at once (and the auth middleware refuses any other at its next request). */
+  /**
+   * Removes a member; their sessions in this account end at once (and the
+   * auth middleware refuses any other at its next request), and so do the
+   * account's pending invitations to their email: any would let them back in
+   * with its role.
+   */
   async remove(accountId: string, userId: string) {
     const member = await this.store.members.get(accountId, userId);
     if (!member) throw memberNotFound();
@@ -106,12 +111,20 @@ export class MembersService {
     await this.store.sessions.deleteInAccount(userId, accountId);
     const view = await this.view(removed);
     await this.audit.record(accountId, 'member.remove', { target: { type: 'member', id: userId }, before: { email: view.email, role: removed.role } });
+    for (const revoked of await this.store.memberInvitations.revokePendingFor(accountId, view.email, this.now())) await this.auditRevoke(revoked);
     return view;
   }
 
-  /** A new invitation by a member with `inviterRole`; its token appears only in the returned URL. */
+  /**
+   * A new invitation by a member with `inviterRole`; its token appears only
+   * in the returned URL. None for a member's own email: accepting it is
+   * refused while they are a member, so it would stay pending, and admit
+   * them again with its role once removed.
+   */
   async invite(accountId: string, inviter: { userId: string; role: Role }, email: string, role: Role) {
     if (!mayGrant(inviter.role, role)) throw new ApiError('role_not_allowed', 'You cannot grant a role above your own');
+    const invitee = await this.store.accounts.userByEmail(email);
+    if (invitee && (await this.store.members.get(accountId, invitee._id))) throw alreadyMember();
     const now = this.now();
     const id = this.ulid(now.getTime());
     const { token, secretHash } = newInvitationToken(id);
@@ -139,16 +152,18 @@ export class MembersService {
   async revokeInvitation(accountId: string, invitationId: string) {
     const now = this.now();
     const revoked = await this.store.memberInvitations.revoke(accountId, invitationId, now);
-    if (revoked) {
-      await this.audit.record(accountId, 'member.invitation_revoke', {
-        target: { type: 'invitation', id: revoked._id },
-        after: { email: revoked.email, role: revoked.role },
-      });
-    }
+    if (revoked) await this.auditRevoke(revoked);
     // Withdrawn by this call, or already before (repeating answers the same).
     const doc = revoked ?? (await this.store.memberInvitations.get(invitationId));
     if (doc?.accountId !== accountId) throw new ApiError('invitation_not_found');
     return invitationView(doc, await this.store.memberInvitations.use(doc._id), now);
+  }
+
+  private async auditRevoke(revoked: MemberInvitationDoc) {
+    await this.audit.record(revoked.accountId, 'member.invitation_revoke', {
+      target: { type: 'invitation', id: revoked._id },
+      after: { email: revoked.email, role: revoked.role },
+    });
   }
 
   /**

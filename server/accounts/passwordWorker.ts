@@ -1,19 +1,17 @@
-// The worker thread of passwordChecker.ts: answers { id, password, personal }
-// with { id, weakness } from zxcvbn, whose dictionaries live only here.
+// The worker thread of passwordChecker.ts: says 'ready' once zxcvbn's
+// dictionaries (which live only here) are loaded, then answers each
+// { password, personal } with { weakness }, one at a time.
 import { parentPort } from 'node:worker_threads';
 import { passwordWeakness } from './passwordPolicy.js';
 
 export interface CheckRequest {
-  id: number;
   password: string;
   personal: (string | undefined)[];
 }
 
-export interface CheckAnswer {
-  id: number;
-  weakness: string | null;
-}
+export type CheckAnswer = 'ready' | { weakness: string | null };
 
-parentPort!.on('message', ({ id, password, personal }: CheckRequest) => {
-  parentPort!.postMessage({ id, weakness: passwordWeakness(password, personal) } satisfies CheckAnswer);
+parentPort!.on('message', ({ password, personal }: CheckRequest) => {
+  parentPort!.postMessage({ weakness: passwordWeakness(password, personal) } satisfies CheckAnswer);
 });
+parentPort!.postMessage('ready' satisfies CheckAnswer);

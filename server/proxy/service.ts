@@ -39,6 +39,8 @@ export interface ProxiedRequest {
 const HOUR = 3_600_000;
 /** Host names, IPv4 and bracketed IPv6, with an optional port. */
 const HOST = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/;
+/** Reads and compare-and-sets a rotation tries before 409: each round, one of the simultaneous rotations wins. */
+const ROTATION_ATTEMPTS = 10;
 /** How old a proxy's reported error may be to be recorded. */
 const REPORT_MAX_AGE_MS = 7 * 24 * HOUR;
 
@@ -94,17 +96,27 @@ export class ProxyService {
     return this.view((await this.project(accountId, projectId)).proxy);
   }
 
-  /** Creates the secret, or rotates it (the replaced one works for PROXY_ROTATION_OVERLAP_MS more): returned only here. */
+  /**
+   * Creates the secret, or rotates it (the replaced one works for
+   * PROXY_ROTATION_OVERLAP_MS more): returned only here. Written only over
+   * the secret it replaces (compare-and-set), so simultaneous rotations line
+   * up one after another and each answered secret is the current or the
+   * previous one until a later rotation moves it out; without that, one of
+   * two would replace the same secret as the other and never work.
+   */
   async createSecret(accountId: string, projectId: string) {
-    const { proxy } = await this.project(accountId, projectId);
-    const now = this.clock.now();
-    const secret = generateProxySecret();
-    const current: ProxySecretDoc = { hash: hashKey(secret), hint: keyHint(secret), createdAt: new Date(now) };
-    const next: ProjectProxy = { current, previous: proxy ? { ...proxy.current, until: new Date(now + PROXY_ROTATION_OVERLAP_MS) } : null };
-    await this.store.projects.setProxy(projectId, next);
-    const hints = (p: ProjectProxy | null | undefined) => ({ current: p?.current.hint ?? null, previous: p?.previous?.hint ?? null });
-    await this.audit.record(accountId, 'proxy.secret_create', { target: { type: 'project', id: projectId }, before: hints(proxy), after: hints(next) });
-    return { ...this.view(next), secret };
+    for (let attempt = 0; attempt < ROTATION_ATTEMPTS; attempt++) {
+      const { proxy } = await this.project(accountId, projectId);
+      const now = this.clock.now();
+      const secret = generateProxySecret();
+      const current: ProxySecretDoc = { hash: hashKey(secret), hint: keyHint(secret), createdAt: new Date(now) };
+      const next: ProjectProxy = { current, previous: proxy ? { ...proxy.current, until: new Date(now + PROXY_ROTATION_OVERLAP_MS) } : null };
+      if (!(await this.store.projects.swapProxy(projectId, proxy?.current.hash ?? null, next))) continue;
+      const hints = (p: ProjectProxy | null | undefined) => ({ current: p?.current.hint ?? null, previous: p?.previous?.hint ?? null });
+      await this.audit.record(accountId, 'proxy.secret_create', { target: { type: 'project', id: projectId }, before: hints(proxy), after: hints(next) });
+      return { ...this.view(next), secret };
+    }
+    throw new ApiError('conflict');
   }
 
   /** Revokes the secret and a previous one still in its overlap. */

@@ -68,6 +68,15 @@ export class MemberInvitationsRepo {
     return invitations.map((invitation) => ({ invitation, use: uses.find((u) => u._id === invitation._id) ?? null }));
   }
 
+  /** Withdraws the account's pending invitations (not withdrawn, expired or used) addressed to `email`: those this call withdrew. */
+  async revokePendingFor(accountId: string, email: string, now: Date): Promise<MemberInvitationDoc[]> {
+    const open = await this.col.find({ accountId, email, revokedAt: null, expiresAt: { $gt: now } }).toArray();
+    const used = open.length ? await this.uses.find({ _id: { $in: open.map((i) => i._id) } }).toArray() : [];
+    const pending = open.filter((i) => !used.some((u) => u._id === i._id));
+    const revoked = await Promise.all(pending.map((i) => this.revoke(accountId, i._id, now)));
+    return revoked.filter((i): i is MemberInvitationDoc => i !== null);
+  }
+
   /** Withdraws one of the account's invitations: the one this call withdrew, null when none was pending a withdrawal. */
   revoke(accountId: string, id: string, now: Date): Promise<MemberInvitationDoc | null> {
     return this.col.findOneAndUpdate({ _id: id, accountId, revokedAt: null }, { $set: { revokedAt: now } }, { returnDocument: 'after' });

@@ -93,10 +93,31 @@ export class ProjectsRepo {
     this.cache.delete(projectId);
   }
 
-  async setProxy(projectId: string, proxy: ProjectProxy | null): Promise<void> {
-    this.cache.delete(projectId);
-    await this.col.updateOne({ _id: projectId }, { $set: { proxy } });
-    this.cache.delete(projectId);
+  /** Under the project's lock, so that a revocation is not lost to a rotation's write (keyedLock.ts). */
+  setProxy(projectId: string, proxy: ProjectProxy | null): Promise<void> {
+    return this.lock.run(projectId, async () => {
+      this.cache.delete(projectId);
+      await this.col.updateOne({ _id: projectId }, { $set: { proxy } });
+      this.cache.delete(projectId);
+    });
+  }
+
+  /**
+   * Compare-and-set for a rotation: replaces the proxy settings only while
+   * the current secret is still the one read (`currentHash`; null: none), so
+   * of simultaneous rotations one wins and the others read again. False when
+   * another change came first. Exact across processes on MongoDB; FerretDB
+   * v1 does not apply a conditional update atomically, so it is exact there
+   * within a process, under the project's lock (as visitors.ts's updates).
+   */
+  swapProxy(projectId: string, currentHash: string | null, proxy: ProjectProxy): Promise<boolean> {
+    return this.lock.run(projectId, async () => {
+      this.cache.delete(projectId);
+      const filter = currentHash === null ? { _id: projectId, proxy: null } : { _id: projectId, 'proxy.current.hash': currentHash };
+      const { matchedCount } = await this.col.updateOne(filter, { $set: { proxy } });
+      this.cache.delete(projectId);
+      return matchedCount === 1;
+    });
   }
 
   async setWebhookEndpoints(projectId: string, count: number): Promise<void> {

@@ -81,6 +81,8 @@ describe('config', () => {
     [{ KEEP_ALIVE_TIMEOUT_MS: '500' }, /^Invalid KEEP_ALIVE_TIMEOUT_MS: /],
     [{ MAX_CONNECTIONS: '0' }, /^Invalid MAX_CONNECTIONS: /],
     [{ MAX_CONNECTIONS: '1.5' }, /^Invalid MAX_CONNECTIONS: /],
+    [{ PASSWORD_CHECK_QUEUE: '0' }, /^Invalid PASSWORD_CHECK_QUEUE: /],
+    [{ PASSWORD_CHECK_TIMEOUT_MS: 'soon' }, /^Invalid PASSWORD_CHECK_TIMEOUT_MS: /],
   ])('rejects %o with one line naming the variable', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: dir, ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir, ...env })).toThrow(message);

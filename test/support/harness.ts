@@ -38,9 +38,10 @@ export function testDbName(file: string): string {
 
 /**
  * LISTS_DIR defaults to an empty directory: no lists unless a test provides
- * fixtures. Sign-up is open and not limited per address, so that tests can
- * create many accounts from 127.0.0.1 (the first is the instance's
- * administrator); test/server/accounts/signup.test.ts covers the modes and limits.
+ * fixtures. Sign-up is open and not limited per address, nor in the password
+ * checks waiting at once, so that tests can create many accounts from
+ * 127.0.0.1, also concurrently (the first is the instance's administrator);
+ * test/server/accounts/signup.test.ts covers the modes and limits.
  */
 export const TEST_ENV = {
   DATA_DIR: '.data/test',
@@ -49,6 +50,7 @@ export const TEST_ENV = {
   LOG_LEVEL: 'info',
   SIGNUP: 'open',
   SIGNUPS_PER_IP_PER_HOUR: '100000',
+  PASSWORD_CHECK_QUEUE: '10000',
 };
 
 export async function createHarness(file: string, env: Record<string, string> = {}, onCommand?: StoreOptions['onCommand']): Promise<Harness> {

@@ -1,9 +1,12 @@
 // Password checks in their worker thread: the same verdicts as the policy,
 // several at once, the worker gone once idle and back for the next check,
-// and checks in flight failing (not hanging) when it stops.
+// checks in flight failing (not hanging) when it stops, at most so many
+// pending, and a stuck check failing with its worker replaced.
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PasswordChecker } from '../../../server/accounts/passwordChecker.js';
+import { PasswordChecker, type PasswordCheckerOptions } from '../../../server/accounts/passwordChecker.js';
 import { passwordWeakness } from '../../../server/accounts/passwordPolicy.js';
+import { ApiError } from '../../../server/errors.js';
 
 const exited = (checker: PasswordChecker) =>
   new Promise<void>((resolve) => {
@@ -16,8 +19,8 @@ const exited = (checker: PasswordChecker) =>
 
 describe('PasswordChecker', () => {
   const made: PasswordChecker[] = [];
-  const checker = (idleMs?: number) => {
-    const c = new PasswordChecker(idleMs);
+  const checker = (options: Partial<PasswordCheckerOptions> = {}) => {
+    const c = new PasswordChecker({ maxPending: 100, timeoutMs: 10_000, ...options });
     made.push(c);
     return c;
   };
@@ -41,7 +44,7 @@ describe('PasswordChecker', () => {
   }, 30_000);
 
   it('starts its worker on the first check, stops it once idle, and starts it again for the next', async () => {
-    const c = checker(50);
+    const c = checker({ idleMs: 50 });
     expect(c.running).toBe(false);
     expect(await c.weakness('password12', [])).toMatch(/^too easy to guess/);
     await exited(c);
@@ -51,9 +54,41 @@ describe('PasswordChecker', () => {
 
   it('fails the checks in flight when stopped, and works again afterwards', async () => {
     const c = checker();
-    const inFlight = c.weakness('password12', []);
+    const inFlight = expect(c.weakness('password12', [])).rejects.toThrow(/exited/);
     await c.stop();
-    await expect(inFlight).rejects.toThrow(/exited/);
+    await inFlight;
     expect(await c.weakness('password12', [])).toMatch(/^too easy to guess/);
+  }, 30_000);
+
+  it('refuses a check beyond maxPending at once with 503 and Retry-After, and takes checks again once they are done', async () => {
+    const c = checker({ maxPending: 2 });
+    const held = [c.weakness('password12', []), c.weakness('password12', [])];
+    const refused = await c.weakness('quiet-otter-lantern-47', []).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'Retry-After': '1' } });
+    expect(await Promise.all(held)).toEqual([expect.stringMatching(/^too easy/), expect.stringMatching(/^too easy/)]);
+    expect(await c.weakness('quiet-otter-lantern-47', [])).toBeNull();
+  }, 30_000);
+
+  it('fails a check that outruns timeoutMs with 503, and replaces the stuck worker for the checks behind it', async () => {
+    // A worker that never answers 'stuck' (busy for ever, as zxcvbn on pathological input would be).
+    const started: Worker[] = [];
+    const stuckOn = () => {
+      const w = new Worker(
+        `const { parentPort } = require('node:worker_threads');
+         parentPort.on('message', ({ password }) => { if (password === 'stuck') for (;;); parentPort.postMessage({ weakness: 'weak: ' + password }); });
+         parentPort.postMessage('ready');`,
+        { eval: true },
+      );
+      started.push(w);
+      return w;
+    };
+    const c = checker({ timeoutMs: 200, startWorker: stuckOn });
+    const stuck = c.weakness('stuck', []).catch((err: unknown) => err);
+    const behind = c.weakness('fine', []);
+    expect(await stuck).toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'Retry-After': '1' } });
+    expect(await behind).toBe('weak: fine');
+    expect(started).toHaveLength(2);
+    expect(started[0]!.threadId).toBe(-1); // terminated
   }, 30_000);
 });

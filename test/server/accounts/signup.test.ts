@@ -6,9 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { INVITATION_TTL_MS } from '../../../server/accounts/admin.js';
 import { invitationState, signupRefusal, type InvitationState } from '../../../server/accounts/signupPolicy.js';
 import { loadConfig } from '../../../server/config.js';
+import type { Services } from '../../../server/services.js';
 import { createHarness, TEST_ENV, type Harness } from '../../support/harness.js';
 
 const PASSWORD = 'quiet-otter-lantern-47';
+/** 1024 characters that cost zxcvbn about 0.1 s each time (0.3–0.5 s in a fresh worker). */
+const HOSTILE = '1337'.repeat(256);
 
 describe('signupRefusal', () => {
   const states: InvitationState[] = ['none', 'unknown', 'revoked', 'expired', 'used', 'other-email', 'valid'];
@@ -63,10 +66,11 @@ describe('invitationState', () => {
 });
 
 describe('configuration', () => {
-  it('defaults to invitations, no plan self-service and 5 sign-ups per address an hour', () => {
-    const { SIGNUP: _s, SIGNUPS_PER_IP_PER_HOUR: _l, ...env } = TEST_ENV;
+  it('defaults to invitations, no plan self-service, 5 sign-ups per address an hour, 4 password checks at once of at most 1 s', () => {
+    const { SIGNUP: _s, SIGNUPS_PER_IP_PER_HOUR: _l, PASSWORD_CHECK_QUEUE: _q, ...env } = TEST_ENV;
     const config = loadConfig(env);
     expect(config.signup).toEqual({ mode: 'invite', perIpPerHour: 5 });
+    expect(config.passwordCheck).toEqual({ maxPending: 4, timeoutMs: 1000 });
     expect(config.planSelfService).toBe(false);
   });
 });
@@ -214,8 +218,8 @@ describe('SIGNUP=open', () => {
     expect(limited.body).toEqual({ error: 'Too many sign-ups from this address; try again later', code: expect.any(String) });
     const hourEnd = (Math.floor(h.clock.now() / 3600_000) + 1) * 3600_000;
     expect(Number(limited.headers['retry-after'])).toBe(Math.ceil((hourEnd - h.clock.now()) / 1000));
-    // A weak password is refused before anything is counted.
-    expect((await signup(origin, { email: 'c@example.com', password: 'password12' })).status).toBe(400);
+    // Over the limit even a weak password is refused by it: its strength is not looked at.
+    expect((await signup(origin, { email: 'c@example.com', password: 'password12' })).status).toBe(429);
     h.clock.advance(3600_000);
     expect((await signup(origin, { email: 'c@example.com' })).status).toBe(201);
   });
@@ -253,6 +257,92 @@ describe('SIGNUP=open', () => {
     // Most are the throttle's answer; how many 503s a loaded machine adds varies (171 of 197 were 429 once).
     expect(refused.filter((r) => r.status === 429).length).toBeGreaterThan(refused.length / 2);
   });
+});
+
+describe('the password check', () => {
+  const checker = () => (h.app.locals.services as Services).passwords;
+  const BOGUS_MEMBER_INVITATION = `dij_01ARZ3NDEKTSV4RRFFQ69G5FAV_${'a'.repeat(32)}`;
+  const unavailable = (res: request.Response) => {
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body).toEqual({ error: 'Service temporarily unavailable; retry later', code: 'service_unavailable' });
+  };
+
+  it.each(['closed', 'invite'])('comes after SIGNUP=%s and the invitation have refused the sign-up: no worker is started', async (mode) => {
+    const origin = await start({ SIGNUP: mode });
+    expect((await signup(origin, { email: 'admin@example.com' })).status).toBe(201);
+    await checker().stop();
+    for (const invitation of [undefined, 'not-a-real-token', BOGUS_MEMBER_INVITATION]) {
+      const res = await signup(origin, { email: 'b@example.com', password: HOSTILE, invitation });
+      expect(res.status, invitation).toBe(403);
+      expect(checker().running, invitation).toBe(false);
+    }
+  });
+
+  it('comes after the per-address limit', async () => {
+    const origin = await start({ SIGNUP: 'open', SIGNUPS_PER_IP_PER_HOUR: '1' });
+    expect((await signup(origin, { email: 'a@example.com' })).status).toBe(201);
+    await checker().stop();
+    expect((await signup(origin, { email: 'b@example.com', password: HOSTILE })).status).toBe(429);
+    expect(checker().running).toBe(false);
+  });
+
+  it('is not run at sign-in', async () => {
+    const origin = await start({ SIGNUP: 'open' });
+    expect((await signup(origin, { email: 'a@example.com' })).status).toBe(201);
+    await checker().stop();
+    expect((await request(h.app).post('/api/auth/login').set('origin', origin).send({ email: 'a@example.com', password: HOSTILE })).status).toBe(401);
+    expect((await request(h.app).post('/api/auth/login').set('origin', origin).send({ email: 'a@example.com', password: PASSWORD })).status).toBe(200);
+    expect(checker().running).toBe(false);
+  });
+
+  it('refuses a sign-up with 503 and Retry-After while PASSWORD_CHECK_QUEUE checks are pending, and admits it once they are done', async () => {
+    const origin = await start({ SIGNUP: 'open', PASSWORD_CHECK_QUEUE: '2' });
+    let settled = false;
+    const held = Promise.all([checker().weakness(HOSTILE, []), checker().weakness(HOSTILE, [])]).finally(() => (settled = true));
+    const refused = await signup(origin, { email: 'a@example.com' });
+    // The two checks were still pending (starting the worker alone takes longer than this request).
+    expect(settled).toBe(false);
+    unavailable(refused);
+    await held;
+    expect((await signup(origin, { email: 'a@example.com' })).status).toBe(201);
+  });
+
+  it('answers 503 with Retry-After when a check outruns PASSWORD_CHECK_TIMEOUT_MS, and ends the worker that ran it', async () => {
+    const origin = await start({ SIGNUP: 'open', PASSWORD_CHECK_TIMEOUT_MS: '1' });
+    unavailable(await signup(origin, { email: 'a@example.com', password: HOSTILE }));
+    expect(checker().running).toBe(false);
+    expect(await h.store.db.collection('emails').countDocuments()).toBe(0);
+  });
+
+  it('keeps a real sign-up from waiting behind a flood of hostile passwords from many addresses', async () => {
+    const bound = 4;
+    const origin = await start({ SIGNUP: 'open', TRUST_PROXY: '1', PASSWORD_CHECK_QUEUE: String(bound) });
+    const from = (ip: string, email: string, password: string) =>
+      request(h.app).post('/api/auth/signup').set('origin', origin).set('x-forwarded-for', ip).send({ email, password });
+    // The worker is running, as it is on an instance where sign-ups come.
+    expect((await from('203.0.113.1', 'admin@example.com', PASSWORD)).status).toBe(201);
+    const answered: string[] = [];
+    const flood = Array.from({ length: 30 }, (_, i) =>
+      from(`198.51.100.${i + 1}`, `flood${i}@example.com`, HOSTILE).then((r) => {
+        answered.push(`flood ${r.status}`);
+        return r;
+      }),
+    );
+    // Its first answer comes once the flood has reached the checker.
+    await Promise.race(flood);
+    const started = performance.now();
+    const real = await from('203.0.113.2', 'real@example.com', PASSWORD);
+    const ms = Math.round(performance.now() - started);
+    answered.push('real');
+    const statuses = (await Promise.all(flood)).map((r) => r.status);
+    // Admitted, or refused at once: never behind more checked passwords than
+    // the bound before it and those that finish while it is hashed and stored.
+    const checkedBefore = answered.slice(0, answered.indexOf('real')).filter((a) => a === 'flood 400').length;
+    expect(checkedBefore, `the real sign-up answered ${real.status} after ${ms} ms`).toBeLessThanOrEqual(2 * bound);
+    expect([201, 503]).toContain(real.status);
+    expect(new Set(statuses)).toEqual(new Set([400, 503]));
+  }, 60_000);
 });
 
 describe('administration', () => {

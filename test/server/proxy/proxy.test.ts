@@ -168,6 +168,31 @@ describe('dashboard: the proxy secret', () => {
     // Without the secret the request is a direct one again.
     expect((await proxied(body(), { secret: null })).status).toBe(200);
   });
+
+  it('simultaneous rotations take turns: every answered secret works until a later rotation moves it out, as one rotation would', async () => {
+    const rotate = () => c.agent.post(`${proxyPath()}/secret`).set('origin', c.origin).send({});
+    const works = async (secret: string, seed: number) => (await proxied(identifyBody(deviceValues(seed)), { secret })).status === 200;
+
+    // Two at once: one is the current secret, the other the previous; the one before both is out.
+    const before = await newSecret();
+    const pair = await Promise.all([rotate(), rotate()]);
+    expect(pair.map((r) => r.status)).toEqual([201, 201]);
+    expect([await works(pair[0].body.secret, 241), await works(pair[1].body.secret, 242), await works(before, 243)]).toEqual([true, true, false]);
+
+    // Ten at once: one chain, each replacing a different secret (none lost), of which the last two work.
+    const start = (await c.agent.get(proxyPath())).body.secretHint as string;
+    const ten = await Promise.all(Array.from({ length: 10 }, rotate));
+    const won = ten.filter((r) => r.status === 201);
+    expect(ten.filter((r) => r.status !== 201).map((r) => r.body.code)).toEqual(Array(10 - won.length).fill('conflict'));
+    expect(new Set(won.map((r) => r.body.previousSecretHint)).size).toBe(won.length);
+    const chain: request.Response[] = [];
+    const after = (hint: string) => won.find((r) => r.body.previousSecretHint === hint);
+    for (let r = after(start); r; r = after(r.body.secretHint)) chain.push(r);
+    expect(chain).toHaveLength(won.length);
+    const working = [];
+    for (const [i, r] of chain.entries()) working.push(await works(r.body.secret, 250 + i));
+    expect(working).toEqual(chain.map((_, i) => i >= chain.length - 2));
+  });
 });
 
 describe('proxied identify', () => {
