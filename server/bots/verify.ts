@@ -65,6 +65,12 @@ export interface BotList {
 const SHIPPED_DIR = fileURLToPath(repoFile('server/bots/data'));
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+function tooWide(cidr: string): boolean {
+  const m = /\/(\d{1,3})$/.exec(cidr);
+  if (!m) return false;
+  return Number(m[1]) < (cidr.includes(':') ? 16 : 8);
+}
+
 /** Reads and checks one list file; null when it is missing or not a list (never half a list). */
 export function readBotList(file: string): { list: BotList; set: RangeSet } | null {
   if (!existsSync(file)) return null;
@@ -72,6 +78,8 @@ export function readBotList(file: string): { list: BotList; set: RangeSet } | nu
     const raw = JSON.parse(readFileSync(file, 'utf8')) as Partial<BotList>;
     if (typeof raw.source !== 'string' || typeof raw.date !== 'string' || !DATE.test(raw.date)) return null;
     if (!Array.isArray(raw.prefixes) || raw.prefixes.length === 0 || !raw.prefixes.every((p) => typeof p === 'string')) return null;
+    // A prefix this wide would vouch for a whole provider: no operator publishes one for a crawler.
+    if (raw.prefixes.some((p) => tooWide(p))) return null;
     const { set, rejected } = RangeSet.fromCidrs(raw.prefixes);
     if (rejected.length > 0) return null;
     return { list: { source: raw.source, date: raw.date, prefixes: raw.prefixes }, set };
