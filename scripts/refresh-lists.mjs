@@ -9,6 +9,14 @@
 //
 // --source replaces the default set (e.g. to use a mirror); repeat it per file.
 // Exit code 1 when any list failed.
+//
+// It also refreshes the crawler IP ranges that server/bots/verify.ts checks
+// named bots against, from their operators' published files, into DIR/bots
+// as <list>.json ({ source, date, prefixes }: the form server/bots/data ships;
+// BotNames' dataDir). A bot list's --source is its list name, repeated for a
+// list made of several files: --source gptbot=URL, --source pingdom=URL4
+// --source pingdom=URL6.
+import { isIP } from 'node:net';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,6 +39,137 @@ export const DEFAULT_SOURCES = [
   { file: 'datacenter-x4bnet-asn.txt', url: `${X4B}/input/datacenter/ASN.txt`, minEntries: 100 },
   { file: 'vpn-x4bnet-asn.txt', url: `${X4B}/input/vpn/ASN.txt`, minEntries: 5 },
 ];
+
+const GOOGLE = 'https://developers.google.com/static/crawling/ipranges';
+
+/**
+ * The crawler range lists server/bots/catalog.ts verifies by, at their operators' addresses. Google and Bing
+ * publish { creationTime, prefixes: [{ ipv4Prefix } | { ipv6Prefix }] }, as do OpenAI, Apple, Perplexity,
+ * Anthropic, DuckDuckGo and Common Crawl; Ahrefs { ips: [{ ip_address }] }; UptimeRobot and Pingdom plain text.
+ * Meta documents the routes of its AS32934, which RIPEstat serves as { data: { prefixes: [{ prefix }] } }.
+ * X publishes no file (its three ranges are on a help page): twitterbot is shipped only.
+ */
+export const BOT_SOURCES = [
+  { list: 'googlebot', urls: [`${GOOGLE}/common-crawlers.json`], minEntries: 50 },
+  { list: 'google-special-crawlers', urls: [`${GOOGLE}/special-crawlers.json`], minEntries: 20 },
+  { list: 'google-user-triggered-fetchers', urls: [`${GOOGLE}/user-triggered-fetchers.json`, `${GOOGLE}/user-triggered-fetchers-google.json`], minEntries: 50 },
+  { list: 'bingbot', urls: ['https://www.bing.com/toolbox/bingbot.json'], minEntries: 5 },
+  { list: 'applebot', urls: ['https://search.developer.apple.com/applebot.json'], minEntries: 3 },
+  { list: 'duckduckbot', urls: ['https://duckduckgo.com/duckduckbot.json'], minEntries: 10 },
+  { list: 'gptbot', urls: ['https://openai.com/gptbot.json'], minEntries: 3 },
+  { list: 'chatgpt-user', urls: ['https://openai.com/chatgpt-user.json'], minEntries: 3 },
+  { list: 'oai-searchbot', urls: ['https://openai.com/searchbot.json'], minEntries: 3 },
+  { list: 'claudebot', urls: ['https://claude.com/crawling/bots.json'], minEntries: 3 },
+  { list: 'perplexitybot', urls: ['https://www.perplexity.ai/perplexitybot.json'], minEntries: 2 },
+  { list: 'perplexity-user', urls: ['https://www.perplexity.ai/perplexity-user.json'], minEntries: 1 },
+  { list: 'ccbot', urls: ['https://index.commoncrawl.org/ccbot.json'], minEntries: 1 },
+  { list: 'ahrefsbot', urls: ['https://api.ahrefs.com/v3/public/crawler-ips'], minEntries: 100 },
+  { list: 'meta', urls: ['https://stat.ripe.net/data/announced-prefixes/data.json?resource=AS32934'], minEntries: 50 },
+  { list: 'uptimerobot', urls: ['https://uptimerobot.com/inc/files/ips/IPv4andIPv6.txt'], minEntries: 20 },
+  { list: 'pingdom', urls: ['https://my.pingdom.com/probes/ipv4', 'https://my.pingdom.com/probes/ipv6'], minEntries: 20 },
+];
+
+/** Prefixes wider than these would vouch for whole providers' networks: no operator publishes one for a crawler. */
+const WIDEST = { 4: 8, 6: 16 };
+const PREFIX_KEYS = new Set(['ipv4Prefix', 'ipv6Prefix', 'ip_address', 'prefix', 'ip', 'cidr']);
+
+/** A CIDR or bare address in canonical-enough form, or null. Bare addresses become /32 or /128. */
+export function checkCidr(text) {
+  const [addr, len, extra] = String(text).trim().split('/');
+  const family = isIP(addr ?? '');
+  if (family === 0 || extra !== undefined) return null;
+  const max = family === 4 ? 32 : 128;
+  if (len !== undefined && !/^\d{1,3}$/.test(len)) return null;
+  const bits = len === undefined ? max : Number(len);
+  if (bits > max || bits < WIDEST[family]) return null;
+  return `${addr.toLowerCase()}/${bits}`;
+}
+
+/**
+ * The prefixes of one downloaded bot list: a JSON document's ipv4Prefix/ipv6Prefix/ip_address/prefix values
+ * wherever they are, or a text file's lines. Returns { prefixes, junk, created } (created: the JSON's creationTime).
+ */
+export function parseBotList(text) {
+  const found = [];
+  let created = null;
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  if (json !== undefined && typeof json === 'object' && json !== null) {
+    const walk = (v) => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v && typeof v === 'object') {
+        for (const [k, x] of Object.entries(v)) {
+          if (PREFIX_KEYS.has(k) && typeof x === 'string') found.push(x);
+          else if (k === 'creationTime' && typeof x === 'string') created = x;
+          else walk(x);
+        }
+      }
+    };
+    walk(json);
+  } else {
+    for (const raw of text.split('\n')) {
+      const line = raw.replace(/#.*$/, '').trim();
+      if (line !== '') found.push(line);
+    }
+  }
+  const prefixes = [];
+  let junk = 0;
+  for (const f of found) {
+    const c = checkCidr(f);
+    if (c) prefixes.push(c);
+    else junk++;
+  }
+  return { prefixes: [...new Set(prefixes)], junk, created };
+}
+
+/**
+ * Fetches every bot list into dir (BotNames' dataDir) as <list>.json. All of a list's URLs must answer and every
+ * entry must be a CIDR or address: a list is replaced whole or not at all. Returns one result per list:
+ * { file, ok: true, entries } or { file, ok: false, error }.
+ */
+export async function refreshBotLists({ dir, sources = BOT_SOURCES, fetch: fetchImpl = globalThis.fetch, timeoutMs = 60_000, now = () => new Date() }) {
+  await mkdir(dir, { recursive: true });
+  const results = [];
+  for (const source of sources) {
+    const file = `${source.list}.json`;
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(source.list)) {
+      results.push({ file, ok: false, error: 'list name must be a plain name' });
+      continue;
+    }
+    const tmp = join(dir, `.${file}.${process.pid}.${Date.now()}.tmp`);
+    try {
+      const prefixes = [];
+      const created = [];
+      for (const url of source.urls) {
+        const parsed = parseBotList((await download({ url }, fetchImpl, timeoutMs)).toString('utf8'));
+        if (parsed.junk > 0) throw new Error(`${parsed.junk} entries of ${url} are not CIDRs (or are implausibly wide)`);
+        if (parsed.prefixes.length === 0) throw new Error(`no prefixes in ${url}`);
+        prefixes.push(...parsed.prefixes);
+        if (parsed.created) created.push(parsed.created);
+      }
+      const unique = [...new Set(prefixes)];
+      const minEntries = source.minEntries ?? 1;
+      if (unique.length < minEntries) throw new Error(`only ${unique.length} prefixes (expected at least ${minEntries})`);
+      const date = now().toISOString().slice(0, 10);
+      const body = {
+        source: `${source.urls.join(' and ')}, downloaded ${date}${created.length > 0 ? ` (creationTime ${created.join(', ')})` : ''}`,
+        date,
+        prefixes: unique,
+      };
+      await writeFile(tmp, JSON.stringify(body) + '\n', { mode: 0o644 });
+      await rename(tmp, join(dir, file));
+      results.push({ file, ok: true, entries: unique.length });
+    } catch (err) {
+      await rm(tmp, { force: true });
+      results.push({ file, ok: false, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  return results;
+}
 
 const MAX_BYTES = 64 * 1024 * 1024;
 const ENTRY = /^([0-9A-Fa-f:.]+(\/\d{1,3})?|AS\d{1,10})$/i;
@@ -102,6 +241,7 @@ export async function refreshLists({ dir, sources = DEFAULT_SOURCES, fetch: fetc
 function parseArgs(argv, env) {
   let dir = join(resolve(env.DATA_DIR || './.data'), 'lists');
   const sources = [];
+  const bots = new Map();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--dir' && argv[i + 1]) dir = resolve(argv[++i]);
@@ -110,11 +250,17 @@ function parseArgs(argv, env) {
       const eq = spec.indexOf('=');
       if (eq < 1) throw new Error(`--source wants FILE=URL, got "${spec}"`);
       const file = spec.slice(0, eq);
-      const known = DEFAULT_SOURCES.find((s) => s.file === file);
-      sources.push({ file, url: spec.slice(eq + 1), minEntries: known?.minEntries ?? 1 });
+      const url = spec.slice(eq + 1);
+      const bot = BOT_SOURCES.find((s) => s.list === file || `${s.list}.json` === file);
+      if (bot) bots.set(bot.list, { ...bot, urls: [...(bots.get(bot.list)?.urls ?? []), url] });
+      else {
+        const known = DEFAULT_SOURCES.find((s) => s.file === file);
+        sources.push({ file, url, minEntries: known?.minEntries ?? 1 });
+      }
     } else throw new Error(`unknown argument "${arg}"`);
   }
-  return { dir, sources: sources.length > 0 ? sources : DEFAULT_SOURCES };
+  const chosen = sources.length > 0 || bots.size > 0;
+  return { dir, sources: chosen ? sources : DEFAULT_SOURCES, botSources: chosen ? [...bots.values()] : BOT_SOURCES };
 }
 
 async function main() {
@@ -123,10 +269,13 @@ async function main() {
     args = parseArgs(process.argv.slice(2), process.env);
   } catch (err) {
     console.error(err.message);
-    console.error('usage: node scripts/refresh-lists.mjs [--dir DIR] [--source FILE=URL ...]');
+    console.error('usage: node scripts/refresh-lists.mjs [--dir DIR] [--source FILE=URL ...]  (a bot list: --source LIST=URL, written to DIR/bots/LIST.json)');
     process.exit(2);
   }
-  const results = await refreshLists(args);
+  const results = [
+    ...(args.sources.length > 0 ? await refreshLists(args) : []),
+    ...(args.botSources.length > 0 ? await refreshBotLists({ dir: join(args.dir, 'bots'), sources: args.botSources }) : []),
+  ];
   for (const r of results) {
     console.log(r.ok ? `ok     ${r.file}: ${r.entries} entries` : `FAILED ${r.file}: ${r.error} (previous file kept)`);
   }
