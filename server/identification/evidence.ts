@@ -155,11 +155,19 @@ export function anonymity(r: number, g: GroupCounts, a: GroupCounts, mobile = fa
   return Math.max(r * 0.75, (r + 1) * (r === 2 ? (g.n3 + 1) / (g.n2 + 1) : 1));
 }
 
-/** The tokens a candidate's storage kept: those of private windows died with them, and a cookie set but never presented was never kept. */
-type WithTokens = { tokens: readonly Pick<TokenUse, 'ephemeral' | 'cookie' | 'issued'>[] };
-const keptTokens = (v: WithTokens) => v.tokens.filter((t) => !t.ephemeral && !t.issued).length;
+/**
+ * The tokens a candidate's storage kept: those of private windows died with
+ * them, and once a proxied visit came without a cookie the service had set,
+ * no cookie set and never presented counts (the browser does not keep them).
+ */
+type WithTokens = { tokens: readonly Pick<TokenUse, 'ephemeral' | 'cookie' | 'issued' | 'unreturned'>[] };
+const kept = (v: WithTokens) => {
+  const refuses = v.tokens.some((t) => t.unreturned);
+  return v.tokens.filter((t) => !t.ephemeral && !(refuses && t.issued));
+};
+const keptTokens = (v: WithTokens) => kept(v).length;
 /** Whether a candidate kept the first-party proxy's device cookie, which WebKit's ITP does not delete. */
-export const keepsCookie = (v: WithTokens) => v.tokens.some((t) => t.cookie && !t.ephemeral && !t.issued);
+export const keepsCookie = (v: WithTokens) => kept(v).some((t) => t.cookie);
 
 /** log P(this visit's storage state | v returning) − log P(… | new device). */
 export function storageEvidence(v: CandidateFacts & WithTokens, visit: VisitFacts): number {

@@ -426,9 +426,20 @@ export function withVisit(
     asns: asn !== null ? bump(v.asns, (a) => a.a === asn, { a: asn, n: (asnUse?.n ?? 0) + 1, last: now }, ASNS_CAP) : v.asns,
     novelPrefixes: v.novelPrefixes + (prefix && !prefixUse ? 1 : 0),
     novelAsns: v.novelAsns + (asn !== null && !asnUse ? 1 : 0),
-    tokens: keep(keep(v.tokens, tokenHash), other),
+    tokens: tokenHash === visit.tokenHash ? unreturned(keep(keep(v.tokens, tokenHash), other), visit) : keep(v.tokens, tokenHash),
     linked: visit.linkedId && v.linked[0] !== visit.linkedId ? bump(v.linked, (l) => l === visit.linkedId, visit.linkedId, LINKED_CAP) : v.linked,
   };
+}
+
+/**
+ * A proxied visit that presented no cookie: the cookies issued to the visitor
+ * before and never presented were not kept (the browser refuses cookies, or
+ * cleared them), and say so (evidence.ts keptTokens).
+ */
+function unreturned(tokens: TokenUse[], visit: Visit): TokenUse[] {
+  const marked = (t: TokenUse) => t.issued && !t.unreturned && t.hash !== visit.cookie;
+  if (!visit.cookie || visit.cookiePresented || !tokens.some(marked)) return tokens;
+  return tokens.map((t) => (marked(t) ? { ...t, unreturned: true } : t));
 }
 
 /**

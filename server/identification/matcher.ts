@@ -143,9 +143,12 @@ export type TokenCheck = 'consistent' | 'inconsistent' | 'uncorroborated';
 
 export function tokenCheck(history: Components[], current: Components): TokenCheck {
   if (coverage(current) < TOKEN_OVERLAP) return 'uncorroborated';
+  // A visitor that never showed enough to vouch (its first visits were sparse, and sparse sets are kept only while it
+  // has no other) is judged on what it showed: its full set is then learnt, and vouches from the next visit on.
+  const vouching = history.some((h) => coverage(h) >= TOKEN_OVERLAP);
   const agrees = history.some((h) => {
     const s = similarity(h, current);
-    return !s.forbidden && s.overlap >= TOKEN_OVERLAP && s.score >= TOKEN_CONSISTENCY;
+    return !s.forbidden && (s.overlap >= TOKEN_OVERLAP || !vouching) && s.score >= TOKEN_CONSISTENCY;
   });
   return agrees ? 'consistent' : 'inconsistent';
 }

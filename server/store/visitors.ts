@@ -36,8 +36,10 @@ export interface TokenUse {
   ephemeral?: true;
   /** The first-party proxy's device cookie: set by the server, it outlives WebKit's deletion of script storage. */
   cookie?: true;
-  /** A device cookie set on a visit and never presented since: the browser may not keep cookies at all. */
+  /** A device cookie set on a visit and never presented since. */
   issued?: true;
+  /** Such a cookie, and a later proxied visit came without it: the browser does not keep the cookies it is given. */
+  unreturned?: true;
 }
 
 /** A young visitor's possible predecessor and the evidence for it so far. */

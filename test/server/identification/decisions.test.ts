@@ -677,6 +677,13 @@ describe('what a visit changes in its visitor', () => {
     expect(withVisit(kept, at(HOME, 2856, { tokenHash: 'c2', cookie: 'c2', cookiePresented: true }), 'c2').tokens).toEqual([
       { hash: 'c2', first: T0 + DAY, last: T0 + DAY, cookie: true },
     ]);
+    // A later proxied visit without it (a new one issued): it was not returned.
+    expect(withVisit(kept, at(HOME, 2856, { otherToken: 'c3', cookie: 'c3' }), null).tokens).toEqual([
+      { hash: 'c3', first: T0 + DAY, last: T0 + DAY, cookie: true, issued: true },
+      { hash: 'c2', first: T0 + DAY, last: T0 + DAY, cookie: true, issued: true, unreturned: true },
+    ]);
+    // Nor is it by a visit that did not come through the proxy (no cookie to present).
+    expect(withVisit(kept, at(HOME, 2856, { tokenHash: 'a' }), 'a').tokens[1]).not.toHaveProperty('unreturned');
     // Once presented, a later visit that issues it again (never: a presented cookie is kept) leaves it kept.
     const presented = record({ tokens: [{ hash: 'c2', first: T0, last: T0, cookie: true }] });
     expect(withVisit(presented, at(HOME, 2856, { otherToken: 'c2', cookie: 'c2' }), null).tokens[0]).not.toHaveProperty('issued');

@@ -22,7 +22,7 @@ import {
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 15);
 
-type Tokens = { tokens: { ephemeral?: true; cookie?: true }[] };
+type Tokens = { tokens: { ephemeral?: true; cookie?: true; issued?: true; unreturned?: true }[] };
 const visitor = (o: Partial<CandidateFacts & Tokens> = {}): CandidateFacts & Tokens => ({
   visitCount: 4,
   firstSeenAt: NOW - 30 * DAY,
@@ -106,6 +106,23 @@ describe('storage evidence', () => {
     expect(storageEvidence(privateOnly, visit({ hasToken: false }))).toBe(0);
     // One token kept outside a private window, and losing it counts again.
     expect(storageEvidence({ ...privateOnly, tokens: [{ ephemeral: true }, {}] }, visit())).toBeLessThan(-3);
+  });
+  it('is neutral for a visitor whose browser did not return the cookies it was set, and counts a cookie not yet put to the test as kept', () => {
+    // Storage blocked through the proxy: every visit was set a cookie, and the next came without it.
+    const refusing = visitor({
+      lastSeenAt: NOW - 60_000,
+      tokens: [
+        { cookie: true, issued: true },
+        { cookie: true, issued: true, unreturned: true },
+      ],
+    });
+    expect(storageEvidence(refusing, visit({ hasToken: false, proxied: true }))).toBe(0);
+    // Seen once: its cookie was set and no visit has come since; most browsers keep theirs, and losing it counts.
+    const once = visitor({ lastSeenAt: NOW - 60_000, tokens: [{ cookie: true, issued: true }] });
+    expect(storageEvidence(once, visit({ hasToken: false, proxied: true }))).toBeLessThan(-3);
+    // A cookie it presented is kept, whatever else was not returned.
+    const kept = visitor({ lastSeenAt: NOW - 60_000, tokens: [{ cookie: true }, { cookie: true, issued: true, unreturned: true }] });
+    expect(storageEvidence(kept, visit({ hasToken: false, proxied: true }))).toBeLessThan(-3);
   });
   it('finds a private window about as likely for a returning device as for a new one', () => {
     expect(Math.abs(storageEvidence(visitor({ lastSeenAt: NOW - 60_000 }), visit({ incognito: true })))).toBeLessThan(0.5);

@@ -55,6 +55,15 @@ describe.skipIf(!hasChromium)('identification in real Chromium', () => {
     return page.evaluate((k) => (window as unknown as { identify(k: string): Promise<{ visitorId: string; visitCount: number }> }).identify(k), key);
   }
 
+  it('names headless Chromium driven by Playwright a bad bot of the browser automation category', async () => {
+    const context = await browser.newContext();
+    const result = (await identifyFrom(context, '81.2.69.20')) as unknown as {
+      verdicts: { bot: { result: boolean; kind: string; info: Record<string, unknown> } };
+    };
+    await context.close();
+    expect(result.verdicts.bot).toMatchObject({ result: true, kind: 'bad', info: { category: 'browser_automation', identity: 'unknown' } });
+  }, 120_000);
+
   it('recognises the same browser without its storage, and re-joins it when it cleared storage on a new network', async () => {
     const home = await browser.newContext();
     const first = await identifyFrom(home, '81.2.69.10');

@@ -184,11 +184,16 @@ describe('believing a device token', () => {
     expect(tokenCheck([tooFew], tooFew)).toBe('uncorroborated');
   });
 
-  it('believes a token only against a stored set that shares the overlap needed with the visit', () => {
-    // The visit is complete; a stored set that holds too little cannot vouch for it, one that holds enough can.
-    expect(tokenCheck([tooFew], desk)).toBe('inconsistent');
+  it('believes a token only against a stored set that shares the overlap needed with the visit, when the visitor has one', () => {
+    // The visit is complete; beside a set that holds enough, one that holds too little cannot vouch for it.
+    const docked = { ...desk, screen: '3840x2160', timezone: 'America/New_York', fonts: 'Menlo', hardware: '[16,32,null]' };
     expect(similarity(enough, desk).overlap).toBe(TOKEN_OVERLAP);
     expect(tokenCheck([enough], desk)).toBe('consistent');
     expect(tokenCheck([tooFew, enough], desk)).toBe('consistent');
+    expect(tokenCheck([enough, tooFew], docked)).toBe('inconsistent');
+    // A visitor that never showed enough is judged on what it showed: agreeing, or not.
+    expect(tokenCheck([tooFew], desk)).toBe('consistent');
+    expect(tokenCheck([tooFew], { ...desk, timezone: 'Asia/Tokyo', screen: '1x1', hardware: '[1,1,null]' })).toBe('inconsistent');
+    expect(tokenCheck([tooFew], { ...desk, fonts: 'Menlo', fontPreferences: 'x', touch: 'y' })).toBe('inconsistent');
   });
 });
