@@ -15,7 +15,7 @@ import {
 } from './common.js';
 import { EventSignalsSchema } from './edge.js';
 import { JsonObjectSchema, LinkedIdSchema, TagSchema } from './identify.js';
-import { FullVerdictsSchema } from './risk.js';
+import { BOT_CATEGORIES, BOT_IDENTITIES, FullVerdictsSchema } from './risk.js';
 
 const c = initContract();
 
@@ -51,7 +51,11 @@ export const EventSearchQuerySchema = z
     bot: z
       .enum(['good', 'bad', 'none', 'all'])
       .optional()
-      .describe('`good`: crawlers naming themselves in the User-Agent; `bad`: other events the bot verdict fired on; `all`: both; `none`: neither'),
+      .describe(
+        "`good`: bots proven to be who they say (`verdicts.bot.kind` good: verified by their operator's addresses or DNS, or signed); `bad`: any other automation, spoofed names included; `all`: both; `none`: neither",
+      ),
+    botCategory: z.enum(BOT_CATEGORIES).optional().describe('Only events whose bot is of this category (`verdicts.bot.info.category`)'),
+    botIdentity: z.enum(BOT_IDENTITIES).optional().describe("Only events whose bot's name is this far proven (`verdicts.bot.info.identity`)"),
     suspect: queryBoolean().optional().describe('The manual suspect flag'),
     vpn: queryBoolean().optional().describe('The VPN verdict'),
     tor: queryBoolean().optional().describe('The Tor verdict'),

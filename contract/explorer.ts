@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { csrfResponses, sessionRoutes } from './account.js';
 import { described, errorResponse, initContract, meta, queryInteger, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
 import { EventSearchQuerySchema } from './events.js';
-import { RiskFactorSchema } from './risk.js';
+import { BotInfoSchema, RiskFactorSchema } from './risk.js';
 import { DeletionSchema } from './visitors.js';
 import { VISITS_PAGE_SIZE } from './visits.js';
 
@@ -33,7 +33,8 @@ export const EventSummarySchema = z
     country: z.string().describe('Country code of the IP location; empty when unknown'),
     city: z.string().describe('City of the IP location; empty when unknown'),
     browser: z.string().describe('Browser and system read from the User-Agent, e.g. "Chrome 130 on Windows"'),
-    bot: z.enum(BOT_KINDS).describe('`good`: a crawler naming itself in the User-Agent (unverified); `bad`: the bot verdict fired otherwise; `none`'),
+    bot: z.enum(BOT_KINDS).describe('`good`: a bot proven to be who it says (verified or signed); `bad`: any other automation, spoofed names included; `none`'),
+    botInfo: BotInfoSchema.optional(),
     botProbability: z.number().min(0).max(1).describe('How likely the visit came from a bot, 0 to 1'),
     suspect: z.boolean().describe('Manually flagged as suspect'),
     suspectScore: z.number().int().min(0).max(100).describe('Risk score, 0 to 100: the weighted sum of the verdicts that fired'),

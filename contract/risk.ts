@@ -7,16 +7,70 @@ const flag = (title: string, meaning: string) => z.object({ result: z.boolean().
 
 const probability = (what: string) => z.number().min(0).max(1).describe(what);
 
+/** What kind of automation a bot is. */
+export const BOT_CATEGORIES = [
+  'search_crawler',
+  'ai_crawler',
+  'ai_assistant',
+  'ai_agent',
+  'seo_marketing',
+  'monitoring',
+  'social_preview',
+  'feed_reader',
+  'archiver',
+  'scraper',
+  'browser_automation',
+  'unknown_automation',
+] as const;
+export type BotCategory = (typeof BOT_CATEGORIES)[number];
+
+/** How far a bot's name is proven. */
+export const BOT_IDENTITIES = ['verified', 'signed', 'spoofed', 'unknown'] as const;
+export type BotIdentity = (typeof BOT_IDENTITIES)[number];
+
+/** human: no automation seen; good: a bot proven to be who it says (verified or signed); bad: any other automation, spoofed names included. */
+export const BOT_VERDICT_KINDS = ['human', 'good', 'bad'] as const;
+
+export const BotInfoSchema = z
+  .object({
+    category: z
+      .enum(BOT_CATEGORIES)
+      .describe(
+        'search_crawler, ai_crawler (collects training data), ai_assistant (fetches a page for a user), ai_agent (drives a browser), seo_marketing, monitoring, social_preview, feed_reader, archiver, scraper (an HTTP library or scraping tool), browser_automation (headless, CDP or WebDriver), unknown_automation',
+      ),
+    provider: z.string().nullable().describe('Who operates it (Google, OpenAI, …); null when unknown'),
+    name: z.string().nullable().describe('The bot’s name (Googlebot, GPTBot, …); null when it names none'),
+    identity: z
+      .enum(BOT_IDENTITIES)
+      .describe(
+        '`verified`: the request comes from the operator’s published address ranges, or passes the reverse-and-forward DNS check its operator documents; `signed`: a valid Web Bot Auth signature (RFC 9421) from a key its directory publishes; `spoofed`: it claims a bot whose operator publishes how to verify it, and fails that; `unknown`: nothing proves or disproves the name',
+      ),
+    confidence: probability('0–1: how sure the naming is'),
+    listDate: z
+      .string()
+      .nullable()
+      .describe('For `verified` and `spoofed` by address: the date of the operator’s list that judged it (YYYY-MM-DD); null otherwise'),
+  })
+  .openapi({ title: 'BotInfo', description: 'Which bot the event is, and how far its name is proven; absent for a human.' });
+
 export const VerdictsSchema = z
   .object({
     bot: z
       .object({
         result: z.boolean().describe('The event looks automated (a bot, headless browser or script)'),
         probability: probability('0–1: how likely the event is automated (the same as `botProbability`)'),
+        kind: z
+          .enum(BOT_VERDICT_KINDS)
+          .describe(
+            '`good` only for a bot proven to be who it says (`info.identity` verified or signed); `bad` for any other automation, a spoofed name included; `human` otherwise',
+          ),
+        // Absent rather than null for a human: OpenAPI 3.0 cannot say "this component, or null".
+        info: BotInfoSchema.optional(),
       })
       .openapi({
         title: 'BotVerdict',
-        description: 'Combines datacenter ASN, headless markers, software renderer, API tampering and UA/TLS mismatch.',
+        description:
+          'Combines datacenter ASN, headless markers, software renderer, API tampering and UA/TLS mismatch, with the bot’s name: from its User-Agent, proven by its operator’s address ranges, reverse DNS, or a Web Bot Auth signature.',
       }),
     vpn: z
       .object({
@@ -88,6 +142,7 @@ export const RISK_FACTORS = [
   'VIRTUAL_MACHINE',
   'PRIVACY_BROWSER',
   'DEVTOOLS',
+  'SPOOFED_BOT',
 ] as const;
 
 export const RiskFactorSchema = z

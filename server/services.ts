@@ -13,6 +13,7 @@ import type { Config } from './config.js';
 import type { LauncherStatus } from './database.js';
 import { DeletionService } from './deletion/service.js';
 import { DeviceFlowService } from './deviceflow/service.js';
+import { botJudge, type BotJudge } from './bots/judge.js';
 import type { Edge } from './edge/analyze.js';
 import { EventsService } from './events/service.js';
 import { ExplorerService } from './explorer/service.js';
@@ -41,6 +42,8 @@ export interface AppDeps {
   edge: Edge;
   /** The dev database launcher this process supervises, if any (shown by /readyz). */
   launcher?: { status(): LauncherStatus };
+  /** Bot names and signatures (tests give one that reads a local key directory); default: built from the configuration. */
+  bots?: BotJudge;
 }
 
 export interface Services {
@@ -109,6 +112,7 @@ export function createServices(deps: AppDeps): Services {
     },
     config.visitorCacheSize,
   );
+  const bots = deps.bots ?? botJudge(config, clock);
   const passwords = new PasswordChecker(config.passwordCheck);
   const proxy = new ProxyService(store, clock, new DeviceCookies(config.serverSecret), new ProxyTraffic(store.proxyStats, clock), audit);
   const deletions = new DeletionService(store, aliases, clock, audit, async (accountId, requestIds) => {
@@ -134,7 +138,13 @@ export function createServices(deps: AppDeps): Services {
     sealing,
     webhooks,
     proxy,
-    edge: (req: Request, proxied?: ProxiedRequest | null) => deps.edge.analyze(req, proxied ? { clientIp: proxied.clientIp } : undefined),
+    edge: async (req: Request, proxied?: ProxiedRequest | null) => {
+      const network = await deps.edge.analyze(req, proxied ? { clientIp: proxied.clientIp } : undefined);
+      const authority = proxied?.host ?? req.headers.host ?? '';
+      const collected = (req.body as { signals?: { userAgent?: { value?: { userAgent?: unknown } } } } | undefined)?.signals?.userAgent?.value?.userAgent;
+      const judged = { method: req.method, path: req.originalUrl, headers: req.headers, authority };
+      return { ...network, bot: await bots.judge(judged, network.ip, typeof collected === 'string' ? collected : undefined) };
+    },
     clientIp: (req: Request) => deps.edge.clientIp(req),
   };
 }

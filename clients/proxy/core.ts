@@ -40,6 +40,10 @@ const FORWARDED = [
   'sec-fetch-mode',
   'sec-fetch-dest',
   'if-none-match',
+  // Web Bot Auth (RFC 9421): a signed agent's signature, verified by the service against its key directory.
+  'signature',
+  'signature-input',
+  'signature-agent',
 ] as const;
 
 /** Answer headers passed back to the browser (besides our Set-Cookie). */

@@ -9,22 +9,10 @@
 // a Chrome token). Tokens that only appear in robots.txt (Google-Extended,
 // Applebot-Extended) are not User-Agents and are not listed.
 
-export const BOT_CATEGORIES = [
-  'search_crawler',
-  'ai_crawler',
-  'ai_assistant',
-  'ai_agent',
-  'seo_marketing',
-  'monitoring',
-  'social_preview',
-  'feed_reader',
-  'archiver',
-  'scraper',
-  'browser_automation',
-  'unknown_automation',
-] as const;
-export type BotCategory = (typeof BOT_CATEGORIES)[number];
-export type BotIdentity = 'verified' | 'signed' | 'spoofed' | 'unknown';
+// The categories and identities are the contract's (contract/risk.ts BotInfo).
+import { BOT_CATEGORIES, type BotCategory, type BotIdentity } from '../../contract/risk.js';
+
+export { BOT_CATEGORIES, type BotCategory, type BotIdentity };
 
 /**
  * How an operator says its bot is verified:

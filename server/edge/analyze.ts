@@ -30,9 +30,12 @@ export interface BehindProxy {
   clientIp: Ip;
 }
 
+export type NetworkFacts = Omit<EdgeFacts, 'bot'>;
+
 export interface Edge {
   /** Rejects with a 503 ApiError when the cluster primary does not answer a lookup. */
-  analyze(req: IncomingMessage & { secure?: boolean }, proxied?: BehindProxy): Promise<EdgeFacts>;
+  /** Everything but the bot's name, which server/bots judges (services.ts). */
+  analyze(req: IncomingMessage & { secure?: boolean }, proxied?: BehindProxy): Promise<NetworkFacts>;
   clientIp(req: IncomingMessage): string;
   lists: IpLists;
   close(): void;

@@ -1,6 +1,7 @@
 // What the edge knows about a request, as the risk engine consumes it.
 // Produced by server/edge (IP, geolocation, ASN, lists, TLS, HTTP).
 import type { ASN_CATEGORIES, HTTP_CLASSIFICATIONS } from '../../contract/edge.js';
+import type { BotCategory } from '../../contract/risk.js';
 import type { VisitNetwork } from '../identification/evidence.js';
 
 export interface EdgeFacts {
@@ -30,4 +31,11 @@ export interface EdgeFacts {
   };
   tls: { cipher: string | null; version: string | null; ja4: string | null };
   http: { fingerprint: string; classification: (typeof HTTP_CLASSIFICATIONS)[number] };
+  /** A bot's name (server/bots/): what the User-Agent claims, judged by where the request comes from, and a Web Bot Auth signature. */
+  bot: {
+    /** null: the User-Agent claims no bot. */
+    claim: { name: string; provider: string; category: BotCategory; identity: 'verified' | 'spoofed' | 'unknown'; listDate: string | null } | null;
+    /** null: the request carries no signature. `unverifiable`: the agent's key directory could not be read in time. */
+    signature: { result: 'signed'; agent: string } | { result: 'invalid'; agent: string | null; reason: string; unverifiable: boolean } | null;
+  };
 }

@@ -7,6 +7,7 @@ import type { RISK_FACTORS } from '../../contract/risk.js';
 import type { Signals } from '../identification/components.js';
 import { uaFacts } from '../identification/components.js';
 import type { RecentActivity } from '../store/visitors.js';
+import { botVerdict } from './botVerdict.js';
 import type { EdgeFacts } from './edgeFacts.js';
 
 type RiskFactor = (typeof RISK_FACTORS)[number];
@@ -80,6 +81,8 @@ const SUSPECT_WEIGHTS = {
   highActivity: 6,
 } as const;
 const SUSPECT_TOTAL = Object.values(SUSPECT_WEIGHTS).reduce((a, b) => a + b, 0);
+/** Suspect points of a spoofed bot name (a Tor exit's share of the score). */
+const SPOOFED_BOT_POINTS = Math.round((100 * SUSPECT_WEIGHTS.tor) / SUSPECT_TOTAL);
 
 /**
  * Bot probability: independent pieces of evidence combined as
@@ -142,14 +145,17 @@ export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[]
       uaTls.mismatch ? BOT_EVIDENCE.uaTlsMismatch : 0,
       tampered ? BOT_EVIDENCE.tampering : 0,
     ].reduce((acc, p) => acc * (1 - p), 1);
-  const botProbability = Math.round(botP * 1000) / 1000;
+  const bot = botVerdict(edge.bot, { headless, automated: botP >= 0.5 });
+  // A named bot is automated whatever the signals say; a good one most of all.
+  const botProbability = Math.round((bot.info?.name ? Math.max(botP, bot.info.confidence) : botP) * 1000) / 1000;
+  const spoofedBot = bot.info?.identity === 'spoofed';
 
   const velocity = velocityOf(recent, now);
   const highActivity = velocity.events['1h'] > HIGH_ACTIVITY.perHour || velocity.events['24h'] > HIGH_ACTIVITY.perDay;
   const vm = s.virtualMachine ? s.virtualMachine.virtualGpu !== null || (swRenderer && !headless) : false;
 
   const verdicts = {
-    bot: { result: botProbability >= 0.5, probability: botProbability },
+    bot: { result: botProbability >= 0.5 || bot.kind !== 'human', probability: botProbability, kind: bot.kind, ...(bot.info && { info: bot.info }) },
     vpn: { result: vpnVerdict === 'detected', confidence: vpnConfidence },
     tor: { result: edge.lists.torExit === true },
     proxy: { result: edge.lists.proxy === true },
@@ -180,12 +186,14 @@ export function assessRisk(s: Signals, edge: EdgeFacts, recent: RecentActivity[]
   add(vm, 'VIRTUAL_MACHINE');
   add(verdicts.privacyBrowser.result, 'PRIVACY_BROWSER');
   add(verdicts.devtools.result, 'DEVTOOLS');
+  add(spoofedBot, 'SPOOFED_BOT');
 
   let suspect = 0;
   for (const [name, w] of Object.entries(SUSPECT_WEIGHTS)) {
     if ((verdicts as Record<string, { result: boolean }>)[name]!.result) suspect += w;
   }
-  const suspectScore = Math.round((100 * suspect) / SUSPECT_TOTAL);
+  // A bot that claims a name it fails to prove is out to be let through: as suspect as a Tor exit, on top.
+  const suspectScore = Math.min(100, Math.round((100 * suspect) / SUSPECT_TOTAL) + (spoofedBot ? SPOOFED_BOT_POINTS : 0));
 
   const uaPlatform = userAgentVsPlatform(s);
   const server: ServerSignals = {

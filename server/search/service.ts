@@ -59,6 +59,12 @@ export function factFilter(q: Query): ((f: EntryFacts) => boolean | undefined) |
   flag(q.ipBlocklist, (f) => f.bl);
   const min = q.minSuspectScore;
   if (min !== undefined) checks.push((f) => (f.ss === undefined ? undefined : f.ss >= min));
+  // An event with no bot info is no bot of any category; entries written before bot info was recorded lack `b`'s detail too.
+  const bot = (want: string | undefined, get: (f: EntryFacts) => string | undefined) => {
+    if (want !== undefined) checks.push((f) => (get(f) === undefined ? (f.b === 'none' ? false : undefined) : get(f) === want));
+  };
+  bot(q.botCategory, (f) => f.bc);
+  bot(q.botIdentity, (f) => f.bi);
   const country = q.country?.toUpperCase();
   if (country !== undefined) checks.push((f) => (f.c === undefined ? undefined : f.c === country));
   if (checks.length === 0) return null;

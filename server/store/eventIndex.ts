@@ -59,6 +59,9 @@ export interface EntryFacts {
   bl?: boolean;
   /** suspectScore. */
   ss?: number;
+  /** The bot's category and identity (verdicts.bot.info), when the event is a bot. */
+  bc?: string;
+  bi?: string;
   /** Country of the IP location (ISO 3166-1 alpha-2, upper case; empty when unknown). */
   c?: string;
 }
@@ -171,13 +174,15 @@ export function entriesOf(e: IndexedEvent, f: EntryFacts): IndexEntry[] {
   return prefixesOf(e, f).map((p) => ({ _id: `${e.accountId}|${p}|${u}`, r: e._id, ip: e.ip, v: e.visitorId, ...l, f, ...project }));
 }
 
-/** Crawlers that name themselves in their User-Agent (not verified by reverse DNS). */
-const GOOD_BOT_UA =
-  /\b(googlebot|google-inspectiontool|bingbot|duckduckbot|baiduspider|yandex(bot)?|applebot|slurp|facebookexternalhit|twitterbot|linkedinbot|ahrefsbot|semrushbot|petalbot|gptbot|claudebot|uptimerobot|pingdom)\b/i;
-
-/** `good`: a crawler that names itself in its User-Agent; `bad`: any other event the bot verdict fired on. */
-export function botKindOf(botVerdict: boolean, userAgent: string): BotKind {
-  return GOOD_BOT_UA.test(userAgent) ? 'good' : botVerdict ? 'bad' : 'none';
+/**
+ * The search kind of a stored event's bot verdict: its `kind` (good only for
+ * a bot proven to be who it says); events stored before it was recorded are
+ * `bad` when the verdict fired, never good by their User-Agent alone.
+ */
+export function botKindOf(bot: { result?: unknown; kind?: unknown } | undefined): BotKind {
+  if (bot?.kind === 'good' || bot?.kind === 'bad') return bot.kind;
+  if (bot?.kind === 'human') return 'none';
+  return bot?.result === true ? 'bad' : 'none';
 }
 
 /** The filterable facts of a stored event (bot kind as botKindOf). */
@@ -189,16 +194,12 @@ export function factsOf(e: {
   ipLocation: Record<string, unknown>;
 }): EntryFacts {
   const result = (name: string) => (e.verdicts[name] as { result?: unknown } | undefined)?.result === true;
-  let ua = '';
-  try {
-    const seen = (JSON.parse(e.signalsJson) as { client?: { userAgent?: { userAgent?: unknown } } }).client?.userAgent?.userAgent;
-    if (typeof seen === 'string') ua = seen;
-  } catch {
-    // Unreadable signals: no user agent to match.
-  }
+  const bot = e.verdicts.bot as { result?: unknown; kind?: unknown; info?: { category?: unknown; identity?: unknown } | null } | undefined;
   const country = typeof e.ipLocation.country === 'string' ? e.ipLocation.country.toUpperCase() : '';
   return {
-    b: botKindOf(result('bot'), ua),
+    b: botKindOf(bot),
+    ...(typeof bot?.info?.category === 'string' && { bc: bot.info.category }),
+    ...(typeof bot?.info?.identity === 'string' && { bi: bot.info.identity }),
     n: result('vpn'),
     t: result('tor'),
     s: e.suspect,

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { inject } from 'vitest';
 import { ManualClock } from '../../server/clock.js';
 import { loadConfig, type Config } from '../../server/config.js';
+import type { BotJudge } from '../../server/bots/judge.js';
 import { loadEdge } from '../../server/edge/analyze.js';
 import { createApp } from '../../server/http/app.js';
 import { Store, type StoreOptions } from '../../server/store/index.js';
@@ -53,7 +54,17 @@ export const TEST_ENV = {
   PASSWORD_CHECK_QUEUE: '10000',
 };
 
-export async function createHarness(file: string, env: Record<string, string> = {}, onCommand?: StoreOptions['onCommand']): Promise<Harness> {
+/** What a test puts in place of the process's own: a bot judge that reads a local key directory. */
+export interface HarnessOptions {
+  bots?: (clock: ManualClock) => BotJudge;
+}
+
+export async function createHarness(
+  file: string,
+  env: Record<string, string> = {},
+  onCommand?: StoreOptions['onCommand'],
+  opts: HarnessOptions = {},
+): Promise<Harness> {
   const config = loadConfig({ ...TEST_ENV, ...env });
   const clock = new ManualClock();
   const dbName = testDbName(file);
@@ -77,7 +88,8 @@ export async function createHarness(file: string, env: Record<string, string> = 
   });
   const logger = pino({ level: config.logLevel }, sink);
   const edge = await loadEdge(config, logger);
-  const app = createApp({ config, store, clock, logger, edge });
+  const bots = opts.bots?.(clock);
+  const app = createApp({ config, store, clock, logger, edge, ...(bots && { bots }) });
   return {
     app,
     http: () => request(app),
@@ -88,7 +100,7 @@ export async function createHarness(file: string, env: Record<string, string> = 
     otherProcess: async (commands) => {
       const other = await open(commands);
       others.push(other);
-      const otherApp = createApp({ config, store: other, clock, logger, edge });
+      const otherApp = createApp({ config, store: other, clock, logger, edge, ...(bots && { bots }) });
       return { app: otherApp, http: () => request(otherApp), store: other };
     },
     close: async () => {

@@ -8,13 +8,14 @@ import type { EventSummarySchema } from '../../../contract/explorer.js';
 import { api } from '../browser/client.js';
 import { button, el, labelCells, node, text } from '../browser/dom.js';
 import type { Nav, Route } from './router.js';
+import { botCategoryLabel } from './bots.js';
 import { report, type Projects } from './types.js';
 
 type EventSummary = z.infer<typeof EventSummarySchema>;
 type Query = NonNullable<Parameters<typeof api.explorer.listProjectEvents>[0]['query']>;
 
 const TEXT = ['visitorId', 'linkedId', 'ip', 'country'] as const;
-const CHOICES = ['bot', 'reverse'] as const;
+const CHOICES = ['bot', 'botCategory', 'botIdentity', 'reverse'] as const;
 const FLAGS = ['suspect', 'vpn', 'tor', 'proxy', 'incognito', 'tampering', 'virtualMachine', 'devtools', 'ipBlocklist'] as const;
 const TIMES = ['start', 'end'] as const;
 const FILTERS = [...TEXT, ...CHOICES, ...FLAGS, ...TIMES, 'minSuspectScore'] as const;
@@ -83,6 +84,16 @@ export function eventsView(projects: Projects, nav: Nav): { show(route: Route): 
     else if (e.bot === 'good') td.append(node('span', 'good bot', 'badge good'));
     else td.append(node('span', 'no bot', 'badge plain'));
     if (e.suspect) td.append(' ', node('span', 'suspect', 'badge warn'));
+    // Which bot, and how far its name is proven (a name alone proves nothing: "Googlebot · spoofed").
+    const info = e.botInfo;
+    if (info)
+      td.append(
+        node(
+          'span',
+          `${info.name ?? botCategoryLabel(info.category)} · ${info.name ? `${botCategoryLabel(info.category)} · ` : ''}${info.identity}`,
+          'sub-line',
+        ),
+      );
     td.append(node('span', `bot ${e.botProbability.toFixed(2)} · suspect score ${e.suspectScore}`, 'sub-line'));
     return td;
   };

@@ -5,6 +5,7 @@ import { api } from '../browser/client.js';
 import { el, node, text } from '../browser/dom.js';
 import { hourBars } from './chart.js';
 import { planPanel } from './plan.js';
+import { botCategoryLabel, type BotCategory } from './bots.js';
 import { fmt, report, type Account, type Projects, type Usage } from './types.js';
 
 const HOUR_MS = 3_600_000;
@@ -30,6 +31,7 @@ export function overviewView(initial: { account: Account; usage: Usage }, projec
     const end = Date.now();
     const start = Math.floor(end / HOUR_MS) * HOUR_MS - 23 * HOUR_MS;
     const slots = { all: new Array<number>(24).fill(0), bots: new Array<number>(24).fill(0), suspects: new Array<number>(24).fill(0) };
+    const byCategory = new Map<BotCategory, { good: number; bad: number }>();
     let paginationKey: string | undefined;
     let pages = 0;
     do {
@@ -46,6 +48,11 @@ export function overviewView(initial: { account: Account; usage: Usage }, projec
         const slot = Math.min(23, Math.floor((e.timestamp - start) / HOUR_MS));
         slots.all[slot]!++;
         if (e.bot !== 'none') slots.bots[slot]!++;
+        if (e.botInfo) {
+          const row = byCategory.get(e.botInfo.category) ?? { good: 0, bad: 0 };
+          row[e.bot === 'good' ? 'good' : 'bad']++;
+          byCategory.set(e.botInfo.category, row);
+        }
         if (e.suspect || e.suspectScore >= SUSPECT_SCORE) slots.suspects[slot]!++;
       }
       paginationKey = res.body.paginationKey;
@@ -65,10 +72,35 @@ export function overviewView(initial: { account: Account; usage: Usage }, projec
         figure.append(caption, hourBars(counts, `${label} per hour, last 24 hours: ${counts.join(', ')}`, `spark-${id}`));
         return figure;
       }),
+      botTable(byCategory, atLeast),
     );
     text('day-status', atLeast ? `From the newest ${fmt(MAX_PAGES * 100)} events of the last 24 hours.` : '');
     el('day-empty').hidden = sum(slots.all) > 0;
   };
 
   return { show: () => void load() };
+}
+
+/** The last 24 hours' bots by category, good (proven) and bad, most first. */
+function botTable(byCategory: Map<BotCategory, { good: number; bad: number }>, atLeast: string): HTMLElement {
+  const figure = node('figure', '', 'spark-figure');
+  const caption = node('figcaption');
+  caption.append(node('strong', 'Bots by category'), atLeast ? ` (${atLeast.trim()})` : '');
+  figure.append(caption);
+  if (!byCategory.size) {
+    figure.append(node('p', 'No bots in the last 24 hours.', 'sub-line'));
+    return figure;
+  }
+  const table = node('table', '', 'compact');
+  table.id = 'bot-categories';
+  const head = node('tr');
+  for (const h of ['Category', 'Good (verified or signed)', 'Bad']) head.append(node('th', h));
+  table.append(head);
+  for (const [category, n] of [...byCategory].sort((a, b) => b[1].good + b[1].bad - (a[1].good + a[1].bad))) {
+    const tr = node('tr');
+    tr.append(node('td', botCategoryLabel(category)), node('td', fmt(n.good)), node('td', fmt(n.bad)));
+    table.append(tr);
+  }
+  figure.append(table);
+  return figure;
 }

@@ -7,6 +7,7 @@ import type { RequestHandler } from 'express';
 import type { AccountsService } from '../../accounts/service.js';
 import { pageHtml } from '../html.js';
 import { signedInPage } from '../signedIn.js';
+import { BOT_CATEGORIES, botCategoryLabel } from './bots.js';
 
 const BODY = `<main class="wide dash">
 <nav class="dash-nav" aria-label="Dashboard">
@@ -86,8 +87,19 @@ const BODY = `<main class="wide dash">
         <option value="">any</option>
         <option value="all">bots, good or bad</option>
         <option value="bad">bad bots</option>
-        <option value="good">good bots (crawlers)</option>
+        <option value="good">good bots (verified or signed)</option>
         <option value="none">no bot</option>
+      </select></label>
+      <label>Bot category <select id="f-botCategory">
+        <option value="">any</option>
+        ${BOT_CATEGORIES.map((c) => `<option value="${c}">${botCategoryLabel(c)}</option>`).join('\n        ')}
+      </select></label>
+      <label>Bot identity <select id="f-botIdentity">
+        <option value="">any</option>
+        <option value="verified">verified (operator's addresses or DNS)</option>
+        <option value="signed">signed (Web Bot Auth)</option>
+        <option value="spoofed">spoofed (fails its operator's check)</option>
+        <option value="unknown">unknown</option>
       </select></label>
       <label>Min. suspect score <input type="number" id="f-minSuspectScore" min="0" max="100" step="1" inputmode="numeric"></label>
       <label>Suspect flag <select id="f-suspect" class="tri"></select></label>

@@ -47,6 +47,12 @@ const BROWSER = {
   [PROXY_HEADERS.error]: 'timeout; at=1',
   'x-forwarded-for': '9.9.9.9',
 };
+/** A signed agent's Web Bot Auth headers (RFC 9421): forwarded as they are, for the service to verify. */
+const WEB_BOT_AUTH = {
+  signature: 'sig1=:c2lnbmF0dXJl:',
+  'signature-input': 'sig1=("@authority" "signature-agent";key="sig1");created=1;expires=2;keyid="k";alg="ed25519";tag="web-bot-auth"',
+  'signature-agent': 'sig1="https://agent.example"',
+};
 const shopCookies = (device?: string) => `shop_session=s3cr3t; _ga=GA1.2.3${device ? `; ${device}` : ''}; cart=42`;
 
 const cookieOf = (res: Response) => res.headers.getSetCookie().find((c) => c.startsWith(`${DEVICE_COOKIE}=`)) ?? null;
@@ -64,7 +70,12 @@ describe('@deviceid/proxy', () => {
       const res = await proxy(
         new Request('https://shop.example.com/metrics/v1/identify', {
           method: 'POST',
-          headers: { ...BROWSER, cookie: shopCookies(`${DEVICE_COOKIE}=1.tok.mac`), 'cf-connecting-ip': '81.2.69.142' },
+          headers: {
+            ...BROWSER,
+            cookie: shopCookies(`${DEVICE_COOKIE}=1.tok.mac`),
+            'cf-connecting-ip': '81.2.69.142',
+            ...WEB_BOT_AUTH,
+          },
           body: '{"signals":{}}',
         }),
       );
@@ -80,6 +91,7 @@ describe('@deviceid/proxy', () => {
       for (const gone of ['authorization', 'x-csrf-token', 'x-forwarded-for', 'cf-connecting-ip', PROXY_HEADERS.error])
         expect(seen.headers[gone], gone).toBeUndefined();
       expect(seen.headers).toMatchObject({
+        ...WEB_BOT_AUTH,
         [PROXY_HEADERS.secret]: 'svc_proxy_test',
         [PROXY_HEADERS.clientIp]: '81.2.69.142',
         [PROXY_HEADERS.host]: 'shop.example.com',

@@ -38,7 +38,7 @@ writeFileSync(join(lists, 'datacenter-sample.txt'), DATACENTER_LIST.join('\n') +
 
 /** What is compared per address: the edge facts and everything risk derives from the network. */
 function answerOf(edge: Awaited<ReturnType<Edge['analyze']>>) {
-  const risk = assessRisk(SIGNALS, edge, [], NOW);
+  const risk = assessRisk(SIGNALS, { ...edge, bot: { claim: null, signature: null } }, [], NOW);
   const { tls: _tls, http: _http, ...facts } = edge;
   return {
     ...facts,
