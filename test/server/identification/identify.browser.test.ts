@@ -56,8 +56,9 @@ describe.skipIf(!hasChromium)('identification in real Chromium', () => {
   }
 
   it('names headless Chromium driven by Playwright a bad bot of the browser automation category', async () => {
+    // Another customer's: this browser's visit is not the other tests' visitor.
     const context = await browser.newContext();
-    const result = (await identifyFrom(context, '81.2.69.20')) as unknown as {
+    const result = (await identifyFrom(context, '81.2.69.20', await (await signUp(h)).key('test'))) as unknown as {
       verdicts: { bot: { result: boolean; kind: string; info: Record<string, unknown> } };
     };
     await context.close();
