@@ -94,13 +94,13 @@ function botTable(byCategory: Map<BotCategory, { good: number; bad: number }>, a
   const table = node('table', '', 'compact');
   table.id = 'bot-categories';
   const head = node('tr');
-  for (const h of ['Category', 'Good (verified or signed)', 'Bad']) head.append(node('th', h));
+  for (const h of ['Category', 'Good', 'Bad']) head.append(node('th', h));
   table.append(head);
   for (const [category, n] of [...byCategory].sort((a, b) => b[1].good + b[1].bad - (a[1].good + a[1].bad))) {
     const tr = node('tr');
     tr.append(node('td', botCategoryLabel(category)), node('td', fmt(n.good)), node('td', fmt(n.bad)));
     table.append(tr);
   }
-  figure.append(table);
+  figure.append(table, node('p', 'Good: proven by its operator’s addresses or DNS, or signed. Bad: any other automation.', 'sub-line'));
   return figure;
 }

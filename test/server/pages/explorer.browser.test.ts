@@ -253,4 +253,57 @@ describe.skipIf(!hasChromium)('the events explorer and visitor timeline in the d
     await context.close();
     expect(problems).toEqual([]);
   }, 120_000);
+
+  it('names bots: the explorer shows name, category and identity, filters by them, and the Overview counts bots by category', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.clock.setFixedTime(h.clock.now());
+    const page = watchProblems(await context.newPage(), problems);
+    await page.goto(`${origin}/login?next=%2Fdashboard%2Fevents`);
+    await page.getByRole('button', { name: 'Create one', exact: true }).click();
+    await page.fill('#email', 'bots-user@example.com');
+    await page.fill('#password', 'correct horse battery');
+    await page.click('#submit');
+    await page.waitForURL(`${origin}/dashboard/events`, { timeout: 60_000 });
+    const projectId = ((await (await context.request.get(`${origin}/api/projects`)).json()) as { projects: { id: string }[] }).projects[0]!.id;
+    const res = await context.request.post(`${origin}/api/projects/${projectId}/keys`, { headers: { origin }, data: { name: 'live', type: 'live' } });
+    const live = ((await res.json()) as { key: string }).key;
+    const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+    const crawl = async (name: string, ip: string) => {
+      h.clock.advance(60_000);
+      const r = await request(h.app)
+        .post('/v1/identify')
+        .set({ ...BROWSER_HEADERS, 'User-Agent': googlebot })
+        .set('X-API-Key', live)
+        .set('X-Forwarded-For', ip)
+        .send(identifyBody(deviceValues(950)));
+      expect(r.status).toBe(200);
+      ids[name] = r.body as { requestId: string; visitorId: string };
+    };
+    // From Google's published ranges, and the same name from a home network.
+    await crawl('crawler', '192.178.4.10');
+    await crawl('spoofer', '81.2.69.40');
+    await identify('automation', live, '8.9.10.11', headless(deviceValues(951)));
+    await page.reload();
+    await rows(page).nth(2).waitFor();
+    const row = (name: string) => page.locator(`#events-body tr[data-request-id="${ids[name]!.requestId}"]`);
+    expect(await row('crawler').textContent()).toContain('Googlebot · search crawler · verified');
+    expect(await row('crawler').locator('.badge.good').textContent()).toBe('good bot');
+    expect(await row('spoofer').textContent()).toContain('Googlebot · search crawler · spoofed');
+    expect(await row('spoofer').locator('.badge.warn').textContent()).toBe('bad bot');
+    expect(await row('automation').textContent()).toContain('browser automation · unknown');
+    await panelShot(page, 'events-panel', '50-explorer-bots.png');
+    await page.selectOption('#f-botIdentity', 'spoofed');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.waitForFunction(() => document.querySelectorAll('#events-body tr').length === 1);
+    expect(await shownIds(page)).toEqual(req('spoofer'));
+    expect(page.url()).toContain('botIdentity=spoofed');
+    await page.goto(`${origin}/dashboard`);
+    const table = page.locator('#bot-categories');
+    await table.waitFor();
+    expect(await table.locator('tr').nth(1).textContent()).toBe('search crawler11');
+    expect(await table.locator('tr').nth(2).textContent()).toBe('browser automation01');
+    await shot(page, '51-overview-bots.png');
+    await context.close();
+    expect(problems).toEqual([]);
+  }, 120_000);
 });
