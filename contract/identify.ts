@@ -15,6 +15,7 @@ export const LIMITS = {
   /** Nesting levels of `tag` (an object holding a scalar is 1 level). */
   tagDepth: 32,
   linkedIdChars: 256,
+  linkedIdProofChars: 200,
   urlChars: 2048,
 } as const;
 
@@ -68,8 +69,15 @@ export const IdentifyRequestSchema = z
     referrer: z.string().max(LIMITS.urlChars).optional().describe('Referring page URL'),
     tag: TagSchema.optional(),
     linkedId: LinkedIdSchema.optional().describe(
-      "Your identifier for this event, kept on it and searchable. Only a tag: the page's linkedId is anyone's to write, so identification never weighs it; the signed-in user's id it takes as evidence comes from your server, through a first-party proxy's deviceid-proxy-linked-id header",
+      "Your identifier for this event, kept on it and searchable. On its own a tag: the page's linkedId is anyone's to write, so identification weighs it only when your server vouches for it, with `linkedIdProof` or through a first-party proxy's deviceid-proxy-linked-id header",
     ),
+    linkedIdProof: z
+      .string()
+      .max(LIMITS.linkedIdProofChars)
+      .optional()
+      .describe(
+        "Your server's signature of `linkedId`, made with the project's linkedId key (@deviceid/client `signLinkedId`): `v1.<expiry, Unix seconds>.<base64url HMAC-SHA-256 of \"<expiry>.<linkedId>\">`, valid until its expiry (at most 7 days ahead). With a valid one the linkedId is the signed-in user's, and evidence of who the device is (the project's linkedIdEvidence); a missing, expired or wrong one leaves it a tag",
+      ),
   })
   .openapi({
     title: 'IdentifyRequest',

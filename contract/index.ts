@@ -10,6 +10,7 @@ import { explorerContract } from './explorer.js';
 import { healthContract } from './health.js';
 import { identifyContract } from './identify.js';
 import { proxyContract } from './proxy.js';
+import { linkedIdsContract } from './linkedIds.js';
 import { sealingContract } from './sealing.js';
 import { visitorsContract } from './visitors.js';
 import { keysContract } from './keys.js';
@@ -36,6 +37,7 @@ export type Contract = {
   demo: typeof demoContract;
   admin: typeof adminContract;
   sealing: typeof sealingContract;
+  linkedIds: typeof linkedIdsContract;
   webhooks: typeof webhooksContract;
   explorer: typeof explorerContract;
   proxy: typeof proxyContract;
@@ -54,6 +56,7 @@ export const contract: Contract = c.router({
   demo: demoContract,
   admin: adminContract,
   sealing: sealingContract,
+  linkedIds: linkedIdsContract,
   webhooks: webhooksContract,
   explorer: explorerContract,
   proxy: proxyContract,
@@ -75,6 +78,7 @@ export * from './members.js';
 export * from './proxy.js';
 export * from './risk.js';
 export * from './sealing.js';
+export * from './linkedIds.js';
 export * from './signals.js';
 export * from './visitors.js';
 export * from './visits.js';

@@ -67,6 +67,8 @@ export const AUDIT_ACTIONS = [
   'webhook.delete',
   'sealing.key_create',
   'sealing.disable',
+  'linked_id_key.create',
+  'linked_id_key.revoke',
   'proxy.secret_create',
   'proxy.secret_revoke',
   'visitor.delete',

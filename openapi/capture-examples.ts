@@ -149,6 +149,9 @@ try {
   await take('getSealing', await admin.get(`/api/projects/${projectId}/sealing`));
   await take('createSealingKey', await admin.post(`/api/projects/${projectId}/sealing/key`).set('origin', origin).send({}), 201);
   await take('disableSealing', await admin.delete(`/api/projects/${projectId}/sealing`).set('origin', origin));
+  await take('createLinkedIdKey', await admin.post(`/api/projects/${projectId}/linked-id-key`).set('origin', origin).send({}), 201);
+  await take('getLinkedIdKey', await admin.get(`/api/projects/${projectId}/linked-id-key`));
+  await take('revokeLinkedIdKey', await admin.delete(`/api/projects/${projectId}/linked-id-key`).set('origin', origin));
   await take('getProxy', await admin.get(`/api/projects/${projectId}/proxy`));
   const proxySecret = (await take('createProxySecret', await admin.post(`/api/projects/${projectId}/proxy/secret`).set('origin', origin).send({}), 201)).secret;
 
@@ -224,6 +227,7 @@ try {
   const text = JSON.stringify({ requests, success }, null, 2)
     .replace(/svc_(live|test|secret|proxy)_[0-9A-Za-z]{38}/g, (_m, type: string) => `svc_${type}_${'EXAMPLE0'.repeat(5).slice(0, 38)}`)
     .replace(/whsec_[0-9A-Za-z_-]{43}/g, `whsec_${'EXAMPLE0'.repeat(6).slice(0, 43)}`)
+    .replace(/lid_[0-9A-Za-z_-]{43}/g, `lid_${'EXAMPLE0'.repeat(6).slice(0, 43)}`)
     .replace(/"key": "[0-9A-Za-z+/]{43}="/g, `"key": "${'EXAMPLE0'.repeat(6).slice(0, 43)}="`);
   writeFileSync(fileURLToPath(new URL('./examples.json', import.meta.url)), text + '\n');
   console.log(`wrote ${Object.keys(success).length} examples`);

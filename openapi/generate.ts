@@ -43,6 +43,7 @@ export const ROUTERS: Record<Audience, AppRouter> = {
     demo: contract.demo,
     admin: contract.admin,
     sealing: contract.sealing,
+    linkedIds: contract.linkedIds,
     webhooks: contract.webhooks,
     explorer: contract.explorer,
     proxy: contract.proxy,
@@ -92,6 +93,11 @@ const TAGS: Record<Audience, Array<{ name: string; description: string }>> = {
     { name: 'account', description: 'Sign-up, sign-in, the account, its usage, projects and keys (dashboard).' },
     { name: 'demo', description: 'What the demo page reads: a full event of the signed-in account.' },
     { name: 'sealing', description: "A project's sealed results: identify answers an encrypted blob its backend opens with the sealing key." },
+    {
+      name: 'linkedIds',
+      description:
+        "A project's linkedId key: its server signs the signed-in user's id with it, so that identify takes the linkedId as evidence (shown once, rotated, revoked).",
+    },
     { name: 'webhooks', description: "A project's webhook endpoints, their delivery log and redelivery." },
     { name: 'explorer', description: "The events explorer: a project's events with search filters, and a visitor's timeline of visits." },
     {

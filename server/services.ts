@@ -17,7 +17,9 @@ import { botJudge, type BotJudge } from './bots/judge.js';
 import type { Edge } from './edge/analyze.js';
 import { EventsService } from './events/service.js';
 import { ExplorerService } from './explorer/service.js';
-import { IdentificationService, LinkedIdKeys } from './identification/service.js';
+import { IdentificationService } from './identification/service.js';
+import { LinkedIdKeys } from './keys/linkedIds.js';
+import { LinkedIdKeyService } from './projects/linkedIdKey.js';
 import { KeysService } from './keys/service.js';
 import { Meter } from './metering/meter.js';
 import { ProjectsService } from './projects/service.js';
@@ -70,6 +72,8 @@ export interface Services {
   explorer: ExplorerService;
   deletions: DeletionService;
   sealing: SealingService;
+  /** The project's linkedId key, with which its server vouches for linkedIds. */
+  linkedIdKey: LinkedIdKeyService;
   webhooks: WebhooksService;
   /** First-party proxies: their secrets, whether a request is proxied, the device cookie, traffic figures. */
   proxy: ProxyService;
@@ -100,11 +104,12 @@ export function createServices(deps: AppDeps): Services {
   const search = new EventSearchService(store, aliases, events);
   const webhooks = new WebhooksService(store, box, events, clock, logger, config.webhooksAllowPrivate, audit);
   // Sealed results and webhooks reach identify through its hooks, on the project document it has read.
+  const linkedIds = new LinkedIdKeys(config.serverSecret);
   const identification = new IdentificationService(
     store,
     meter,
     clock,
-    new LinkedIdKeys(config.serverSecret),
+    linkedIds,
     {
       respond: (project, result) => sealing.respond(project, result),
       withEvent: (project, event) => webhooks.outboxFor(project, event),
@@ -136,6 +141,7 @@ export function createServices(deps: AppDeps): Services {
     explorer: new ExplorerService(store, search, visits),
     deletions,
     sealing,
+    linkedIdKey: new LinkedIdKeyService(store, linkedIds, clock, audit),
     webhooks,
     proxy,
     edge: async (req: Request, proxied?: ProxiedRequest | null) => {

@@ -10,7 +10,8 @@ import { visitNetwork } from '../../server/edge/network.js';
 import { coverage, extractComponents } from '../../server/identification/components.js';
 import { confidenceOf } from '../../server/identification/confidence.js';
 import { link, remembered, type MatchKind, type Visit } from '../../server/identification/linker.js';
-import { LinkedIdKeys, tokensToPoint, visitTokens } from '../../server/identification/service.js';
+import { tokensToPoint, visitTokens } from '../../server/identification/service.js';
+import { LinkedIdKeys } from '../../server/keys/linkedIds.js';
 import { DRIFTS, Revisits } from './drift.js';
 import { lostAt, splitFate, survivorOf, type Lost } from './gap.js';
 import { MemoryIndex } from './memoryIndex.js';
@@ -269,8 +270,9 @@ export async function simulate(world: World, size: number, seed: number, opts: S
     const visit: Visit = {
       components,
       ...tokens,
-      // A linkedId is evidence only when the site's server vouches for it: through the first-party proxy (the integration).
-      linkedId: sim.cookie ? linkedIds.evidence(sim.linkedId, project) : null,
+      // A signed-in visit's linkedId as the site's server vouches for it (a proof signed with the project's linkedId key,
+      // or its first-party proxy's header): evidence on either site.
+      linkedId: linkedIds.evidence(sim.linkedId, project),
       network,
       incognito: sim.values.incognito?.likely ?? false,
       now: sim.t,

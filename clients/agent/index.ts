@@ -25,8 +25,13 @@ export interface LoadOptions {
 }
 
 export interface GetOptions {
-  /** Your id for this event (a user, session or order id): kept on the event and searchable; a tag, never evidence of who the device is. */
+  /** Your id for this event (a user, session or order id): kept on the event and searchable; on its own a tag. */
   linkedId?: string;
+  /**
+   * Your server's proof of `linkedId` (deviceid/client `signLinkedId` with the project's linkedId key): with it the
+   * linkedId is the signed-in user's, and evidence of who the device is.
+   */
+  linkedIdProof?: string;
   tag?: Record<string, unknown>;
 }
 
@@ -70,6 +75,7 @@ export async function load(options: LoadOptions): Promise<Agent> {
         url: location.href.slice(0, URL_CHARS),
         referrer: document.referrer.slice(0, URL_CHARS),
         ...(opts.linkedId !== undefined && { linkedId: opts.linkedId }),
+        ...(opts.linkedIdProof !== undefined && { linkedIdProof: opts.linkedIdProof }),
         ...(opts.tag !== undefined && { tag: opts.tag }),
       };
       const res = await fetch(url, {

@@ -25,6 +25,7 @@ export {
   type IdentifyResult,
   type SealedIdentifyResult,
 } from './identify.js';
+export { LINKED_ID_PROOF_MAX_SECONDS, signLinkedId, type SignLinkedIdOptions } from './linkedIds.js';
 export { DEFAULT_MAX_AGE_MS, unseal, UnsealError, type UnsealFailure, type UnsealOptions } from './sealing.js';
 export { verifyWebhook, WebhookVerificationError, WEBHOOK_SIGNATURE_HEADER, type VerifyWebhookOptions } from './webhooks.js';
 export type { CallOptions, ClientOptions, FetchLike } from './transport.js';

@@ -25,6 +25,7 @@ import { keysRoutes } from '../routes/keys.js';
 import { membersRoutes } from '../routes/members.js';
 import { openApiDocument } from '../routes/openapi.js';
 import { proxyRoutes } from '../routes/proxy.js';
+import { linkedIdRoutes } from '../routes/linkedIds.js';
 import { sealingRoutes } from '../routes/sealing.js';
 import { visitorsRoutes } from '../routes/visitors.js';
 import { webhooksRoutes } from '../routes/webhooks.js';
@@ -170,6 +171,7 @@ export function createApp(deps: AppDeps): App {
     demo: demoRoutes(rd),
     admin: adminRoutes(rd),
     sealing: sealingRoutes(rd),
+    linkedIds: linkedIdRoutes(rd),
     webhooks: webhooksRoutes(rd),
     explorer: explorerRoutes(rd),
     proxy: proxyRoutes(rd),

@@ -1,7 +1,7 @@
 // POST /v1/identify end to end: allowlist → metering → matching → risk →
 // event and visit stored → compact result. Reading events and visit
 // histories is server/events/ and server/visitors/.
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { ulid } from '../ids.js';
 import type { z } from 'zod';
 import type { IdentifyRequestSchema, IdentifyResultSchema } from '../../contract/identify.js';
@@ -26,6 +26,7 @@ import { link, lookupQuery, remembered, type Match, type Visit } from './linker.
 import { afterVisit, countVisit, toRecord } from './record.js';
 import { CacheUnproven, CAS_ATTEMPTS, StoreIndex, TokenClaimLost } from './storeIndex.js';
 import { VisitorCache } from './visitorCache.js';
+import type { LinkedIdKeys } from '../keys/linkedIds.js';
 import { makeVisitId } from '../visitors/visitId.js';
 
 type IdentifyRequest = z.infer<typeof IdentifyRequestSchema>;
@@ -160,8 +161,10 @@ export class IdentificationService {
     const index = new StoreIndex(this.store, accountId, now, this.cache, fromCache);
     // Both tokens' owners in one read, with the lookup a visit no token names needs; linking's tokenOwner then reads nothing.
     const presented = [scriptToken, presentedCookie].filter((t): t is string => t !== null);
-    // Only a linkedId the site's server vouches for is evidence; the one in the body is anyone's to write (a tag).
-    const linkedId = this.linkedIds.evidence(proxy?.linkedId, project);
+    // Only a linkedId the site's server vouches for is evidence (its proxy's header, or a proof signed with the project's
+    // linkedId key); the one in the body alone is anyone's to write (a tag).
+    const vouched = proxy?.linkedId ?? (this.linkedIds.vouched(project, body.linkedId, body.linkedIdProof, now) ? body.linkedId : undefined);
+    const linkedId = this.linkedIds.evidence(vouched, project);
     const ahead = () => lookupQuery({ components, network: edge.network, now, linkedId });
     const owners = presented.length ? await index.tokenOwners(presented, ahead) : new Map<string, string | null>();
     const tokens = visitTokens(scriptToken, cookieToken, presentedCookie !== null, owners);
@@ -312,23 +315,6 @@ export function tokensToPoint(
     const owner = owners.get(t) ?? null;
     return owner !== match.visitorId && !(match.tokenRejected && owner !== null);
   });
-}
-
-/**
- * The linkedId as identification keeps it: keyed with the server's secret
- * (it may be an email, which a plain hash would let a dictionary confirm),
- * and only while the project takes it as evidence (ProjectDoc.linkedIdEvidence).
- */
-export class LinkedIdKeys {
-  private readonly key: Buffer;
-
-  constructor(serverSecret: string) {
-    this.key = createHmac('sha256', serverSecret).update('deviceid linkedId evidence v1').digest();
-  }
-
-  evidence(linkedId: string | undefined, project: Pick<ProjectDoc, 'linkedIdEvidence'> | null): string | null {
-    return linkedId && project?.linkedIdEvidence !== false ? createHmac('sha256', this.key).update(linkedId).digest('base64url') : null;
-  }
 }
 
 /** Request signals carry `{value, duration}`; stored and returned signals hold the value alone. */

@@ -21,6 +21,10 @@ export interface ProjectDoc {
    * absent: yes.
    */
   linkedIdEvidence?: boolean;
+  /** The project's linkedId key (server/keys/linkedIds.ts): the version it is derived with, and since when; null or absent: none. */
+  linkedIdKey?: { version: number; since: Date } | null;
+  /** The last version handed out, kept through a revocation so that a new key is never an old one. */
+  linkedIdKeyVersions?: number;
   /** Webhook endpoints of the project (server/webhooks/): identify writes an outbox entry only while this is > 0. */
   webhookEndpoints?: number;
 }
@@ -85,6 +89,12 @@ export class ProjectsRepo {
 
   listForAccount(accountId: string): Promise<ProjectDoc[]> {
     return this.col.find({ accountId }).sort({ createdAt: 1, _id: 1 }).toArray();
+  }
+
+  async setLinkedIdKey(projectId: string, linkedIdKey: ProjectDoc['linkedIdKey']): Promise<void> {
+    this.cache.delete(projectId);
+    await this.col.updateOne({ _id: projectId }, { $set: { linkedIdKey, ...(linkedIdKey && { linkedIdKeyVersions: linkedIdKey.version }) } });
+    this.cache.delete(projectId);
   }
 
   async setSealing(projectId: string, sealing: ProjectDoc['sealing']): Promise<void> {

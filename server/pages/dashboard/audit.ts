@@ -31,6 +31,8 @@ const ACTIONS: Record<AuditAction, string> = {
   'webhook.delete': 'Webhook deleted',
   'sealing.key_create': 'Sealing key created',
   'sealing.disable': 'Sealing turned off',
+  'linked_id_key.create': 'LinkedId key created',
+  'linked_id_key.revoke': 'LinkedId key revoked',
   'proxy.secret_create': 'Proxy secret created',
   'proxy.secret_revoke': 'Proxy secret revoked',
   'visitor.delete': 'Visitor data deleted',

@@ -95,6 +95,9 @@ const ROLE_TABLE: Record<string, RoleRequirement> = {
   createProxySecret: 'admin',
   revokeProxySecret: 'admin',
   getProxyTraffic: 'admin',
+  getLinkedIdKey: 'admin',
+  createLinkedIdKey: 'admin',
+  revokeLinkedIdKey: 'admin',
   // teams
   listMyAccounts: 'signedIn',
   switchAccount: 'signedIn',

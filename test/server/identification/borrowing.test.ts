@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signLinkedId } from '@deviceid/client';
 import { DEVICE_COOKIE, PROXY_HEADERS } from '../../../contract/proxy.js';
 import { signUp, type Customer } from '../../support/dashboard.js';
 import { createHarness, type Harness } from '../../support/harness.js';
@@ -30,7 +31,8 @@ afterAll(async () => {
 });
 
 type V = ReturnType<typeof deviceValues>;
-const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const HOME = '81.2.69.40';
 const AWAY = '2.125.160.90';
 let seed = 77_000;
@@ -43,9 +45,9 @@ interface Answer {
   verdicts: { tampering: { result: boolean } };
 }
 
-async function identify(body: object, ip = HOME, advance = DAY): Promise<Answer> {
+async function identify(body: object, ip = HOME, advance = DAY, key = live): Promise<Answer> {
   h.clock.advance(advance);
-  const res = await request(h.app).post('/v1/identify').set('x-api-key', live).set('x-forwarded-for', ip).send(body);
+  const res = await request(h.app).post('/v1/identify').set('x-api-key', key).set('x-forwarded-for', ip).send(body);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 }
@@ -184,6 +186,69 @@ describe('a linkedId the browser sends is a tag, never evidence (F3)', () => {
     // Storage and cookies gone, a network never used: the confirmed linkedId brings it home.
     const away = await proxied(identifyBody(withNewToken(v)), null, { linkedId, ip: AWAY });
     expect(away.body.visitorId).toBe(first.body.visitorId);
+  });
+});
+
+describe('a linkedId the site’s server signs with the project’s linkedId key is evidence; without a valid proof it is a tag (F3)', () => {
+  // A customer of its own, whose session outlives these tests' clock (an hour between visits).
+  let signer: Customer;
+  let signerLive: string;
+  beforeAll(async () => {
+    signer = await signUp(h);
+    signerLive = await signer.key('live');
+  });
+  const route = () => `/api/projects/${signer.projectId}/linked-id-key`;
+  const visit = (body: object, ip = HOME) => identify(body, ip, HOUR, signerLive);
+
+  it('is off until created; created, the key is shown once; revoked, it is off again (and never handed out twice)', async () => {
+    expect((await signer.agent.get(route())).body).toEqual({ enabled: false, since: null });
+    const created = await signer.agent.post(route()).set('origin', signer.origin).send({});
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ enabled: true, key: expect.stringMatching(/^lid_[\w-]{43}$/) });
+    expect((await signer.agent.get(route())).body).toEqual({ enabled: true, since: created.body.since });
+    const revoked = await signer.agent.delete(route()).set('origin', signer.origin);
+    expect(revoked.body).toEqual({ enabled: false, since: null });
+    const again = await signer.agent.post(route()).set('origin', signer.origin).send({});
+    expect(again.body.key).not.toBe(created.body.key);
+    expect((await signer.agent.post(route()).send({})).status).toBe(403);
+  });
+
+  it('finds the device that lost its storage on a new network by a signed linkedId; an expired, foreign, revoked or other user’s proof is no evidence', async () => {
+    const key = (await signer.agent.post(route()).set('origin', signer.origin).send({})).body.key as string;
+    const now = () => h.clock.now() + HOUR;
+    const lost = async (linkedId: string, proof: (d: V) => string) => {
+      const d = withNewToken(deviceValues(++seed));
+      const home = await visit(identifyBody(d, { linkedId, linkedIdProof: signLinkedId(key, linkedId, { now: now() }) }));
+      for (let i = 0; i < 3; i++) await visit(identifyBody(d, { linkedId, linkedIdProof: signLinkedId(key, linkedId, { now: now() }) }));
+      const away = await visit(identifyBody(withNewToken(d), { linkedId, linkedIdProof: proof(d) }), AWAY);
+      return away.visitorId === home.visitorId;
+    };
+    expect(await lost('signed-1@example.com', () => signLinkedId(key, 'signed-1@example.com', { now: now() }))).toBe(true);
+    // Expired by the time it arrives.
+    expect(await lost('signed-2@example.com', () => signLinkedId(key, 'signed-2@example.com', { now: now() - DAY, ttlSeconds: 60 }))).toBe(false);
+    // Another user's proof, and another project's key.
+    expect(await lost('signed-3@example.com', () => signLinkedId(key, 'someone-else@example.com', { now: now() }))).toBe(false);
+    const foreign = `lid_${'A'.repeat(43)}`;
+    expect(await lost('signed-4@example.com', () => signLinkedId(foreign, 'signed-4@example.com', { now: now() }))).toBe(false);
+    // Malformed.
+    expect(await lost('signed-5@example.com', () => 'v1.99999999999.nope')).toBe(false);
+    // The key revoked: its proofs are no longer believed.
+    const d = withNewToken(deviceValues(++seed));
+    const linkedId = 'signed-6@example.com';
+    const home = await visit(identifyBody(d, { linkedId, linkedIdProof: signLinkedId(key, linkedId, { now: now() }) }));
+    for (let i = 0; i < 3; i++) await visit(identifyBody(d, { linkedId, linkedIdProof: signLinkedId(key, linkedId, { now: now() }) }));
+    await signer.agent.delete(route()).set('origin', signer.origin);
+    const away = await visit(identifyBody(withNewToken(d), { linkedId, linkedIdProof: signLinkedId(key, linkedId, { now: now() }) }), AWAY);
+    expect(away.visitorId).not.toBe(home.visitorId);
+  });
+
+  it('refuses a proof longer than 200 characters with 400 naming the field', async () => {
+    const res = await request(h.app)
+      .post('/v1/identify')
+      .set('x-api-key', live)
+      .send(identifyBody(deviceValues(++seed), { linkedId: 'a', linkedIdProof: 'x'.repeat(201) }));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/linkedIdProof/);
   });
 });
 
