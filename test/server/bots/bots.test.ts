@@ -128,6 +128,26 @@ describe('bots by name', () => {
     expect((await identify(CHROME, RESIDENTIAL_IP, signedHeaders(stranger))).verdicts.bot.info).toMatchObject({ identity: 'spoofed' });
   });
 
+  it('a signature whose key directory does not answer in time proves nothing and costs identify at most the directory budget', async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const slow = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const now = Math.floor(h.clock.now() / 1000);
+      const sig = signRequest({ key, agent: slow, authority: '127.0.0.1', created: now, expires: now + 60 });
+      const { host: _, ...headers } = sig.headers as Record<string, string>;
+      const started = performance.now();
+      const a = await identify(CHROME, RESIDENTIAL_IP, { ...headers, host: '127.0.0.1' });
+      console.log(`identify with a silent key directory: ${Math.round(performance.now() - started)} ms (budget 300 ms)`);
+      expect(a.verdicts.bot.info?.identity).not.toBe('signed');
+      expect(a.verdicts.bot.info?.identity).not.toBe('spoofed');
+      expect(a.riskFactors).not.toContain('SPOOFED_BOT');
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it('search finds each by kind, category and identity', async () => {
     expect(await search({ bot: 'good' })).toEqual(expect.arrayContaining([verified, signed]));
     expect(await search({ bot: 'good' })).not.toContain(spoofed);
