@@ -1,35 +1,14 @@
 // Verdicts and risk vocabulary (spec 2.4, 2.6).
 import { z } from 'zod';
+import { BOT_CATEGORIES, BOT_IDENTITIES, BOT_VERDICT_KINDS } from './bots.js';
 import './common.js';
+
+export { BOT_CATEGORIES, BOT_IDENTITIES, BOT_VERDICT_KINDS, type BotCategory, type BotIdentity } from './bots.js';
 
 /** A yes/no verdict, a component of its own so that each verdict's meaning is documented on its `result`. */
 const flag = (title: string, meaning: string) => z.object({ result: z.boolean().describe(meaning) }).openapi({ title, description: `${meaning}.` });
 
 const probability = (what: string) => z.number().min(0).max(1).describe(what);
-
-/** What kind of automation a bot is. */
-export const BOT_CATEGORIES = [
-  'search_crawler',
-  'ai_crawler',
-  'ai_assistant',
-  'ai_agent',
-  'seo_marketing',
-  'monitoring',
-  'social_preview',
-  'feed_reader',
-  'archiver',
-  'scraper',
-  'browser_automation',
-  'unknown_automation',
-] as const;
-export type BotCategory = (typeof BOT_CATEGORIES)[number];
-
-/** How far a bot's name is proven. */
-export const BOT_IDENTITIES = ['verified', 'signed', 'spoofed', 'unknown'] as const;
-export type BotIdentity = (typeof BOT_IDENTITIES)[number];
-
-/** human: no automation seen; good: a bot proven to be who it says (verified or signed); bad: any other automation, spoofed names included. */
-export const BOT_VERDICT_KINDS = ['human', 'good', 'bad'] as const;
 
 export const BotInfoSchema = z
   .object({

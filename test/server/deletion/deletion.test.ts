@@ -8,6 +8,7 @@ import { createServerClient, NotFoundError } from '../../../clients/node/index.j
 import { VisitorAliases } from '../../../server/visitors/aliases.js';
 import { DeletionService } from '../../../server/deletion/service.js';
 import { StoreIndex } from '../../../server/identification/storeIndex.js';
+import { signLinkedId } from '@deviceid/client';
 import { linkedKey } from '../../../server/store/eventIndex.js';
 import type { Services } from '../../../server/services.js';
 import { signUp, type Customer } from '../../support/dashboard.js';
@@ -149,13 +150,16 @@ describe('DELETE /v1/visitors/:visitorId', () => {
     const note = 'Victim Person, 12 Privacy Lane';
     const correctedNote = 'Victim Person, corrected by support';
     const family = 'family.account@example.com';
+    // The shop's server vouches for the signed-in user's id: identification learns it.
+    const key = (await c.agent.post(`/api/projects/${c.projectId}/linked-id-key`).set('origin', c.origin).send({})).body.key as string;
+    const signedIn = (linkedId: string) => ({ linkedId, linkedIdProof: signLinkedId(key, linkedId, { now: h.clock.now() }) });
     const seen = [
-      await identify(631, { linkedId: victim, tag: { note } }),
-      await identify(631, { linkedId: victim, tag: { note } }),
-      await identify(631, { linkedId: family }),
+      await identify(631, { ...signedIn(victim), tag: { note } }),
+      await identify(631, { ...signedIn(victim), tag: { note } }),
+      await identify(631, signedIn(family)),
     ];
     // Another device signs in to the family's account too: its entry stays, with that device alone.
-    const relative = await identify(632, { linkedId: family });
+    const relative = await identify(632, signedIn(family));
     const V = seen[0]!.visitorId;
     expect(seen.map((e) => e.visitorId)).toEqual([V, V, V]);
     // Corrected in the dashboard and with the secret key: the audit log records the values before and after.

@@ -41,7 +41,12 @@ describe('verdicts from client signals', () => {
     const v = deviceValues(++seed);
     const r = await identify({ ...v, automation: { ...v.automation, webdriver: true, headlessUserAgent: true } });
     expect(r.verdicts.headless.result).toBe(true);
-    expect(r.verdicts.bot).toEqual({ result: true, probability: 0.9 });
+    expect(r.verdicts.bot).toEqual({
+      result: true,
+      probability: 0.9,
+      kind: 'bad',
+      info: { category: 'browser_automation', provider: null, name: null, identity: 'unknown', confidence: 0.9, listDate: null },
+    });
     expect(r.riskFactors).toContain('HEADLESS_BROWSER');
     expect(r.suspectScore).toBe(Math.round((100 * 7) / 91));
   });
@@ -53,7 +58,7 @@ describe('verdicts from client signals', () => {
       webgl: { renderer: 'ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)', vendor: 'Google Inc. (Google)' },
     });
     expect(r.riskFactors).toEqual(expect.arrayContaining(['SOFTWARE_RENDERER']));
-    expect(r.verdicts.bot).toEqual({ result: false, probability: 0.35 });
+    expect(r.verdicts.bot).toEqual({ result: false, probability: 0.35, kind: 'human' });
     // A CPU rasteriser in a browser that is not automated points at a VM or a GPU-less host.
     expect(r.verdicts.virtualMachine.result).toBe(true);
   });
