@@ -67,7 +67,7 @@ describe('invitationState', () => {
 
 describe('configuration', () => {
   it('defaults to invitations, no plan self-service, 5 sign-ups per address an hour, 4 password checks at once of at most 1 s', () => {
-    const { SIGNUP: _s, SIGNUPS_PER_IP_PER_HOUR: _l, PASSWORD_CHECK_QUEUE: _q, ...env } = TEST_ENV;
+    const { SIGNUP: _s, SIGNUPS_PER_IP_PER_HOUR: _l, PASSWORD_CHECK_QUEUE: _q, PASSWORD_CHECK_TIMEOUT_MS: _t, ...env } = TEST_ENV;
     const config = loadConfig(env);
     expect(config.signup).toEqual({ mode: 'invite', perIpPerHour: 5 });
     expect(config.passwordCheck).toEqual({ maxPending: 4, timeoutMs: 1000 });
