@@ -191,6 +191,11 @@ describe('believing a device token', () => {
     expect(tokenCheck([enough], desk)).toBe('consistent');
     expect(tokenCheck([tooFew, enough], desk)).toBe('consistent');
     expect(tokenCheck([enough, tooFew], docked)).toBe('inconsistent');
+    // Beside a set that vouches (exactly the overlap needed counts), a sparse one that agrees with another device does not.
+    const sparseAgree = { timezone: 'Asia/Tokyo', screen: '1x1' };
+    const other = { ...desk, ...sparseAgree, fonts: 'Menlo', hardware: '[1,1,null]', fontPreferences: 'x', touch: 'y' };
+    expect(tokenCheck([sparseAgree], other)).toBe('consistent');
+    expect(tokenCheck([enough, sparseAgree], other)).toBe('inconsistent');
     // A visitor that never showed enough is judged on what it showed: agreeing, or not.
     expect(tokenCheck([tooFew], desk)).toBe('consistent');
     expect(tokenCheck([tooFew], { ...desk, timezone: 'Asia/Tokyo', screen: '1x1', hardware: '[1,1,null]' })).toBe('inconsistent');
