@@ -89,7 +89,7 @@ export function readBotList(file: string): { list: BotList; set: RangeSet } | nu
 }
 
 /** Node's resolver: PTR, then A and AAAA. "No such name/record" is an empty answer; anything else rejects. */
-export function systemResolver(timeoutMs: number): BotResolver {
+function systemResolver(timeoutMs: number): BotResolver {
   const r = new dns.Resolver({ timeout: timeoutMs, tries: 1 });
   const none = (err: unknown): string[] => {
     const code = (err as { code?: string }).code;

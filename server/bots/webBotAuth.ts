@@ -94,7 +94,7 @@ export const WEB_BOT_AUTH_REASONS = [
 ] as const;
 export type WebBotAuthReason = (typeof WEB_BOT_AUTH_REASONS)[number];
 
-export const WEB_BOT_AUTH_TAG = 'web-bot-auth';
+const WEB_BOT_AUTH_TAG = 'web-bot-auth';
 export const DIRECTORY_PATH = '/.well-known/http-message-signatures-directory';
 export const DIRECTORY_MEDIA_TYPE = 'application/http-message-signatures-directory+json';
 
@@ -505,6 +505,6 @@ function parseJwks(json: unknown): Keys {
 }
 
 /** RFC 7638 thumbprint of an Ed25519 JWK (RFC 8037 A.3: members crv, kty, x in that order). */
-export function jwkThumbprint(x: string): string {
+function jwkThumbprint(x: string): string {
   return createHash('sha256').update(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`).digest('base64url');
 }
