@@ -159,7 +159,7 @@ export const RULE_FUNCTIONS: ReadonlyArray<RuleFunction> = [
   {
     name: 'exists',
     signature: 'list.exists(x, predicate) -> bool',
-    description: 'Some element satisfies the predicate',
+    description: 'Some element satisfies the predicate. A comprehension over a list of the tag (which may hold thousands) is refused as too costly: use in',
     example: "riskFactors.exists(f, f.startsWith('VPN'))",
   },
   {

@@ -1,9 +1,9 @@
 // The view of an identification event that decision rules see
 // (contract/ruleFields.ts documents each field). Every field is always
 // present, a missing value '' , 0, false or {}, so that no expression meets a
-// missing field. Every string is at most VIEW_STRING_MAX characters, the
-// risk factors at most VIEW_LIST_MAX and the tag at most LIMITS.tagBytes of
-// JSON: the bounds the engine's cost estimate counts on (engine.ts).
+// missing field. Every string, list and the tag is within the VIEW_* bounds
+// below and the tag within LIMITS.tagBytes of JSON: the bounds the engine's
+// cost estimate counts on (engine.ts).
 import { LRUCache } from 'lru-cache';
 import { UAParser } from 'ua-parser-js';
 import type { z } from 'zod';
@@ -16,8 +16,11 @@ type ServerSignals = z.infer<typeof ServerSignalsSchema>;
 
 /** The longest string of the view (an identify's url and referrer are at most this long already). */
 export const VIEW_STRING_MAX = LIMITS.urlChars;
-/** The most risk factors the view holds (there are 16 kinds). */
-export const VIEW_LIST_MAX = 64;
+/** The most risk factors the view holds (twice the 16 kinds there are), and the longest one it holds. */
+export const VIEW_LIST_MAX = 32;
+export const VIEW_FACTOR_MAX = 64;
+/** The longest User-Agent (what the signals' contract takes). */
+export const VIEW_USER_AGENT_MAX = 1024;
 
 interface PerWindow {
   m5: number;
@@ -144,7 +147,7 @@ export function decisionView(input: ViewInput): DecisionView {
   const botInfo = obj(bot.info);
   const loc = obj(e.ipLocation);
   const velocity = obj(v.velocity);
-  const userAgent = str(input.client.userAgent?.userAgent);
+  const userAgent = str(input.client.userAgent?.userAgent).slice(0, VIEW_USER_AGENT_MAX);
   const ua = uaView(userAgent);
   const url = str(e.url);
   const category = str(server?.asn.category);
@@ -159,7 +162,7 @@ export function decisionView(input: ViewInput): DecisionView {
     confidence: num(e.confidence),
     botProbability: num(e.botProbability),
     suspectScore: int(e.suspectScore),
-    riskFactors: Array.isArray(e.riskFactors) ? e.riskFactors.slice(0, VIEW_LIST_MAX).map(str) : [],
+    riskFactors: Array.isArray(e.riskFactors) ? e.riskFactors.slice(0, VIEW_LIST_MAX).map((f) => str(f).slice(0, VIEW_FACTOR_MAX)) : [],
     verdicts: {
       bot: {
         result: bool(bot.result),
