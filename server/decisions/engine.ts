@@ -146,12 +146,12 @@ checkEnv
   .registerFunction('cidr(string, string): bool', cidr);
 
 /**
- * The environment compiled rules run in: the same, plus a global
- * `matches(string, string)` that each `s.matches(p)` is rewritten to (the
- * library's own method cannot be replaced). Expressions are never checked
- * against it, so no rule can call it directly.
+ * The environment compiled rules run in: the same, plus the method
+ * `matchesRe2` that each `s.matches(p)` is renamed to (the library's own
+ * method cannot be replaced). Expressions are never checked against it, so
+ * no rule can call it directly.
  */
-const runEnv = checkEnv.clone().registerFunction('matches(string, string): bool', (s: string, pattern: string) => {
+const runEnv = checkEnv.clone().registerFunction('string.matchesRe2(string): bool', (s: string, pattern: string) => {
   const p = scope?.patterns.get(pattern);
   if (!p) throw new Error('matches: pattern not compiled');
   return p.test(s);
@@ -241,6 +241,20 @@ function positioned(text: string, message: string, offset: number): RuleError {
   return { message, offset: at, line, column: at - lineStart + 1 };
 }
 
+/** The index of the last character of the string literal whose quote is at `open`: to the closing quote (or three), over escapes (the library takes them in raw strings too). */
+function stringEnd(text: string, open: number): number {
+  const close = text.startsWith(text[open]!.repeat(3), open) ? text[open]!.repeat(3) : text[open]!;
+  let j = open + close.length;
+  while (j < text.length && !text.startsWith(close, j)) j += text[j] === '\\' ? 2 : 1;
+  return j + close.length - 1;
+}
+
+/** The index of the end of the line a comment starts on at `i`. */
+function lineEnd(text: string, i: number): number {
+  const end = text.indexOf('\n', i);
+  return end === -1 ? text.length : end;
+}
+
 /**
  * Nesting of brackets and runs of unary operators, outside string literals
  * and comments: the library's parser recurses on both, and it limits the
@@ -252,15 +266,10 @@ function nestingGuard(text: string): CheckError | null {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (c === '"' || c === "'") {
-      // To the closing quote (or three), over escapes (the library takes them in raw strings too).
-      const close = text.startsWith(c.repeat(3), i) ? c.repeat(3) : c;
-      let j = i + close.length;
-      while (j < text.length && !text.startsWith(close, j)) j += text[j] === '\\' ? 2 : 1;
-      i = j + close.length - 1;
+      i = stringEnd(text, i);
       unary = 0;
     } else if (c === '/' && text[i + 1] === '/') {
-      const end = text.indexOf('\n', i);
-      i = end === -1 ? text.length : end;
+      i = lineEnd(text, i);
     } else if (c === '(' || c === '[' || c === '{') {
       if (++depth > NESTING_MAX) return new CheckError(`nested more than ${NESTING_MAX} brackets deep`, i);
     } else if (c === ')' || c === ']' || c === '}') {
@@ -595,19 +604,32 @@ export function checkExpression(expression: string): RuleError | null {
 
 // ---- Running
 
-/** The expression with each `s.matches(p)` as `matches(s, p)` (runEnv's function; see there). */
-function rewriteMatches(text: string, ast: Node): string {
-  const emit = (n: Node): string => {
-    if (n.op === 'rcall' && n.args[0] === 'matches') return `matches(${emit(n.args[1])}, ${emit(n.args[2][0]!)})`;
-    let out = '';
-    let at = n.range.start;
-    for (const child of children(n)) {
-      out += text.slice(at, child.range.start) + emit(child);
-      at = child.range.end;
+/**
+ * The expression with each `s.matches(p)` calling runEnv's `matchesRe2`;
+ * null if a call's name is not where it must be. Comments are blanked
+ * first, so that between a receiver and its pattern the only word is the
+ * method's name.
+ */
+function renameMatches(text: string, ast: Node): string | null {
+  let clean = '';
+  for (let i = 0; i < text.length; i++) {
+    const from = i;
+    if (text[i] === '"' || text[i] === "'") i = stringEnd(text, i);
+    else if (text.startsWith('//', i)) i = lineEnd(text, i) - 1;
+    clean += text.startsWith('//', from) ? ' '.repeat(i - from + 1) : text.slice(from, i + 1);
+  }
+  const names: number[] = [];
+  const visit = (n: Node): boolean => {
+    if (n.op === 'rcall' && n.args[0] === 'matches') {
+      const at = clean.lastIndexOf('matches', n.args[2][0]!.range.start);
+      if (at < n.args[1].range.end) return false;
+      names.push(at);
     }
-    return out + text.slice(at, n.range.end);
+    return children(n).every(visit);
   };
-  return emit(ast);
+  if (!visit(ast)) return null;
+  for (const at of names.sort((x, y) => y - x)) clean = `${clean.slice(0, at)}matchesRe2${clean.slice(at + 'matches'.length)}`;
+  return clean;
 }
 
 /** A node's sub-expressions in source order. */
@@ -675,7 +697,9 @@ export class CompiledRuleset {
     if (!('ast' in checked)) return null;
     for (const [source, p] of checked.patterns) if (!this.patterns.has(source)) this.patterns.set(source, p);
     try {
-      const run = runEnv.parse(rewriteMatches(expression, checked.ast));
+      const renamed = renameMatches(expression, checked.ast);
+      if (renamed === null) return null;
+      const run = runEnv.parse(renamed);
       // Checking once stores the types on the tree; unchecked, the library would check on every run.
       return run.check().valid ? run : null;
     } catch {

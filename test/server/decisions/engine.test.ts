@@ -174,6 +174,14 @@ describe('checkExpression', () => {
     for (const f of RULE_FUNCTIONS) expect(checkExpression(f.example), f.example).toBeNull();
   });
 
+  it('runs every example of the functions without an error', () => {
+    const d = decide(
+      RULE_FUNCTIONS.map((f) => rule(f.example, { mode: 'test' })),
+      view({ tagJson: '{"country":"de","asn":"3320","plan":"pro"}' }),
+    );
+    expect(d.errored).toEqual([]);
+  });
+
   it(`refuses more than ${RULE_EXPRESSION_MAX} characters`, () => {
     const text = `${'true || '.repeat(500)}true`;
     expect(text.length).toBeGreaterThan(RULE_EXPRESSION_MAX);
@@ -307,6 +315,12 @@ describe('matches', () => {
     expect(matches("userAgent.matches('(a+)+!')", view({}, `${'a'.repeat(1000)}!`))).toBe(true);
     expect(matches("userAgent.matches('^(a|aa)+$')", view({}, `${'a'.repeat(1000)}!`))).toBe(false);
     expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('runs RE2 wherever the call stands: in parentheses, after comments, on any string', () => {
+    expect(matches("(suspectScore == 40) && (userAgent).matches('Chrome') && (url + ' ' + userAgent).matches('pay Moz')")).toBe(true);
+    expect(matches("userAgent // matches('x') here\n  .matches('(?i)CHROME') && 'a'.matches('a') // .matches(\n")).toBe(true);
+    expect(matches("(userAgent.matches('Chrome') ? 'Chrome/x' : 'y').matches('^Chrome/')")).toBe(true);
   });
 
   it('takes only a valid RE2 literal, and few and small ones', () => {
