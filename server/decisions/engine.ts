@@ -657,6 +657,35 @@ function children(n: Node): Node[] {
   }
 }
 
+/** The dotted paths of the view an expression reads (`verdicts.bot.result`, `riskFactors`). */
+function pathsRead(ast: Node, into: Set<string>): void {
+  const path = (n: Node): string | null => {
+    if (n.op === 'id') return VIEW.fields.some((f) => f.name === n.args) ? n.args : null;
+    if (n.op !== '.') return null;
+    const inner = path(n.args[0]);
+    return inner === null ? null : `${inner}.${n.args[1]}`;
+  };
+  const visit = (n: Node): void => {
+    const p = path(n);
+    if (p !== null) into.add(p);
+    else children(n).forEach(visit);
+  };
+  visit(ast);
+}
+
+/** The part of the view's tree a ruleset reads: what it reads, with all below it, and what leads there. */
+function pruned(node: Obj, read: Set<string>, prefix = ''): Obj {
+  const fields: Field[] = [];
+  for (const f of node.fields) {
+    const path = prefix + f.name;
+    const below = [...read].some((p) => p.startsWith(`${path}.`));
+    // A leaf read below (tag.plan) is the map itself.
+    if (read.has(path) || (below && f.kind === 'leaf')) fields.push(f);
+    else if (below && f.kind === 'object') fields.push(pruned(f, read, `${path}.`));
+  }
+  return { ...node, fields };
+}
+
 /** The view as the library takes it: ints as BigInt, each object an instance of its type's class. */
 function activation(node: Obj, value: Record<string, unknown>): Record<string, unknown> {
   const out = new node.ctor();
@@ -684,18 +713,23 @@ interface Compiled {
 export class CompiledRuleset {
   private readonly rules: Compiled[] = [];
   private readonly patterns = new Map<string, Pattern>();
+  private readonly read = new Set<string>();
+  /** Only what the rules read is converted for the library, once per decision. */
+  private readonly shape: Obj;
 
   constructor(rules: readonly RuleInput[]) {
     for (const r of rules) {
       if (!r.enabled) continue;
       this.rules.push({ id: r.id, live: r.mode === 'live', action: r.action, run: this.compile(r.expression) });
     }
+    this.shape = pruned(VIEW, this.read);
   }
 
   private compile(expression: string): Compiled['run'] {
     const checked = analyse(expression);
     if (!('ast' in checked)) return null;
     for (const [source, p] of checked.patterns) if (!this.patterns.has(source)) this.patterns.set(source, p);
+    pathsRead(checked.ast, this.read);
     try {
       const renamed = renameMatches(expression, checked.ast);
       if (renamed === null) return null;
@@ -715,7 +749,7 @@ export class CompiledRuleset {
    */
   decide(view: DecisionView, lists: ListLookup): Decision {
     const decision: Decision = { ruleId: null, action: null, testMatches: [], errored: [] };
-    const context = activation(VIEW, view as unknown as Record<string, unknown>);
+    const context = activation(this.shape, view as unknown as Record<string, unknown>);
     scope = { lists, patterns: this.patterns };
     try {
       for (const rule of this.rules) {

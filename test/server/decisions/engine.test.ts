@@ -149,6 +149,15 @@ describe('decide', () => {
     expect(decide([rule("inList('l', ip)")], view(), lists).errored).toHaveLength(1);
   });
 
+  it('gives each rule the parts of the view it reads, whatever the other rules read', () => {
+    const rules = [
+      rule('has(tag.plan) && verdicts.vpn.result && velocity.events.h1 == 9 && tag.n == 3.0', { mode: 'test' }),
+      rule('suspectScore == 40', { mode: 'test' }),
+    ];
+    expect(decide(rules).testMatches).toEqual(rules.map((r) => r.id));
+    expect(decide([rule("has(verdicts.vpn.result) && ipLocation.country == 'DE'", { mode: 'test' })]).testMatches).toHaveLength(1);
+  });
+
   it('runs each rule with the lists of its decision', () => {
     const set = new CompiledRuleset([rule("inList('vips', visitorId) && inList('asns', ipLocation.asn)", { action: 'allow' as RuleAction })]);
     const calls: [string, string | number][] = [];
