@@ -2,7 +2,7 @@
 // runner). One group per run, so that each mutant runs only the tests meant
 // to pin it down:
 //
-//   MUTATION_GROUP=next npx stryker run      (also: throttle, signup, passwords, teams, identification)
+//   MUTATION_GROUP=next npx stryker run      (also: throttle, signup, passwords, teams, identification, decisions)
 //
 // A group's files can be run one at a time while iterating:
 //   MUTATION_GROUP=identification npx stryker run --mutate server/identification/matcher.ts
@@ -49,6 +49,11 @@ const GROUPS = {
       lines('server/accounts/members.ts', 'async check(', null),
     ],
     tests: ['test/server/accounts/roles.test.ts', 'test/server/accounts/teams.test.ts'],
+  },
+  // Decision rules: the CEL engine's checks, cost bound and decide, and the view expressions see.
+  decisions: {
+    mutate: ['server/decisions/engine.ts', 'server/decisions/view.ts'],
+    tests: ['test/server/decisions/engine.test.ts', 'test/server/decisions/view.test.ts'],
   },
   // Identification's decisions: the evidence model, the matcher's rules, the confidence map and the linker.
   identification: {
