@@ -133,7 +133,7 @@ export const RULE_FUNCTIONS: ReadonlyArray<RuleFunction> = [
     name: 'matches',
     signature: 'string.matches(pattern: string literal) -> bool',
     description:
-      'RE2 regular expression search (unanchored: use ^ and $); the pattern must be a string literal of at most 256 characters, (?i) for case-insensitive',
+      'RE2 regular expression search (unanchored: use ^ and $; (?i) for case-insensitive). The pattern must be a string literal; an expression may have 8 distinct patterns of 256 characters in all',
     example: "userAgent.matches('(?i)(bot|crawler|spider)')",
   },
   {
