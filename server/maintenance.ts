@@ -9,6 +9,7 @@ import { MIN_AUDIT_RETENTION_DAYS } from './config.js';
 import { grantSweep } from './deviceflow/service.js';
 import { retentionSweep } from './retention.js';
 import type { Store } from './store/index.js';
+import { CHANGES_KEPT_MS } from './store/lists.js';
 import { migrate } from './store/migrations.js';
 
 /**
@@ -40,6 +41,8 @@ export function defaultSweeps(store: Store, retentionDays: number, auditRetentio
     rateLeases: (now) => store.rate.sweep(new Date(now.getTime() - 60_000)),
     // The dashboard shows a day of first-party proxy traffic.
     proxyStats: (now) => store.proxyStats.sweep(now),
+    // Caches that loaded longer ago than this read their lists whole (server/decisions/listCache.ts).
+    listChanges: (now) => store.lists.sweepChanges(now.getTime() - CHANGES_KEPT_MS),
   };
 }
 

@@ -14,6 +14,7 @@ import { EventsRepo } from './events.js';
 import { IdentityRepo } from './identity.js';
 import { GrantsRepo } from './grants.js';
 import { InvitationsRepo } from './invitations.js';
+import { ListsRepo } from './lists.js';
 import { MemberInvitationsRepo } from './memberInvitations.js';
 import { MembersRepo } from './members.js';
 import { AuditRepo } from './audit.js';
@@ -67,6 +68,7 @@ export class Store {
   readonly members: MembersRepo;
   readonly memberInvitations: MemberInvitationsRepo;
   readonly audit: AuditRepo;
+  readonly lists: ListsRepo;
 
   readonly db: Db;
   private readonly reachability: Reachability;
@@ -99,6 +101,7 @@ export class Store {
     this.members = new MembersRepo(db);
     this.memberInvitations = new MemberInvitationsRepo(db);
     this.audit = new AuditRepo(db);
+    this.lists = new ListsRepo(db);
   }
 
   /**
@@ -152,6 +155,7 @@ export class Store {
       this.webhooks.ensureIndexes(),
       this.members.ensureIndexes(),
       this.memberInvitations.ensureIndexes(),
+      this.lists.ensureIndexes(),
     ]);
   }
 

@@ -27,6 +27,8 @@ export interface ProjectDoc {
   linkedIdKeyVersions?: number;
   /** Webhook endpoints of the project (server/webhooks/): identify writes an outbox entry only while this is > 0. */
   webhookEndpoints?: number;
+  /** Bumped after every change of the project's lists (server/decisions/listsService.ts): a process whose lists cache holds another version reads what changed; absent: 0, no list was ever made. */
+  listsVersion?: number;
 }
 
 export interface ProxySecretDoc {
@@ -134,6 +136,21 @@ export class ProjectsRepo {
     this.cache.delete(projectId);
     await this.col.updateOne({ _id: projectId }, { $set: { webhookEndpoints: count } });
     this.cache.delete(projectId);
+  }
+
+  /**
+   * After a change of the project's lists has been written. Under the
+   * project's lock, so that FerretDB, which applies $inc as a read and a
+   * write, loses no bump within a process; a bump two processes make at once
+   * may land as one, which still differs from what any cache loaded before
+   * either change was written.
+   */
+  bumpListsVersion(projectId: string): Promise<void> {
+    return this.lock.run(projectId, async () => {
+      this.cache.delete(projectId);
+      await this.col.updateOne({ _id: projectId }, { $inc: { listsVersion: 1 } });
+      this.cache.delete(projectId);
+    });
   }
 
   async update(projectId: string, set: Partial<Pick<ProjectDoc, 'name' | 'allowedDomains' | 'linkedIdEvidence'>>): Promise<ProjectDoc | null> {

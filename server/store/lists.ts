@@ -1,0 +1,261 @@
+// Named lists of a project (server/decisions/) and their entries.
+//
+// - lists: `lst_<ulid>`, unique by (projectId, name), with the count of its
+//   entries. A list deleted and made again under its name is another list:
+//   caches never mix their entries.
+// - listEntries: `<listId>|<value>`, so that every read of one list is an
+//   `_id` range (an index range on FerretDB too: README, Database) and adding
+//   or removing values is a batch of `_id` operations.
+// - listChanges: `<listId>|<Unix ms, 13 digits>|<ulid>`, what each write did
+//   to a list (values set, with their expiry, and values removed), packed as
+//   JSON text. The caches of other processes learn of a change by reading
+//   the records since they last loaded: an `_id` range, so that what they
+//   read is what changed, not the list (FerretDB reads ~10,000 documents a
+//   second and filters anything but `_id` in Go; a packed record of 1,000
+//   values reads like one). Records are kept CHANGES_KEPT_MS, then swept.
+import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
+import { monotonicFactory } from 'ulid';
+import { isDuplicateKey } from './errors.js';
+import { KeyedLock } from './keyedLock.js';
+
+export type ListKind = 'visitorId' | 'linkedId' | 'ip' | 'asn' | 'country';
+
+export interface ListDoc {
+  _id: string; // lst_<ulid>
+  accountId: string;
+  projectId: string;
+  name: string;
+  kind: ListKind;
+  description: string;
+  /** Entries held (expired ones until removed), kept by each change: counting a list of 100,000 on FerretDB takes seconds. */
+  entries: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ListEntryDoc {
+  _id: string; // <listId>|<value>
+  listId: string;
+  accountId: string;
+  projectId: string;
+  /** Canonical (server/decisions/listValues.ts). */
+  value: string;
+  /** '' when none. */
+  note: string;
+  /** Unix ms from which the entry no longer matches; null: never. */
+  expiresAt: number | null;
+  addedAt: number;
+  updatedAt: number;
+}
+
+/** What a cache knows of a value: held with its expiry, or removed. */
+export interface ListEntryState {
+  value: string;
+  expiresAt: number | null;
+  removed?: true;
+}
+
+interface ChangeDoc {
+  _id: string; // <listId>|<at, 13 digits>|<ulid>
+  listId: string;
+  at: number;
+  /** JSON of [value, expiresAt] for a value set, [value] for one removed, in the order they were written. */
+  changes: string;
+}
+
+/** How long change records are kept: a cache that loaded longer ago reads its lists whole (listCache.ts). */
+export const CHANGES_KEPT_MS = 7 * 24 * 3600_000;
+
+/** FerretDB narrows an `_id` `$in` of up to 1,000 ids in SQL (README: Database). */
+const BATCH = 1000;
+/** Entries a page of a whole list's read: one command stays well inside the database time limit on FerretDB. */
+const LOAD_PAGE = 2000;
+
+export const entryId = (listId: string, value: string) => `${listId}|${value}`;
+const changeTime = (at: number) => String(at).padStart(13, '0');
+
+/**
+ * The smallest string above every string that starts with `prefix` (in code
+ * point order, which is UTF-8's byte order, MongoDB's string order): its
+ * last code point, plus one.
+ */
+export function prefixEnd(prefix: string): string {
+  const chars = [...prefix];
+  while (chars.length) {
+    const last = chars.pop()!.codePointAt(0)!;
+    if (last === 0x10ffff) continue;
+    return chars.join('') + String.fromCodePoint(last === 0xd7ff ? 0xe000 : last + 1);
+  }
+  return '\u{10ffff}';
+}
+
+/** Every `_id` of the list's entries and change records lies in [`${listId}|`, `${listId}}`) ('}' follows '|'). */
+const listRange = (listId: string) => ({ $gt: `${listId}|`, $lt: `${listId}}` });
+
+export class ListsRepo {
+  private readonly lists: Collection<ListDoc>;
+  private readonly entries: Collection<ListEntryDoc>;
+  private readonly changes: Collection<ChangeDoc>;
+  private readonly lock = new KeyedLock();
+  /** Orders the records of one millisecond as they were written (within a process). */
+  private readonly ulid = monotonicFactory();
+
+  constructor(db: Db) {
+    this.lists = db.collection('lists');
+    this.entries = db.collection('listEntries');
+    this.changes = db.collection('listChanges');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await Promise.all([this.lists.createIndex({ projectId: 1, name: 1 }, { unique: true }), this.changes.createIndex({ at: 1 })]);
+  }
+
+  /**
+   * Inserts unless the project has `max` lists ('full') or one of that name
+   * ('exists'). The count is exact within this process (under a lock per
+   * project); several processes creating at once may each add one more. The
+   * name is unique across processes (a unique index).
+   */
+  insertBounded(doc: ListDoc, max: number): Promise<'created' | 'exists' | 'full'> {
+    return this.lock.run(doc.projectId, async () => {
+      if ((await this.lists.countDocuments({ projectId: doc.projectId })) >= max) return 'full';
+      try {
+        await this.lists.insertOne(doc);
+        return 'created';
+      } catch (err) {
+        if (isDuplicateKey(err)) return 'exists';
+        throw err;
+      }
+    });
+  }
+
+  /** The project's lists, by name. */
+  ofProject(projectId: string): Promise<ListDoc[]> {
+    return this.lists.find({ projectId }).sort({ name: 1 }).toArray();
+  }
+
+  byId(listId: string): Promise<ListDoc | null> {
+    return this.lists.findOne({ _id: listId });
+  }
+
+  byName(projectId: string, name: string): Promise<ListDoc | null> {
+    return this.lists.findOne({ projectId, name });
+  }
+
+  setDescription(listId: string, description: string, at: Date): Promise<ListDoc | null> {
+    return this.lists.findOneAndUpdate({ _id: listId }, { $set: { description, updatedAt: at } }, { returnDocument: 'after' });
+  }
+
+  /** After a change of its entries: `delta` more of them. */
+  async changedEntries(listId: string, delta: number, at: Date): Promise<ListDoc | null> {
+    return this.lists.findOneAndUpdate({ _id: listId }, { $inc: { entries: delta }, $set: { updatedAt: at } }, { returnDocument: 'after' });
+  }
+
+  /** The list, its entries and its change records; the list document last, so that a deletion cut short leaves a list to delete again. */
+  async delete(listId: string): Promise<void> {
+    await this.entries.deleteMany({ _id: listRange(listId) });
+    await this.changes.deleteMany({ _id: listRange(listId) });
+    await this.lists.deleteOne({ _id: listId });
+  }
+
+  /** The entries of these values that the list holds. */
+  async entriesOf(listId: string, values: readonly string[]): Promise<ListEntryDoc[]> {
+    const found: ListEntryDoc[] = [];
+    for (let i = 0; i < values.length; i += BATCH) {
+      const ids = values.slice(i, i + BATCH).map((v) => entryId(listId, v));
+      found.push(...(await this.entries.find({ _id: { $in: ids } }).toArray()));
+    }
+    return found;
+  }
+
+  /**
+   * Writes entries: `replacing` ones are deleted first and inserted again
+   * (FerretDB applies each update as a read and a write; a batch of deletes
+   * and inserts is one command each way), then every entry is inserted. An
+   * entry another process inserted meanwhile is replaced the same way.
+   */
+  async put(entries: readonly ListEntryDoc[], replacing: readonly string[]): Promise<void> {
+    await this.deleteIds(replacing);
+    for (let i = 0; i < entries.length; i += BATCH) {
+      const batch = entries.slice(i, i + BATCH);
+      try {
+        await this.entries.insertMany(batch, { ordered: false });
+      } catch (err) {
+        // Unordered: all but the duplicates went in. Those go again, over what is there.
+        const errors = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : [];
+        if (!errors.length || errors.some((e) => e.code !== 11000)) throw err;
+        const again = errors.map((e) => batch[e.index]!);
+        await this.deleteIds(again.map((d) => d._id));
+        await this.entries.insertMany(again, { ordered: false });
+      }
+    }
+  }
+
+  /** Deletes the values' entries; how many there were. */
+  async remove(listId: string, values: readonly string[]): Promise<number> {
+    return this.deleteIds(values.map((v) => entryId(listId, v)));
+  }
+
+  private async deleteIds(ids: readonly string[]): Promise<number> {
+    let deleted = 0;
+    for (let i = 0; i < ids.length; i += BATCH) deleted += (await this.entries.deleteMany({ _id: { $in: ids.slice(i, i + BATCH) } })).deletedCount;
+    return deleted;
+  }
+
+  /** Records a write's changes (after the write), for the caches of other processes. */
+  async recordChanges(listId: string, at: number, changes: readonly ListEntryState[]): Promise<void> {
+    const docs: ChangeDoc[] = [];
+    for (let i = 0; i < changes.length; i += BATCH) {
+      const packed = changes.slice(i, i + BATCH).map((c) => (c.removed ? [c.value] : [c.value, c.expiresAt]));
+      docs.push({ _id: `${listId}|${changeTime(at)}|${this.ulid(at)}`, listId, at, changes: JSON.stringify(packed) });
+    }
+    if (docs.length) await this.changes.insertMany(docs);
+  }
+
+  /** Changes recorded at or after `since` (Unix ms), oldest first. */
+  async changesSince(listId: string, since: number): Promise<ListEntryState[]> {
+    const docs = await this.changes
+      .find({ _id: { $gte: `${listId}|${changeTime(Math.max(0, since))}`, $lt: `${listId}}` } })
+      .sort({ _id: 1 })
+      .toArray();
+    return docs.flatMap((d) =>
+      (JSON.parse(d.changes) as ([string] | [string, number | null])[]).map((c): ListEntryState =>
+        c.length === 1 ? { value: c[0], expiresAt: null, removed: true } : { value: c[0], expiresAt: c[1] },
+      ),
+    );
+  }
+
+  /** Deletes change records older than `before` (Unix ms). */
+  async sweepChanges(before: number): Promise<number> {
+    return (await this.changes.deleteMany({ at: { $lt: before } })).deletedCount;
+  }
+
+  /** A page of entries by value, after the value `after`, starting with `prefix`. */
+  page(listId: string, q: { after?: string | undefined; prefix?: string | undefined; limit: number }): Promise<ListEntryDoc[]> {
+    const base = `${listId}|`;
+    const from = base + (q.prefix ?? '');
+    const lower = q.after !== undefined && base + q.after >= from ? { $gt: base + q.after } : { $gte: from };
+    const upper = q.prefix ? base + prefixEnd(q.prefix) : `${listId}}`;
+    return this.entries
+      .find({ _id: { ...lower, $lt: upper } })
+      .sort({ _id: 1 })
+      .limit(q.limit)
+      .toArray();
+  }
+
+  /** Every entry of the list (a cache's first load), read in pages by `_id`. */
+  async all(listId: string): Promise<ListEntryState[]> {
+    const out: ListEntryState[] = [];
+    let lower: { $gt: string } = { $gt: `${listId}|` };
+    for (;;) {
+      const docs = await this.entries
+        .find({ _id: { ...lower, $lt: `${listId}}` } }, { projection: { value: 1, expiresAt: 1 } })
+        .sort({ _id: 1 })
+        .limit(LOAD_PAGE)
+        .toArray();
+      for (const d of docs) out.push({ value: d.value, expiresAt: d.expiresAt });
+      if (docs.length < LOAD_PAGE) return out;
+      lower = { $gt: docs[docs.length - 1]!._id };
+    }
+  }
+}
