@@ -92,6 +92,16 @@ export const ErrorCodeSchema = z.enum(ERROR_CODES).openapi({
   description: 'What went wrong, for programs: stable across releases (the list is `ERROR_CODES` in contract/errors.ts; new codes may be added).',
 });
 
+export const ErrorDetailSchema = z
+  .object({
+    path: z.string().describe('Where: `rules[2].expression`, `add[17].value`'),
+    message: z.string(),
+    line: z.number().int().positive().optional().describe('For an expression: the line of the error (1-based)'),
+    column: z.number().int().positive().optional().describe('For an expression: the column of the error (1-based)'),
+    offset: z.number().int().nonnegative().optional().describe('For an expression: the offset of the error in the text (0-based)'),
+  })
+  .openapi({ title: 'ErrorDetail', description: 'One of several errors of a request.' });
+
 const ERROR_DESCRIPTION =
   "Every error body: a human-readable `error` (the spec's texts) and a machine-readable `code`. 429s of identify also carry `usage` and `limit`.";
 
@@ -107,6 +117,7 @@ export const ErrorSchema = z
       .optional()
       .describe('429 of identify only: requests counted in the current window (the second, or the month for the monthly quota)'),
     limit: z.number().int().nonnegative().optional().describe("429 of identify only: the plan's limit for that window"),
+    details: z.array(ErrorDetailSchema).optional().describe('Where a request holds several errors (rules, list entries): each of them'),
   })
   .openapi({ title: 'Error', description: ERROR_DESCRIPTION });
 

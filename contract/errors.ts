@@ -22,6 +22,8 @@ export const ERRORS = {
   invalid_device_code: { status: 400, text: 'Unknown or malformed device_code' },
   weak_password: { status: 400 },
   invalid_proxy_headers: { status: 400 },
+  invalid_rules: { status: 400 },
+  invalid_list_entries: { status: 400 },
   // 401
   invalid_api_key: { status: 401, text: 'Invalid or missing API key' },
   invalid_secret_key: { status: 401, text: 'Invalid or missing secret key' },
@@ -51,6 +53,8 @@ export const ERRORS = {
   delivery_not_found: { status: 404, text: 'Delivery not found' },
   unknown_user_code: { status: 404, text: 'Unknown code: check the code shown in your terminal' },
   not_found: { status: 404, text: 'Not found' },
+  list_not_found: { status: 404, text: 'List not found' },
+  ruleset_version_not_found: { status: 404, text: 'No such version of the ruleset' },
   // 409
   email_taken: { status: 409, text: 'Email already registered' },
   already_decided: { status: 409 },
@@ -58,9 +62,16 @@ export const ERRORS = {
   last_owner: { status: 409, text: 'An account must keep at least one owner' },
   limit_reached: { status: 409 },
   conflict: { status: 409, text: 'Conflict' },
+  ruleset_conflict: { status: 409, text: 'The ruleset changed since the version given: read it again' },
+  list_exists: { status: 409 },
+  too_many_lists: { status: 409 },
+  list_full: { status: 409, text: 'The list would hold more than 100000 entries' },
+  list_kind_mismatch: { status: 409 },
+  request_id_used: { status: 409, text: 'This requestId was already used for a protected request' },
   // 410
   code_expired: { status: 410, text: 'This code has expired: start again in your terminal' },
   code_used: { status: 410, text: 'This code has already been used' },
+  request_id_expired: { status: 410, text: 'This requestId is too old for a protected request' },
   // 413, 415
   body_too_large: { status: 413 },
   unsupported_media_type: { status: 415, text: 'Content-Type must be application/json' },

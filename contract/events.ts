@@ -14,6 +14,7 @@ import {
   errorResponse,
 } from './common.js';
 import { EventSignalsSchema } from './edge.js';
+import { DecisionSchema, LABELS, LabelSchema, RULE_ACTIONS, RuleIdSchema } from './decisions.js';
 import { JsonObjectSchema, LinkedIdSchema, TagSchema } from './identify.js';
 import { BOT_CATEGORIES, BOT_IDENTITIES, FullVerdictsSchema } from './risk.js';
 
@@ -65,6 +66,13 @@ export const EventSearchQuerySchema = z
     virtualMachine: queryBoolean().optional().describe('The virtual machine verdict'),
     devtools: queryBoolean().optional().describe('The DevTools verdict'),
     ipBlocklist: queryBoolean().optional().describe('The IP blocklist verdict'),
+    decision: z.enum(RULE_ACTIONS).optional().describe("Only events the project's rules decided this way (`decision.action`)"),
+    rule: RuleIdSchema.optional().describe('Only events this live rule decided (`decision.ruleId`)'),
+    testRule: RuleIdSchema.optional().describe('Only events this test-mode rule matched (`decision.testMatches`)'),
+    label: z
+      .enum([...LABELS, 'none'])
+      .optional()
+      .describe('Only events an analyst labeled so (`none`: not labeled)'),
     minSuspectScore: queryInteger(0, 100).optional().describe('Only events whose suspectScore is at least this (0–100)'),
     country: z
       .string()
@@ -102,6 +110,9 @@ export const FullEventSchema = z
     verdicts: FullVerdictsSchema,
     signals: EventSignalsSchema,
     timestamp: TimestampMs.describe('When the event occurred'),
+    // What the project's rules decided (absent on events stored before rules existed), and an analyst's label once given.
+    decision: DecisionSchema.optional(),
+    label: LabelSchema.optional(),
     createdAt: z.string().datetime().describe('ISO 8601 time the event was stored'),
   })
   .openapi({ title: 'FullEvent', description: 'One stored identification event with everything known about it (spec 2.3). Server-side only.' });

@@ -4,6 +4,7 @@ import { initContract, commonErrorResponses, described, errorResponse, meta, Req
 import { IpLocationSchema } from './edge.js';
 import { RiskFactorSchema, VerdictsSchema } from './risk.js';
 import { SignalsRequestSchema } from './signals.js';
+import { DecisionSchema } from './decisions.js';
 import { SealedIdentifyResultSchema } from './sealing.js';
 import { DEVICE_COOKIE, ProxyRequestHeadersSchema } from './proxy.js';
 
@@ -111,6 +112,8 @@ export const IdentifyResultSchema = z.object({
   ip: z.string().describe('Client IP as seen by the edge'),
   ipLocation: IpLocationSchema,
   timestamp: TimestampMs.describe('When this identification event occurred (server time)'),
+  // Only inside a sealed result (the site's server opens it): a plain answer never carries it, so a page cannot learn the rules.
+  decision: DecisionSchema.optional(),
 });
 
 /** Identify's 200 when the project does not seal its results; `kind` tells it from the sealed answer. */

@@ -3,6 +3,7 @@
 import { accountContract } from './account.js';
 import { adminContract } from './admin.js';
 import { initContract } from './common.js';
+import { dashboardDecisionsContract, decisionsContract, enforcementContract } from './decisions.js';
 import { demoContract } from './demo.js';
 import { deviceFlowContract } from './deviceflow.js';
 import { eventsContract } from './events.js';
@@ -42,6 +43,9 @@ export type Contract = {
   explorer: typeof explorerContract;
   proxy: typeof proxyContract;
   members: typeof membersContract;
+  decisions: typeof decisionsContract;
+  dashboardDecisions: typeof dashboardDecisionsContract;
+  enforcement: typeof enforcementContract;
 };
 
 export const contract: Contract = c.router({
@@ -61,11 +65,15 @@ export const contract: Contract = c.router({
   explorer: explorerContract,
   proxy: proxyContract,
   members: membersContract,
+  decisions: decisionsContract,
+  dashboardDecisions: dashboardDecisionsContract,
+  enforcement: enforcementContract,
 });
 
 export * from './account.js';
 export * from './admin.js';
 export * from './common.js';
+export * from './decisions.js';
 export * from './demo.js';
 export * from './deviceflow.js';
 export * from './edge.js';

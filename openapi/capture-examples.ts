@@ -155,6 +155,45 @@ try {
   await take('getProxy', await admin.get(`/api/projects/${projectId}/proxy`));
   const proxySecret = (await take('createProxySecret', await admin.post(`/api/projects/${projectId}/proxy/secret`).set('origin', origin).send({}), 201)).secret;
 
+  // Decisions, kept in code with the secret key: a list, and a ruleset that blocks it and reviews new visitors.
+  const v1 = (method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string) => request(app)[method](path).set('authorization', `Bearer ${secret}`);
+  await take('createList', await v1('post', '/v1/lists').send({ name: 'blocked-ips', kind: 'ip', description: 'Card testing, June' }), 201);
+  await take(
+    'changeListEntries',
+    await v1('post', '/v1/lists/blocked-ips/entries').send({
+      add: [
+        { value: '203.0.113.0/24', note: 'card testing' },
+        { value: '198.51.100.7', note: 'chargeback', expiresAt: clock.now() + 30 * 86_400_000 },
+      ],
+    }),
+  );
+  await take('updateList', await v1('patch', '/v1/lists/blocked-ips').send({ description: 'Card testing and chargebacks' }));
+  await take('getList', await v1('get', '/v1/lists/blocked-ips'));
+  await take('listEntries', await v1('get', '/v1/lists/blocked-ips/entries?limit=10'));
+  await v1('post', '/v1/lists').send({ name: 'old', kind: 'country' });
+  await take('deleteList', await v1('delete', '/v1/lists/old'), 204);
+  await take('listLists', await v1('get', '/v1/lists'));
+  await take(
+    'putRuleset',
+    await v1('put', '/v1/ruleset').send({
+      rules: [
+        { id: 'block-bad-bots', name: 'Block bad bots', expression: "verdicts.bot.result && verdicts.bot.kind == 'bad'", action: 'block' },
+        {
+          id: 'blocked-ips',
+          name: 'Blocked networks',
+          expression: "inList('blocked-ips', ip)",
+          action: 'block',
+          response: { status: 403, headers: { 'content-type': 'application/json' }, body: '{"error":"Try again later"}' },
+        },
+        { id: 'review-new-checkout', name: 'Review first checkouts', expression: "newVisitor && urlPath.startsWith('/checkout')", action: 'review' },
+        { id: 'watch-vpn', name: 'VPN (watching)', expression: 'verdicts.vpn.result', action: 'challenge', mode: 'test' },
+      ],
+      defaultAction: 'allow',
+      baseVersion: 0,
+    }),
+  );
+  await take('getRuleset', await v1('get', '/v1/ruleset'));
+
   // The browser agent, then a backend.
   const values = deviceValues(7);
   const body = identifyBody(values, {
@@ -186,6 +225,13 @@ try {
   await take('getEvent', await request(app).get(`/v1/events/${first.requestId}`).set('authorization', `Bearer ${secret}`));
   await take('updateEvent', await request(app).patch(`/v1/events/${first.requestId}`).set('authorization', `Bearer ${secret}`).send({ suspect: true }));
   await take('searchEvents', await request(app).get('/v1/events?linkedId=order-1042&limit=1').set('authorization', `Bearer ${secret}`));
+  await take('previewRule', await v1('post', '/v1/ruleset/preview').send({ expression: "ipLocation.country == 'GB' && visitCount < 3" }));
+  await take('getRuleStats', await v1('get', '/v1/ruleset/stats'));
+  await take('getRulesetVersion', await v1('get', '/v1/ruleset/versions/1'));
+  await take('listReviews', await v1('get', '/v1/reviews?limit=5'));
+  await take('labelEvent', await v1('post', `/v1/events/${first.requestId}/label`).send({ verdict: 'legitimate', note: 'Called the customer' }));
+  await take('exportLabels', await v1('get', '/v1/labels'));
+  await take('claimEvent', await v1('post', `/v1/events/${first.requestId}/claim`).send({ maxAgeSeconds: 600 }));
   await take('getVisits', await request(app).get(`/v1/demo/visits/${first.visitorId}`).set('x-api-key', secret));
   await take('listDeliveries', await admin.get(`/api/projects/${projectId}/webhooks/${hook.endpoint.id}/deliveries`));
   await take(

@@ -36,6 +36,8 @@ export const ROUTERS: Record<Audience, AppRouter> = {
     keys: contract.keys,
     visitors: contract.visitors,
     deviceFlow: toolSide,
+    decisions: contract.decisions,
+    enforcement: contract.enforcement,
   }),
   dashboard: c.router({
     deviceFlow: { getGrant, authorizeGrant, denyGrant },
@@ -48,6 +50,7 @@ export const ROUTERS: Record<Audience, AppRouter> = {
     explorer: contract.explorer,
     proxy: contract.proxy,
     members: contract.members,
+    dashboardDecisions: contract.dashboardDecisions,
   }),
 };
 
@@ -86,6 +89,12 @@ const TAGS: Record<Audience, Array<{ name: string; description: string }>> = {
     { name: 'keys', description: 'The presented key describes or revokes itself (command-line tools).' },
     { name: 'visitors', description: 'Deleting everything stored about a visitor (a privacy request), with a secret key.' },
     { name: 'deviceFlow', description: 'Device code flow (RFC 8628 style) for command-line tools that need a key.' },
+    {
+      name: 'decisions',
+      description:
+        "The project's rules (CEL expressions over each event, versioned), its lists, the review queue and analysts' labels, with the project's secret key: keep them in code.",
+    },
+    { name: 'enforcement', description: 'Protected requests: a requestId claimed once for its decision (what `protect()` of deviceid/client calls).' },
     { name: 'health', description: 'Liveness and readiness probes.' },
   ],
   dashboard: [
@@ -107,6 +116,10 @@ const TAGS: Record<Audience, Array<{ name: string; description: string }>> = {
     {
       name: 'members',
       description: "Teams: an account's members and their roles, invitations to join it, the session's current account, and the audit log.",
+    },
+    {
+      name: 'dashboardDecisions',
+      description: "The Rules, Lists and Review pages: a project's rules, lists and review queue (viewers read, analysts label, admins edit).",
     },
     { name: 'admin', description: "The instance administrator's invitations and plans." },
   ],

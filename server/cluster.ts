@@ -17,6 +17,7 @@ import { heapFlags } from './heap.js';
 import { localIpData, type IpData } from './edge/ipData.js';
 import { channelOf, serveIpData } from './edge/ipDataRemote.js';
 import { startupMaintenance } from './maintenance.js';
+import { relayProjectChanges } from './projects/changes.js';
 import { Store } from './store/index.js';
 
 /** Environment a worker gets from the primary. */
@@ -59,11 +60,13 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   const env = { MONGODB_URI: db.uri, [DB_SOURCE_ENV]: db.source };
   const workers = new Map<number, Worker>();
   let stopping = false;
+  const relay = relayProjectChanges(() => workers.values());
 
   const fork = (slot: number) => {
     const w = cluster.fork({ ...env, [WORKER_SLOT_ENV]: String(slot) });
     workers.set(slot, w);
     if (ipData) serveIpData(channelOf(w.process), ipData);
+    relay(w);
     w.on('exit', (code, signal) => {
       workers.delete(slot);
       if (stopping) return;

@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import { MIN_AUDIT_RETENTION_DAYS } from './config.js';
 import { grantSweep } from './deviceflow/service.js';
 import { retentionSweep } from './retention.js';
+import { CLAIM_MAX_AGE_MS } from './decisions/claims.js';
 import type { Store } from './store/index.js';
 import { CHANGES_KEPT_MS } from './store/lists.js';
 import { migrate } from './store/migrations.js';
@@ -43,6 +44,8 @@ export function defaultSweeps(store: Store, retentionDays: number, auditRetentio
     proxyStats: (now) => store.proxyStats.sweep(now),
     // Caches that loaded longer ago than this read their lists whole (server/decisions/listCache.ts).
     listChanges: (now) => store.lists.sweepChanges(now.getTime() - CHANGES_KEPT_MS),
+    // A claim outlives the longest maxAge a protected request may give, no more.
+    claims: (now) => store.claims.deleteBefore(new Date(now.getTime() - CLAIM_MAX_AGE_MS)),
   };
 }
 

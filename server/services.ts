@@ -11,6 +11,12 @@ import { AuditLog } from './audit/log.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { LauncherStatus } from './database.js';
+import { ClaimsService } from './decisions/claims.js';
+import { Decider } from './decisions/decider.js';
+import { ProjectLists } from './decisions/listCache.js';
+import { LIST_LIMITS, ListsService } from './decisions/listsService.js';
+import { ReviewsService } from './decisions/reviews.js';
+import { RulesService } from './decisions/rules.js';
 import { DeletionService } from './deletion/service.js';
 import { DeviceFlowService } from './deviceflow/service.js';
 import { botJudge, type BotJudge } from './bots/judge.js';
@@ -22,6 +28,7 @@ import { LinkedIdKeys } from './keys/linkedIds.js';
 import { LinkedIdKeyService } from './projects/linkedIdKey.js';
 import { KeysService } from './keys/service.js';
 import { Meter } from './metering/meter.js';
+import { ProjectChanges } from './projects/changes.js';
 import { ProjectsService } from './projects/service.js';
 import { DeviceCookies } from './proxy/cookie.js';
 import { ProxyService, type ProxiedRequest } from './proxy/service.js';
@@ -46,6 +53,8 @@ export interface AppDeps {
   launcher?: { status(): LauncherStatus };
   /** Bot names and signatures (tests give one that reads a local key directory); default: built from the configuration. */
   bots?: BotJudge;
+  /** How a change of a project's cached settings reaches the instance's processes; default: this process, and its cluster's workers. */
+  changes?: ProjectChanges;
 }
 
 export interface Services {
@@ -75,6 +84,14 @@ export interface Services {
   /** The project's linkedId key, with which its server vouches for linkedIds. */
   linkedIdKey: LinkedIdKeyService;
   webhooks: WebhooksService;
+  /** The project's ruleset: versions, hits, previews. */
+  rules: RulesService;
+  /** The project's lists of visitors, linkedIds, IPs, ASNs and countries. */
+  lists: ListsService;
+  /** The review queue and analysts' labels. */
+  reviews: ReviewsService;
+  /** RequestIds used by protected requests, once each. */
+  claims: ClaimsService;
   /** First-party proxies: their secrets, whether a request is proxied, the device cookie, traffic figures. */
   proxy: ProxyService;
   /**
@@ -105,6 +122,15 @@ export function createServices(deps: AppDeps): Services {
   const webhooks = new WebhooksService(store, box, events, clock, logger, config.webhooksAllowPrivate, audit);
   // Sealed results and webhooks reach identify through its hooks, on the project document it has read.
   const linkedIds = new LinkedIdKeys(config.serverSecret);
+  // A change of the project's cached settings (ruleset, lists) reaches every process of the instance before it is answered.
+  const changes = deps.changes ?? new ProjectChanges();
+  const projectLists = new ProjectLists(store, clock);
+  const decider = new Decider(store, projectLists);
+  changes.onChange((projectId) => {
+    store.projects.forget(projectId);
+    decider.forget(projectId);
+  });
+  const lists = new ListsService(store, clock, audit, LIST_LIMITS, changes);
   const identification = new IdentificationService(
     store,
     meter,
@@ -114,6 +140,7 @@ export function createServices(deps: AppDeps): Services {
       respond: (project, result) => sealing.respond(project, result),
       withEvent: (project, event) => webhooks.outboxFor(project, event),
       stored: (project, event) => webhooks.stored(project, event),
+      decide: (project, input) => decider.decide(project, input),
     },
     config.visitorCacheSize,
   );
@@ -143,6 +170,10 @@ export function createServices(deps: AppDeps): Services {
     sealing,
     linkedIdKey: new LinkedIdKeyService(store, linkedIds, clock, audit),
     webhooks,
+    rules: new RulesService(store, clock, audit, changes, projectLists),
+    lists,
+    reviews: new ReviewsService(store, clock, audit, lists, webhooks),
+    claims: new ClaimsService(store, clock, aliases),
     proxy,
     edge: async (req: Request, proxied?: ProxiedRequest | null) => {
       const network = await deps.edge.analyze(req, proxied ? { clientIp: proxied.clientIp } : undefined);

@@ -11,6 +11,7 @@ import { ApiError } from '../errors.js';
 import { KeyedLock } from '../store/keyedLock.js';
 import type { Store } from '../store/index.js';
 import { entryId, type ListDoc, type ListEntryDoc, type ListEntryState, type ListKind } from '../store/lists.js';
+import type { ProjectChanges } from '../projects/changes.js';
 import { normalizeListValue } from './listValues.js';
 
 export const LIST_LIMITS = { lists: 50, entries: 100_000 } as const;
@@ -58,7 +59,15 @@ export class ListsService {
     private readonly clock: Clock,
     private readonly audit: AuditLog,
     private readonly limits: { lists: number; entries: number } = LIST_LIMITS,
+    /** Tells every process of the instance that the project's lists changed (their caches read what changed on the next identify). */
+    private readonly changes?: ProjectChanges,
   ) {}
+
+  /** After a change is written: the project's listsVersion moves on, and every process drops its copy of the project. */
+  private async changed(projectId: string): Promise<void> {
+    await this.store.projects.bumpListsVersion(projectId);
+    await this.changes?.announce(projectId);
+  }
 
   private async project(accountId: string, projectId: string) {
     if (!(await this.store.projects.ofAccount(accountId, projectId))) throw new ApiError('project_not_found');
@@ -83,7 +92,7 @@ export class ListsService {
     const outcome = await this.store.lists.insertBounded(doc, this.limits.lists);
     if (outcome === 'exists') throw new ApiError('list_exists', `A list named ${input.name} already exists`);
     if (outcome === 'full') throw new ApiError('too_many_lists', `A project can have at most ${this.limits.lists} lists`);
-    await this.store.projects.bumpListsVersion(projectId);
+    await this.changed(projectId);
     await this.audit.record(accountId, 'list.create', { target: { type: 'list', id: doc._id }, after: { projectId, ...input } });
     return listView(doc);
   }
@@ -110,7 +119,7 @@ export class ListsService {
   async remove(accountId: string, projectId: string, name: string) {
     const list = await this.listOf(accountId, projectId, name);
     await this.lock.run(list._id, () => this.store.lists.delete(list._id));
-    await this.store.projects.bumpListsVersion(projectId);
+    await this.changed(projectId);
     await this.audit.record(accountId, 'list.delete', {
       target: { type: 'list', id: list._id },
       before: { projectId, name, kind: list.kind, description: list.description, entries: list.entries },
@@ -137,7 +146,7 @@ export class ListsService {
     const list = await this.listOf(accountId, projectId, name);
     const { add, remove } = this.checked(list.kind, change);
     const { added, updated, removed, entries } = await this.lock.run(list._id, () => this.write(list, add, remove));
-    if (add.size || remove.size) await this.store.projects.bumpListsVersion(projectId);
+    if (add.size || remove.size) await this.changed(projectId);
     if (added || updated || removed) {
       const first = (values: Iterable<string>) => [...values].slice(0, AUDIT_VALUES);
       await this.audit.record(accountId, 'list.entries', {
@@ -166,7 +175,8 @@ export class ListsService {
     if (bad.length) {
       const where = (b: BadValue) => (b.field === 'add' ? `add[${b.index}].value` : `remove[${b.index}]`);
       const more = bad.length > 1 ? ` (and ${bad.length - 1} more, in details)` : '';
-      throw new ApiError('invalid_list_entries', `${where(bad[0]!)}: ${bad[0]!.error}${more}`, { details: bad });
+      const details = bad.map((b) => ({ path: where(b), message: b.error }));
+      throw new ApiError('invalid_list_entries', `${where(bad[0]!)}: ${bad[0]!.error}${more}`, { details });
     }
     return { add, remove };
   }

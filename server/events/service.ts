@@ -74,6 +74,10 @@ function fullEvent(e: EventDoc, visitorId: string): FullEvent {
     verdicts: e.verdicts as FullEvent['verdicts'],
     signals: JSON.parse(e.signalsJson) as FullEvent['signals'],
     timestamp: e.timestamp,
+    ...(e.decision && { decision: e.decision }),
+    ...(e.label && {
+      label: { verdict: e.label.verdict, note: e.label.note, labeledAt: e.label.labeledAt.toISOString(), labeledBy: e.label.labeledBy },
+    }),
     createdAt: e.createdAt.toISOString(),
   };
 }

@@ -23,6 +23,7 @@ import { healthRoutes } from '../routes/health.js';
 import { identifyRoutes } from '../routes/identify.js';
 import { keysRoutes } from '../routes/keys.js';
 import { membersRoutes } from '../routes/members.js';
+import { dashboardDecisionsRoutes, decisionsRoutes, enforcementRoutes } from '../routes/decisions.js';
 import { openApiDocument } from '../routes/openapi.js';
 import { proxyRoutes } from '../routes/proxy.js';
 import { linkedIdRoutes } from '../routes/linkedIds.js';
@@ -176,6 +177,9 @@ export function createApp(deps: AppDeps): App {
     explorer: explorerRoutes(rd),
     proxy: proxyRoutes(rd),
     members: membersRoutes(rd),
+    decisions: decisionsRoutes(rd),
+    dashboardDecisions: dashboardDecisionsRoutes(rd),
+    enforcement: enforcementRoutes(rd),
   });
 
   createExpressEndpoints(contract, router, app, {

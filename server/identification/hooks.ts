@@ -7,7 +7,8 @@ import type { z } from 'zod';
 import type { IdentifyResultSchema } from '../../contract/identify.js';
 import type { SealedIdentifyResultSchema } from '../../contract/sealing.js';
 import type { OutboxEntry } from '../store/eventIndex.js';
-import type { EventDoc } from '../store/events.js';
+import type { EventDoc, StoredDecision } from '../store/events.js';
+import type { ViewInput } from '../decisions/view.js';
 import type { ProjectDoc } from '../store/projects.js';
 
 export type IdentifyResponse = z.infer<typeof IdentifyResultSchema> | z.infer<typeof SealedIdentifyResultSchema>;
@@ -19,4 +20,6 @@ export interface IdentifyHooks {
   stored?(project: ProjectDoc | null, event: EventDoc): void;
   /** The answer: the compact result, or a form of it. */
   respond?(project: ProjectDoc | null, result: z.infer<typeof IdentifyResultSchema>): IdentifyResponse;
+  /** The project's rules on the event, before it is stored (server/decisions/). */
+  decide?(project: ProjectDoc | null, input: ViewInput): Promise<StoredDecision>;
 }

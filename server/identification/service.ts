@@ -218,7 +218,21 @@ export class IdentificationService {
       clientTimestamp: body.timestamp,
       timestamp: now,
       createdAt: new Date(now),
+      visitCount: counted.visitCount,
+      firstSeenAt: counted.firstSeenAt,
+      linkedIdVouched: vouched !== undefined,
     };
+    // The project's rules judge the event as it will be stored: the decision is stored with it.
+    if (this.hooks.decide) {
+      event.decision = await this.hooks.decide(project, {
+        event,
+        client: signals,
+        server: risk.server,
+        visitCount: counted.visitCount,
+        firstSeenAt: counted.firstSeenAt,
+        linkedIdVouched: vouched !== undefined,
+      });
+    }
     const indexed = index.remember({ ...remembered(before, match, visit, match.kind === 'new'), moreTokens });
     // A new visitor's token claim decides whether the visitor stands: its event waits for it.
     if (index.claiming) await indexed;
@@ -246,6 +260,7 @@ export class IdentificationService {
       ip: edge.ip,
       ipLocation,
       timestamp: now,
+      ...(event.decision && { decision: event.decision }),
     };
   }
 

@@ -60,7 +60,11 @@ export class SealingService {
 
   /** Identify's answer: the compact result, or sealed when the project says so. */
   respond(project: ProjectDoc | null, result: IdentifyResult): IdentifyResult | SealedIdentifyResult {
-    if (!project?.sealing) return result;
+    // The decision is for the site's server: a page that reads the answer must not learn the rules.
+    if (!project?.sealing) {
+      const { decision: _decision, ...plain } = result;
+      return plain;
+    }
     // Sealed as identify would have answered it unsealed: with `kind: 'result'`.
     return { sealedResult: sealResult({ kind: 'result', ...result }, this.box.open(project.sealing.key)) };
   }

@@ -14,6 +14,11 @@
 //   <acc>|t|<ulid>                  Tor exit
 //   <acc>|n|<ulid>                  VPN detected
 //   <acc>|b|good|<ulid>, <acc>|b|bad|<ulid>   bots
+//   <acc>|r|<projectId>|<ruleId>|<ulid>   decided by this live rule (rule hits)
+//   <acc>|q|<projectId>|<ruleId>|<ulid>   matched by this test-mode rule
+//   <acc>|x|<projectId>|<ruleId>|<ulid>   this rule failed to evaluate (skipped)
+//   <acc>|w|<projectId>|<ulid>      sent to review and not labeled yet (the review queue)
+//   <acc>|k|<projectId>|<ulid>      labeled by an analyst
 //
 // Every entry carries the event's filterable facts (`f`, `ip`, and its
 // project `p` for the dashboard's per-project explorer), so a search
@@ -64,6 +69,12 @@ export interface EntryFacts {
   bi?: string;
   /** Country of the IP location (ISO 3166-1 alpha-2, upper case; empty when unknown). */
   c?: string;
+  /** The decision's action, its deciding live rule, the test-mode rules that matched (absent when none). */
+  da?: string;
+  dr?: string;
+  dq?: string[];
+  /** The analyst's label ('' when none). */
+  lb?: string;
 }
 
 export interface IndexEntry {
@@ -111,6 +122,8 @@ export interface IndexedEvent {
   linkedId: string | null;
   ip: string;
   suspect: boolean;
+  decision?: { action: string; ruleId?: string; testMatches: string[]; erroredRules?: string[] };
+  label?: { verdict: string } | null;
 }
 
 /** The ULID of a requestId (`req_<ulid>`). */
@@ -155,14 +168,22 @@ export function prefixesOf(e: IndexedEvent, f: EntryFacts): string[] {
   if (f.t) out.push('t');
   if (f.n) out.push('n');
   if (f.b !== 'none') out.push(`b|${f.b}`);
+  if (e.projectId !== undefined && e.decision) {
+    if (e.decision.ruleId !== undefined) out.push(`r|${e.projectId}|${e.decision.ruleId}`);
+    for (const id of e.decision.testMatches) out.push(`q|${e.projectId}|${id}`);
+    for (const id of e.decision.erroredRules ?? []) out.push(`x|${e.projectId}|${id}`);
+    if (e.decision.action === 'review' && !e.label) out.push(`w|${e.projectId}`);
+  }
+  if (e.projectId !== undefined && e.label) out.push(`k|${e.projectId}`);
   return out;
 }
 
 /** Every id an event's entries can have, whatever its facts: deleting them all is deleting its entries. */
 export function entryIdsOf(e: IndexedEvent): string[] {
   const u = ulidOf(e._id);
-  const prefixes = [...prefixesOf(e, { b: 'good', n: true, t: true, s: true }), 'b|bad'];
-  return prefixes.map((p) => `${e.accountId}|${p}|${u}`);
+  const prefixes = [...prefixesOf({ ...e, label: null }, { b: 'good', n: true, t: true, s: true }), 'b|bad'];
+  if (e.projectId !== undefined) prefixes.push(`w|${e.projectId}`, `k|${e.projectId}`);
+  return [...new Set(prefixes)].map((p) => `${e.accountId}|${p}|${u}`);
 }
 
 export function entriesOf(e: IndexedEvent, f: EntryFacts): IndexEntry[] {
@@ -192,6 +213,8 @@ export function factsOf(e: {
   suspect: boolean;
   suspectScore: number;
   ipLocation: Record<string, unknown>;
+  decision?: { action: string; ruleId?: string; testMatches: string[] };
+  label?: { verdict: string } | null;
 }): EntryFacts {
   const result = (name: string) => (e.verdicts[name] as { result?: unknown } | undefined)?.result === true;
   const bot = e.verdicts.bot as { result?: unknown; kind?: unknown; info?: { category?: unknown; identity?: unknown } | null } | undefined;
@@ -211,6 +234,10 @@ export function factsOf(e: {
     bl: result('ipBlocklist'),
     ss: e.suspectScore,
     c: country,
+    ...(e.decision && { da: e.decision.action }),
+    ...(e.decision?.ruleId !== undefined && { dr: e.decision.ruleId }),
+    ...(e.decision?.testMatches.length && { dq: e.decision.testMatches }),
+    lb: e.label?.verdict ?? '',
   };
 }
 
@@ -219,6 +246,11 @@ export class EventIndexRepo {
 
   constructor(db: Db) {
     this.col = db.collection(EVENTS);
+  }
+
+  /** Entries of `prefix` with ULIDs strictly between `lo` and `hi`, counted (rule hits). */
+  count(prefix: string, lo: string, hi: string): Promise<number> {
+    return this.col.countDocuments({ _id: { $gt: `${prefix}|${lo}`, $lt: `${prefix}|${hi}` } });
   }
 
   /** Entries of `prefix` with ULIDs strictly between `lo` and `hi` (ULID strings or time bounds), in order. */
@@ -272,7 +304,7 @@ export class EventIndexRepo {
   async reindex(before: IndexedEvent, after: IndexedEvent): Promise<void> {
     const a = await this.facts(before.accountId, before._id);
     if (!a) return; // indexed before search existed, or being deleted
-    const f: EntryFacts = { ...a.f, s: after.suspect };
+    const f: EntryFacts = { ...a.f, s: after.suspect, lb: after.label?.verdict ?? '' };
     await this.deleteFor([before]);
     await this.insert(entriesOf(after, f));
   }

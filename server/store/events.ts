@@ -48,6 +48,30 @@ export interface EventDoc {
   clientTimestamp: number;
   timestamp: number;
   createdAt: Date;
+  /** The visitor's visits with this one, when it was first seen, and whether the site's server vouched for the linkedId (rules see them; absent on events stored before rules existed). */
+  visitCount?: number;
+  firstSeenAt?: number;
+  linkedIdVouched?: boolean;
+  /** What the project's rules decided (server/decisions/); absent on events stored before. */
+  decision?: StoredDecision;
+  /** An analyst's verdict. */
+  label?: StoredLabel | null;
+}
+
+export interface StoredDecision {
+  action: 'allow' | 'challenge' | 'review' | 'block';
+  ruleId?: string;
+  rulesetVersion: number;
+  response?: { status: number; headers?: Record<string, string>; body?: string };
+  testMatches: string[];
+  erroredRules?: string[];
+}
+
+export interface StoredLabel {
+  verdict: 'fraud' | 'legitimate';
+  note: string;
+  labeledAt: Date;
+  labeledBy: string;
 }
 
 /**
@@ -82,7 +106,7 @@ function asRead(e: StoredEventDoc): EventDoc {
 }
 
 /** What the retention sweep needs of an event to delete it and its visit. */
-export type ExpiringEvent = Pick<EventDoc, '_id' | 'accountId' | 'visitorId' | 'visitSeq' | 'linkedId' | 'ip' | 'suspect'>;
+export type ExpiringEvent = Pick<EventDoc, '_id' | 'accountId' | 'projectId' | 'visitorId' | 'visitSeq' | 'linkedId' | 'ip' | 'suspect' | 'decision' | 'label'>;
 
 /** Any document of the collection. */
 type Stored = StoredEventDoc | IndexEntry | OutboxEntry;
@@ -124,13 +148,21 @@ export class EventsRepo {
     return found && asRead(found);
   }
 
-  async update(requestId: string, set: Partial<Pick<EventDoc, 'suspect' | 'linkedId' | 'tagJson'>>): Promise<EventDoc | null> {
+  /** Events by requestId, in no particular order (absent ones left out). */
+  async getMany(requestIds: readonly string[]): Promise<EventDoc[]> {
+    const ids = requestIds.filter(isEventId);
+    if (!ids.length) return [];
+    return (await this.col.find({ _id: { $in: ids } }).toArray()).map(asRead);
+  }
+
+  async update(requestId: string, set: Partial<Pick<EventDoc, 'suspect' | 'linkedId' | 'tagJson' | 'label'>>): Promise<EventDoc | null> {
     if (!isEventId(requestId)) return null;
     const found = await this.col.findOneAndUpdate({ _id: requestId }, { $set: set }, { returnDocument: 'before' });
     if (!found) return null;
     const before = asRead(found);
     const after = { ...before, ...set };
-    if (after.suspect !== before.suspect || after.linkedId !== before.linkedId) await this.index.reindex(before, after);
+    if (after.suspect !== before.suspect || after.linkedId !== before.linkedId || after.label?.verdict !== before.label?.verdict)
+      await this.index.reindex(before, after);
     return after;
   }
 
@@ -145,7 +177,7 @@ export class EventsRepo {
     if (!isEventId(beforeId)) throw new Error(`olderThan: ${beforeId} is not a requestId bound`);
     return this.col
       .find({ _id: { $gte: 'req_', $lt: beforeId } })
-      .project<ExpiringEvent>({ _id: 1, accountId: 1, visitorId: 1, visitSeq: 1, linkedId: 1, ip: 1, suspect: 1 })
+      .project<ExpiringEvent>({ _id: 1, accountId: 1, projectId: 1, visitorId: 1, visitSeq: 1, linkedId: 1, ip: 1, suspect: 1, decision: 1, label: 1 })
       .limit(limit)
       .toArray();
   }

@@ -18,6 +18,8 @@ import { ListsRepo } from './lists.js';
 import { MemberInvitationsRepo } from './memberInvitations.js';
 import { MembersRepo } from './members.js';
 import { AuditRepo } from './audit.js';
+import { ClaimsRepo } from './claims.js';
+import { RulesetsRepo } from './rulesets.js';
 import { ProjectsRepo } from './projects.js';
 import { ProxyStatsRepo } from './proxyStats.js';
 import { SessionsRepo } from './sessions.js';
@@ -69,6 +71,8 @@ export class Store {
   readonly memberInvitations: MemberInvitationsRepo;
   readonly audit: AuditRepo;
   readonly lists: ListsRepo;
+  readonly rulesets: RulesetsRepo;
+  readonly claims: ClaimsRepo;
 
   readonly db: Db;
   private readonly reachability: Reachability;
@@ -102,6 +106,8 @@ export class Store {
     this.memberInvitations = new MemberInvitationsRepo(db);
     this.audit = new AuditRepo(db);
     this.lists = new ListsRepo(db);
+    this.rulesets = new RulesetsRepo(db);
+    this.claims = new ClaimsRepo(db);
   }
 
   /**
@@ -156,6 +162,7 @@ export class Store {
       this.members.ensureIndexes(),
       this.memberInvitations.ensureIndexes(),
       this.lists.ensureIndexes(),
+      this.claims.ensureIndexes(),
     ]);
   }
 

@@ -29,6 +29,8 @@ export interface ProjectDoc {
   webhookEndpoints?: number;
   /** Bumped after every change of the project's lists (server/decisions/listsService.ts): a process whose lists cache holds another version reads what changed; absent: 0, no list was ever made. */
   listsVersion?: number;
+  /** The ruleset in force (server/decisions/); absent: none saved (version 0, everything allowed). */
+  rulesetVersion?: number;
 }
 
 export interface ProxySecretDoc {
@@ -130,6 +132,28 @@ export class ProjectsRepo {
       this.cache.delete(projectId);
       return matchedCount === 1;
     });
+  }
+
+  /**
+   * Compare-and-set of the ruleset in force: from `from` to `to` only while
+   * `from` is still current (absent counts as 0). Under the project's lock,
+   * exact within a process on FerretDB (see swapProxy); the rulesets
+   * collection's primary key decides between processes.
+   */
+  swapRulesetVersion(projectId: string, from: number, to: number): Promise<boolean> {
+    return this.lock.run(projectId, async () => {
+      this.cache.delete(projectId);
+      const filter =
+        from === 0 ? { _id: projectId, $or: [{ rulesetVersion: { $exists: false } }, { rulesetVersion: 0 }] } : { _id: projectId, rulesetVersion: from };
+      const { matchedCount } = await this.col.updateOne(filter, { $set: { rulesetVersion: to } });
+      this.cache.delete(projectId);
+      return matchedCount === 1;
+    });
+  }
+
+  /** Drops this process's copy (another process changed the project). */
+  forget(projectId: string): void {
+    this.cache.delete(projectId);
   }
 
   async setWebhookEndpoints(projectId: string, count: number): Promise<void> {

@@ -176,6 +176,35 @@ export class WebhooksService {
     return deliveryView({ ...d, ...set });
   }
 
+  /**
+   * The event changed after it was delivered (an analyst labeled it): every
+   * endpoint of its project receives it again, as it is now, with the same
+   * retries as a first delivery.
+   */
+  async resend(accountId: string, projectId: string, requestId: string): Promise<void> {
+    const now = this.clock.now();
+    for (const endpoint of await this.store.webhooks.endpointsOf(projectId)) {
+      const _id = `${endpoint._id}|${requestId}`;
+      const fresh = { status: 'pending' as const, since: now, nextAttemptAt: now };
+      const created = await this.store.webhooks.createDelivery({
+        _id,
+        accountId,
+        endpointId: endpoint._id,
+        requestId,
+        attempts: 0,
+        lastAttemptAt: null,
+        lastStatus: null,
+        lastError: null,
+        deliveredAt: null,
+        createdAt: now,
+        ...fresh,
+      });
+      if (!created) await this.store.webhooks.updateDelivery(_id, fresh);
+      await this.store.webhooks.enqueue(now, _id);
+    }
+    this.kick();
+  }
+
   // ---- identify hooks ----
 
   /** The outbox entry written with the event, when its project has endpoints. */

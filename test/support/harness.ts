@@ -11,6 +11,7 @@ import { loadConfig, type Config } from '../../server/config.js';
 import type { BotJudge } from '../../server/bots/judge.js';
 import { loadEdge } from '../../server/edge/analyze.js';
 import { createApp } from '../../server/http/app.js';
+import { ProjectChanges } from '../../server/projects/changes.js';
 import { Store, type StoreOptions } from '../../server/store/index.js';
 
 export interface Harness {
@@ -91,7 +92,9 @@ export async function createHarness(
   const logger = pino({ level: config.logLevel }, sink);
   const edge = await loadEdge(config, logger);
   const bots = opts.bots?.(clock);
-  const app = createApp({ config, store, clock, logger, edge, ...(bots && { bots }) });
+  // The processes of one instance: a change made in one reaches the others' caches before it is answered, as the cluster's relay does.
+  const changes = new ProjectChanges(null);
+  const app = createApp({ config, store, clock, logger, edge, changes, ...(bots && { bots }) });
   return {
     app,
     http: () => request(app),
@@ -102,7 +105,7 @@ export async function createHarness(
     otherProcess: async (commands) => {
       const other = await open(commands);
       others.push(other);
-      const otherApp = createApp({ config, store: other, clock, logger, edge, ...(bots && { bots }) });
+      const otherApp = createApp({ config, store: other, clock, logger, edge, changes, ...(bots && { bots }) });
       return { app: otherApp, http: () => request(otherApp), store: other };
     },
     close: async () => {

@@ -98,6 +98,22 @@ const ROLE_TABLE: Record<string, RoleRequirement> = {
   getLinkedIdKey: 'admin',
   createLinkedIdKey: 'admin',
   revokeLinkedIdKey: 'admin',
+  // decisions: viewers read, analysts try rules and label, admins edit rules and lists
+  getRuleset: 'viewer',
+  putRuleset: 'admin',
+  getRulesetVersion: 'viewer',
+  previewRule: 'analyst',
+  getRuleStats: 'viewer',
+  listLists: 'viewer',
+  createList: 'admin',
+  getList: 'viewer',
+  updateList: 'admin',
+  deleteList: 'admin',
+  listEntries: 'viewer',
+  changeListEntries: 'admin',
+  listReviews: 'viewer',
+  labelEvent: 'analyst',
+  exportLabels: 'analyst',
   // teams
   listMyAccounts: 'signedIn',
   switchAccount: 'signedIn',
@@ -163,6 +179,8 @@ describe('roles on every session route', () => {
       userCode: 'BCDF-GHJK',
       userId: 'usr_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z',
       invitationId: 'minv_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z',
+      name: 'blocked-ips',
+      version: '1',
     };
     const pathOf = (route: AppRoute) => route.path.replace(/:(\w+)/g, (_m, p: string) => params[p]!);
     /**
@@ -172,7 +190,16 @@ describe('roles on every session route', () => {
      * below the route's is refused for its role.
      */
     // Valid bodies, for the calls that pass CSRF (another account's member on A's project: 404 before anything changes).
-    const bodies: Record<string, unknown> = { createKey: { name: 'k', type: 'live' }, createWebhook: { url: 'https://hooks.example.com/h' } };
+    const bodies: Record<string, unknown> = {
+      createKey: { name: 'k', type: 'live' },
+      createWebhook: { url: 'https://hooks.example.com/h' },
+      putRuleset: { rules: [] },
+      previewRule: { expression: 'true' },
+      createList: { name: 'blocked-ips', kind: 'ip' },
+      updateList: { description: '' },
+      changeListEntries: { add: [{ value: '192.0.2.1' }] },
+      labelEvent: { verdict: 'fraud' },
+    };
     const call = (agent: Agent, name: string, route: AppRoute, withOrigin = false) => {
       const path = pathOf(route);
       if (route.method === 'GET') return agent.get(path);

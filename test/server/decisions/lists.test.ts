@@ -223,9 +223,9 @@ describe('entries', () => {
     ]);
     expect(err.body()).toMatchObject({
       details: [
-        { field: 'add', index: 1, value: 'cloudflare', error: 'not an AS number (13335 or AS13335, 1 to 4294967295)' },
-        { field: 'add', index: 2, value: '0', error: 'not an AS number (13335 or AS13335, 1 to 4294967295)' },
-        { field: 'remove', index: 1, value: 'x', error: 'not an AS number (13335 or AS13335, 1 to 4294967295)' },
+        { path: 'add[1].value', message: 'not an AS number (13335 or AS13335, 1 to 4294967295)' },
+        { path: 'add[2].value', message: 'not an AS number (13335 or AS13335, 1 to 4294967295)' },
+        { path: 'remove[1]', message: 'not an AS number (13335 or AS13335, 1 to 4294967295)' },
       ],
     });
     expect(await version(projectId)).toBe(v);
