@@ -86,6 +86,12 @@ export function described<T extends z.ZodTypeAny>(schema: T, description: string
   return copy;
 }
 
+/** A non-JSON response (`c.otherResponse`) with its description. */
+export function describedOther<T extends object>(response: T, description: string): T {
+  RESPONSE_DOCS.set(response, { description });
+  return response;
+}
+
 /** Every stable error code, as its own component so that generated clients get one enum type. */
 export const ErrorCodeSchema = z.enum(ERROR_CODES).openapi({
   title: 'ErrorCode',
@@ -95,9 +101,9 @@ export const ErrorCodeSchema = z.enum(ERROR_CODES).openapi({
 export const ErrorDetailSchema = z
   .object({
     path: z.string().describe('Where: `rules[2].expression`, `add[17].value`'),
-    message: z.string(),
-    line: z.number().int().positive().optional().describe('For an expression: the line of the error (1-based)'),
-    column: z.number().int().positive().optional().describe('For an expression: the column of the error (1-based)'),
+    message: z.string().describe('What is wrong there'),
+    line: z.number().int().min(1).optional().describe('For an expression: the line of the error (1-based)'),
+    column: z.number().int().min(1).optional().describe('For an expression: the column of the error (1-based)'),
     offset: z.number().int().nonnegative().optional().describe('For an expression: the offset of the error in the text (0-based)'),
   })
   .openapi({ title: 'ErrorDetail', description: 'One of several errors of a request.' });

@@ -124,6 +124,7 @@ export class ListsService {
       target: { type: 'list', id: list._id },
       before: { projectId, name, kind: list.kind, description: list.description, entries: list.entries },
     });
+    return listView(list);
   }
 
   /** A page of entries by value; `cursor` (the last value of the previous page) is present when there may be more. */

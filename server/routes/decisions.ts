@@ -67,8 +67,7 @@ function handlers(services: Services, scope: (a: Args) => Scope) {
     },
     deleteList: async (a: Args) => {
       const { accountId, projectId } = scope(a);
-      await services.lists.remove(accountId, projectId, name(a));
-      return { status: 204 as const, body: undefined };
+      return { status: 200 as const, body: await services.lists.remove(accountId, projectId, name(a)) };
     },
     listEntries: async (a: Args & { query: { prefix?: string | undefined; cursor?: string | undefined; limit: number } }) => {
       const { accountId, projectId } = scope(a);
