@@ -2,7 +2,7 @@
 // runner). One group per run, so that each mutant runs only the tests meant
 // to pin it down:
 //
-//   MUTATION_GROUP=next npx stryker run      (also: throttle, signup, passwords, teams, identification, decisions)
+//   MUTATION_GROUP=next npx stryker run      (also: throttle, signup, passwords, teams, identification, decisions, lists)
 //
 // A group's files can be run one at a time while iterating:
 //   MUTATION_GROUP=identification npx stryker run --mutate server/identification/matcher.ts
@@ -39,6 +39,11 @@ const GROUPS = {
     tests: ['test/server/metering/quota.test.ts', 'test/server/accounts/usage.test.ts'],
   },
   caches: { mutate: ['server/store/ttlCache.ts'], tests: ['test/server/store/caches.test.ts'] },
+  // Decisions: what a list value is, and what an ip list matches.
+  lists: {
+    mutate: ['server/decisions/listIndex.ts', 'server/decisions/listValues.ts'],
+    tests: ['test/server/decisions/listIndex.test.ts', 'test/server/decisions/listValues.test.ts'],
+  },
   // Teams: the role checks (the table and the auth middleware's session block) and the invitation logic.
   teams: {
     mutate: [

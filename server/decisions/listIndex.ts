@@ -49,14 +49,13 @@ export class ListIndex {
 
   /** Whether the list holds `value` at `now` (Unix ms); an address, in an ip list, also by any range containing it. */
   has(value: string | number, now: number): boolean {
-    const key = typeof value === 'string' ? value : String(value);
-    if ((this.values.get(key) ?? -Infinity) > now) return true;
+    if ((this.values.get(String(value)) ?? -Infinity) > now) return true;
     if (this.kind !== 'ip' || typeof value !== 'string') return false;
     if (this.stale) this.rebuild();
     // Four decimal octets are canonical text: such an address was looked up above.
     const v4 = v4Key(value);
     if (v4 >= 0) return find(this.v4, 1, lookupWords, v4) > now;
-    if (!value.includes(':') || !v6Words(value, lookupWords)) return false;
+    if (!v6Words(value, lookupWords)) return false;
     if (lookupWords[0] === 0 && lookupWords[1] === 0 && lookupWords[2] === 0xffff) {
       const mapped = lookupWords[3]!;
       return (this.values.get(v4ToString(mapped)) ?? -Infinity) > now || find(this.v4, 1, lookupWords, mapped) > now;
@@ -67,17 +66,15 @@ export class ListIndex {
   private rebuild(): void {
     const v4 = new RangeList();
     const v6 = new RangeList();
+    // Values are canonical (listValues.ts): an IPv4 range has a prefix length, a bare IPv6 address is its /128.
     for (const [value, until] of this.values) {
       if (!isRange(value)) continue;
       const slash = value.indexOf('/');
       const address = slash === -1 ? value : value.slice(0, slash);
+      const length = slash === -1 ? 128 : Number(value.slice(slash + 1));
       const k = v4Key(address);
-      const length = slash === -1 ? (k >= 0 ? 32 : 128) : Number(value.slice(slash + 1));
-      if (k >= 0) {
-        if (length <= 32) v4.add(0, 0, 0, k, 96 + length, until);
-      } else if (length <= 128 && v6Words(address, lookupWords)) {
-        v6.add(lookupWords[0]!, lookupWords[1]!, lookupWords[2]!, lookupWords[3]!, length, until);
-      }
+      if (k >= 0) v4.add([0, 0, 0, k], 96 + length, until);
+      else if (v6Words(address, lookupWords)) v6.add(lookupWords, length, until);
     }
     this.v4 = v4.segments(V4_MAX, 1);
     this.v6 = v6.segments(V6_MAX, 4);
@@ -95,7 +92,7 @@ const V4_MAX = Uint32Array.of(0, 0, 0, 0xffffffff);
 const V6_MAX = Uint32Array.of(0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff);
 
 /** Sign of a[4i..4i+3] − b[4j..4j+3]. */
-function cmp(a: Uint32Array, i: number, b: Uint32Array, j: number): number {
+function cmp(a: ArrayLike<number>, i: number, b: ArrayLike<number>, j: number): number {
   for (let w = 0; w < 4; w++) {
     const x = a[4 * i + w]!;
     const y = b[4 * j + w]!;
@@ -105,26 +102,20 @@ function cmp(a: Uint32Array, i: number, b: Uint32Array, j: number): number {
 }
 
 /**
- * CIDR ranges as 128-bit numbers (IPv4 as the last word, its prefix length
- * plus 96), so that one sweep serves both versions.
+ * CIDR ranges as 128-bit numbers in four words (IPv4 as the last word, its
+ * prefix length plus 96), so that one sweep serves both versions.
  */
 class RangeList {
-  private first: Uint32Array = new Uint32Array(64);
-  private last: Uint32Array = new Uint32Array(64);
-  private lengths: number[] = [];
-  private until: number[] = [];
+  private readonly first: number[] = [];
+  private readonly last: number[] = [];
+  private readonly lengths: number[] = [];
+  private readonly until: number[] = [];
 
-  add(w0: number, w1: number, w2: number, w3: number, length: number, until: number): void {
-    const i = this.until.length;
-    if (4 * i === this.first.length) {
-      this.first = grow(this.first);
-      this.last = grow(this.last);
-    }
-    const words = [w0, w1, w2, w3];
+  add(words: ArrayLike<number>, length: number, until: number): void {
     for (let w = 0; w < 4; w++) {
       const mask = wordMask(length - 32 * w);
-      this.first[4 * i + w] = words[w]! & mask;
-      this.last[4 * i + w] = (words[w]! | ~mask) >>> 0;
+      this.first.push((words[w]! & mask) >>> 0);
+      this.last.push((words[w]! | ~mask) >>> 0);
     }
     this.lengths.push(length);
     this.until.push(until);
@@ -161,7 +152,7 @@ class RangeList {
     for (const r of order) {
       while (stack.length && cmp(last, stack[stack.length - 1]!, first, r) < 0) close();
       if (open && cmp(pos, 0, first, r) < 0) emit(around());
-      pos.set(first.subarray(4 * r, 4 * r + 4));
+      for (let w = 0; w < 4; w++) pos[w] = first[4 * r + w]!;
       open = true;
       covering.push(Math.max(until[r]!, around()));
       stack.push(r);
@@ -172,15 +163,9 @@ class RangeList {
   }
 }
 
-function grow(a: Uint32Array): Uint32Array {
-  const b = new Uint32Array(a.length * 2);
-  b.set(a);
-  return b;
-}
-
 /** pos = a[4i..4i+3] + 1 (the caller knows it does not overflow). */
-function increment(pos: Uint32Array, a: Uint32Array, i: number): void {
-  pos.set(a.subarray(4 * i, 4 * i + 4));
+function increment(pos: Uint32Array, a: readonly number[], i: number): void {
+  for (let w = 0; w < 4; w++) pos[w] = a[4 * i + w]!;
   for (let w = 3; w >= 0; w--) {
     pos[w] = pos[w]! + 1;
     if (pos[w] !== 0) return;

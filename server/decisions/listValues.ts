@@ -74,7 +74,7 @@ function canonical(address: ipaddr.IPv4 | ipaddr.IPv6, length: number, max: numb
  */
 function parseAddress(s: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   if (ipaddr.IPv4.isValidFourPartDecimal(s)) return ipaddr.IPv4.parse(s);
-  if (!s.includes(':') || s.includes('%')) return null;
+  if (s.includes('%')) return null;
   const tail = s.slice(s.lastIndexOf(':') + 1);
   if (tail.includes('.') && !ipaddr.IPv4.isValidFourPartDecimal(tail)) return null;
   return ipaddr.IPv6.isValid(s) ? ipaddr.IPv6.parse(s) : null;

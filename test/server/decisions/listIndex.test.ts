@@ -69,22 +69,25 @@ describe('ListIndex: exact values', () => {
 });
 
 describe('ListIndex: ip lists', () => {
-  const ix = index('ip', [
-    ['10.0.0.0/16', NOW + 1000],
-    ['10.0.1.0/24', null],
-    ['10.0.2.0/24', NOW + 500],
-    ['10.0.2.128/25', NOW + 2000],
-    ['192.0.2.7', null],
-    ['198.51.100.9', NOW + 100],
-    ['2001:db8::/32', NOW + 5000],
-    ['2001:db8:1::/48', NOW + 500],
-    ['2001:db8:1:2::/64', null],
-    ['2001:db8:ffff::1', null],
-    ['255.255.255.0/24', null],
-    ['ffff:ffff:ffff:ffff::/64', null],
-  ]);
+  // Made again for each test: the segments are built by a test's first lookup.
+  const ipList = () =>
+    index('ip', [
+      ['10.0.0.0/16', NOW + 1000],
+      ['10.0.1.0/24', null],
+      ['10.0.2.0/24', NOW + 500],
+      ['10.0.2.128/25', NOW + 2000],
+      ['192.0.2.7', null],
+      ['198.51.100.9', NOW + 100],
+      ['2001:db8::/32', NOW + 5000],
+      ['2001:db8:1::/48', NOW + 500],
+      ['2001:db8:1:2::/64', null],
+      ['2001:db8:ffff::1', null],
+      ['255.255.255.0/24', null],
+      ['ffff:ffff:ffff:ffff::/64', null],
+    ]);
 
   it('matches an address inside a live range, however the ranges nest', () => {
+    const ix = ipList();
     expect(ix.has('10.0.0.1', NOW)).toBe(true);
     // Inside an expired /16 and a live /24.
     expect(ix.has('10.0.1.200', NOW + 5000)).toBe(true);
@@ -100,6 +103,7 @@ describe('ListIndex: ip lists', () => {
   });
 
   it('matches single addresses, IPv4-mapped IPv6 as IPv4, and IPv6 in any spelling', () => {
+    const ix = ipList();
     expect(ix.has('192.0.2.7', NOW)).toBe(true);
     expect(ix.has('192.0.2.8', NOW)).toBe(false);
     expect(ix.has('198.51.100.9', NOW + 99)).toBe(true);
@@ -109,9 +113,17 @@ describe('ListIndex: ip lists', () => {
     expect(ix.has('::ffff:10.0.1.5', NOW + 5000)).toBe(true);
     expect(ix.has('2001:DB8:FFFF:0:0:0:0:1', NOW)).toBe(true);
     expect(ix.has('2001:db8:ffff::2', NOW + 6000)).toBe(false);
+    expect(ix.has('2001:DB8:FFFF::1', NOW + 6000)).toBe(true);
+    // Mapped addresses held by no entry, or by one expiring now.
+    expect(ix.has('::ffff:203.0.113.1', NOW)).toBe(false);
+    expect(ix.has('::ffff:10.0.0.1', NOW + 1000)).toBe(false);
+    expect(ix.has('::ffff:10.0.0.1', NOW + 999)).toBe(true);
+    // IPv6 addresses that only look mapped in part are IPv6.
+    for (const v of ['::1:0:ffff:a00:1', '1::ffff:a00:1', '::ffff:0:a00:1', '0:0:0:0:1:ffff:a00:1']) expect(ix.has(v, NOW), v).toBe(false);
   });
 
   it('matches IPv6 ranges nested with other expiries', () => {
+    const ix = ipList();
     expect(ix.has('2001:db8:5::1', NOW + 4999)).toBe(true);
     expect(ix.has('2001:db8:5::1', NOW + 5000)).toBe(false);
     expect(ix.has('2001:db8:1::1', NOW + 1000)).toBe(true);
@@ -121,6 +133,7 @@ describe('ListIndex: ip lists', () => {
   });
 
   it('reaches the ends of the address space', () => {
+    const ix = ipList();
     expect(ix.has('255.255.255.255', NOW)).toBe(true);
     expect(ix.has('255.255.254.255', NOW)).toBe(false);
     expect(ix.has('ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', NOW)).toBe(true);
@@ -136,9 +149,53 @@ describe('ListIndex: ip lists', () => {
   });
 
   it('does not take what is not an address', () => {
+    const ix = ipList();
     for (const v of ['', '10.0.1', '10.0.1.0/24x', 'abc', '10.0.1.256', '2001:db8::g', '2001:db8:1::/48/1', 'fe80::1%eth0']) expect(ix.has(v, NOW)).toBe(false);
     // A range entry is also found by its own text.
     expect(ix.has('10.0.1.0/24', NOW)).toBe(true);
+  });
+
+  it('keeps the expiry of an outer range where an inner one ends at, or starts at, its edge', () => {
+    const edges = index('ip', [
+      ['10.0.0.0/31', NOW + 100],
+      ['10.0.0.0', NOW + 10],
+      ['10.0.1.0/24', NOW + 100],
+      ['10.0.1.255/32', NOW + 10],
+      ['10.0.1.254/31', NOW + 5],
+      ['2001:db8::/127', NOW + 100],
+      ['2001:db8::1', NOW + 10],
+      ['2001:db8::2/127', NOW + 100],
+      ['2001:db8::2', NOW + 10],
+    ]);
+    for (const [address, live] of [
+      ['10.0.0.0', true],
+      ['10.0.0.1', true],
+      ['10.0.1.255', true],
+      ['10.0.1.254', true],
+      ['10.0.1.253', true],
+      ['2001:db8::', true],
+      ['2001:db8::1', true],
+      ['2001:db8::2', true],
+      ['2001:db8::3', true],
+      ['2001:db8::4', false],
+    ] as const) {
+      expect(edges.has(address, NOW + 50), address).toBe(live);
+      expect(edges.has(address, NOW + 100), address).toBe(false);
+    }
+    expect(edges.has('10.0.1.255', NOW + 7)).toBe(true);
+  });
+
+  it('holds many ranges of each version', () => {
+    const many = index('ip', [
+      ...Array.from({ length: 100 }, (_, i): [string, number] => [`10.${i}.0.0/16`, NOW + i]),
+      ...Array.from({ length: 100 }, (_, i): [string, number] => [`2001:db8:${i.toString(16)}::/48`, NOW + i]),
+    ]);
+    for (let i = 0; i < 100; i++) {
+      expect(many.has(`10.${i}.200.1`, NOW + i - 1)).toBe(true);
+      expect(many.has(`10.${i}.200.1`, NOW + i)).toBe(false);
+      expect(many.has(`2001:db8:${i.toString(16)}::9`, NOW + i - 1)).toBe(true);
+      expect(many.has(`2001:db8:${i.toString(16)}::9`, NOW + i)).toBe(false);
+    }
   });
 
   it('sees ranges added and removed after a lookup', () => {

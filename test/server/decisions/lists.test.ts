@@ -255,6 +255,31 @@ describe('entries', () => {
     expect((await apiError(service.changeEntries(accountId, projectId, 'c', { add: [{ value: 'GB' }] }))).code).toBe('list_full');
   });
 
+  it('written by two processes at once: an entry the other inserted first is replaced', async () => {
+    const { accountId, projectId } = await project();
+    await service.create(accountId, projectId, { name: 'ids', kind: 'linkedId', description: '' });
+    const list = (await h.store.lists.byName(projectId, 'ids'))!;
+    const doc = (value: string, note: string) => ({
+      _id: `${list._id}|${value}`,
+      listId: list._id,
+      accountId,
+      projectId,
+      value,
+      note,
+      expiresAt: null,
+      addedAt: 1,
+      updatedAt: 1,
+    });
+    await other.lists.put([doc('b', 'theirs')], []);
+    // This process read no entry 'b' and inserts it as new, beside 'a' and 'c'.
+    await h.store.lists.put([doc('a', 'mine'), doc('b', 'mine'), doc('c', 'mine')], []);
+    expect((await h.store.lists.page(list._id, { limit: 10 })).map((e) => [e.value, e.note])).toEqual([
+      ['a', 'mine'],
+      ['b', 'mine'],
+      ['c', 'mine'],
+    ]);
+  });
+
   it('page by value, after a cursor, by prefix (in the kind’s form)', async () => {
     const { accountId, projectId } = await project();
     await service.create(accountId, projectId, { name: 'c', kind: 'country', description: '' });
