@@ -395,7 +395,8 @@ class Analysis {
       }
       case 'list':
       case 'map': {
-        const items = n.op === 'list' ? n.args : n.args.flat();
+        // A map's keys and values, or a list's elements.
+        const items: Node[] = n.args.flat();
         const ests = items.map((item) => this.walk(item));
         const vol = ests.reduce((s, e) => s + e.vol, 1);
         return { cost: ests.reduce((s, e) => s + e.cost, 0) + CHAR * vol, size: n.args.length, elem: Math.max(1, ...ests.map((e) => e.vol)), vol };

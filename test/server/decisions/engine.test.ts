@@ -288,6 +288,14 @@ describe('checkExpression', () => {
       offset: NESTING_MAX + 3,
     });
     expect(checkExpression(`'${'('.repeat(40)}`)).toMatchObject({ message: expect.not.stringContaining('nested') });
+    for (const open of ['[', '{'])
+      expect(checkExpression(`${open.repeat(NESTING_MAX + 1)}`)).toMatchObject({ message: `nested more than ${NESTING_MAX} brackets deep` });
+    // Closing one bracket leaves the others open.
+    expect(checkExpression(`((true) && ${'('.repeat(NESTING_MAX)}true${')'.repeat(NESTING_MAX + 1)}`)).toMatchObject({
+      message: `nested more than ${NESTING_MAX} brackets deep`,
+    });
+    // A comment may end the text.
+    expect(checkExpression('newVisitor // a note, (((')).toBeNull();
   });
 
   it('refuses macros with something else than a variable first', () => {
@@ -356,6 +364,14 @@ describe('cost', () => {
       ["'a' in tag", 3 * N + C],
       ["tag['k'] == 1", 5 * N + C + C],
       ['has(tag.x)', 3 * N],
+      ["tag['key'] == 1", 5 * N + C * 3 + C],
+      ["'abc' in tag", 3 * N + C * 3],
+      ["'abc' in riskFactors", 3 * N + L * (N + C * 3)],
+      ['confidence + 1.0 > 0.0', 5 * N + C],
+      ['1u + 2u > 0u', 5 * N + C],
+      ['suspectScore <= 1 || suspectScore >= 2', 7 * N + 2 * C],
+      ["'a'.trim() + 'b' == ''", 6 * N + C + C * 2],
+      ["string(url) == ''", 4 * N + C * S],
       // Comprehensions: every element as large as can be (the risk factors, all alike) …
       ["riskFactors.exists(f, f == 'a')", 2 * N + L * each(3 * N + C)],
       ["riskFactors.all(f, f.startsWith('ab'))", 2 * N + L * each(3 * N + 2 * C)],
@@ -364,6 +380,13 @@ describe('cost', () => {
       ["riskFactors.map(f, f + f).exists(g, g == 'a')", 2 * N + L * each(3 * N + 2 * C * F) + N + L * each(3 * N + C)],
       ["riskFactors.exists(f, riskFactors.exists(f, f == 'a'))", 2 * N + L * each(2 * N + L * each(3 * N + C))],
       ['[[1, 2], [3]].exists(l, l.size() > 1)', 6 * N + C * (3 + 2 + 6) + N + 2 * each(4 * N + C)],
+      ["(newVisitor ? riskFactors : ['a']).exists(f, f == 'a')", 5 * N + C * 2 + L * each(3 * N + C)],
+      ["(riskFactors + ['a']).exists(f, f == 'x')", 5 * N + C * 2 + C * (L * F + 2) + (L + 1) * each(3 * N + C)],
+      ["riskFactors.filter(f, f == 'a').exists(g, g == 'b')", 3 * N + 2 * L * each(3 * N + C)],
+      ['riskFactors.exists(f, true) == riskFactors.all(f, true)', 2 * (2 * N + L * each(N)) + N + C],
+      ["riskFactors.map(f, f + f).exists(g, g.contains('z'))", 3 * N + L * each(3 * N + 2 * C * F) + L * each(3 * N + C * (2 * F + 1))],
+      // An inner variable of the same name hides the outer one in its body only.
+      ["riskFactors.exists(f, ['abc'].exists(f, f == 'a') && f + f == '')", 2 * N + L * each(3 * N + C * 4 + each(3 * N + C) + 5 * N + C * 2 * F + N)],
       // … or a few of them large and the rest of the average size, when that is less.
       [
         `['${'a'.repeat(100)}', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].exists(x, x.contains('q'))`,
@@ -414,6 +437,8 @@ describe('matches', () => {
     expect(matches("userAgent // matches('x') here\n  .matches('(?i)CHROME') && 'a'.matches('a') // .matches(\n")).toBe(true);
     expect(matches("(userAgent.matches('Chrome') ? 'Chrome/x' : 'y').matches('^Chrome/')")).toBe(true);
     expect(matches("'https://a.example//x' != url && url.matches('//?shop') // matches\n|| userAgent.matches('x')")).toBe(true);
+    expect(matches("userAgent.matches( // matches\n'(?i)chrome')")).toBe(true);
+    expect(matches("'//' != url && userAgent.matches('(?i)chrome')")).toBe(true);
   });
 
   it('takes only a valid RE2 literal, and few and small ones', () => {
@@ -457,6 +482,8 @@ describe('matches', () => {
     expect(patternSize('[ab')).toBe(1);
     expect(patternSize('a(b(c')).toBe(3);
     expect(patternSize('a)b')).toBe(4);
+    expect(patternSize('x(ab){3}')).toBe(13);
+    expect(patternSize('[a]{3}')).toBe(3);
   });
 });
 
@@ -504,6 +531,10 @@ describe('inList and cidr', () => {
       ['1::2::3', '::/0'],
       ['203.0.113.9', '24'],
       ['203.0.113.9', '/24'],
+      ['203.0.113.9', '203.0.113.9/33'],
+      ['2001:db8::1', '2001:db8::1/129'],
+      ['203.0.113.9', '203.0.113.9/0032'],
+      ['203.0.113.9', '203.0.113.9/3 '],
     ])
       expect(cidr(ip!, range!), `${ip} ${range}`).toBe(false);
     expect(matches("cidr(ip, 'nonsense') || cidr('nonsense', '0.0.0.0/0')")).toBe(false);
