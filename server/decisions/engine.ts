@@ -120,6 +120,7 @@ const VIEW = viewTree();
 interface EvalScope {
   lists: ListLookup;
   patterns: Map<string, Pattern>;
+  cidr: CidrCache;
 }
 let scope: EvalScope | null = null;
 
@@ -131,7 +132,7 @@ function declare(env: Environment, node: Obj): void {
   env.registerType(node.typeName, { ctor: node.ctor, fields });
 }
 
-const inList = (name: string, value: string | bigint) => scope?.lists.has(name, typeof value === 'bigint' ? Number(value) : value) ?? false;
+const inList = (name: string, value: string | bigint) => scope!.lists.has(name, typeof value === 'bigint' ? Number(value) : value);
 
 /** The environment expressions are checked against. */
 const checkEnv = new Environment({
@@ -142,7 +143,7 @@ for (const f of VIEW.fields) checkEnv.registerVariable(f.name, f.kind === 'objec
 checkEnv
   .registerFunction('inList(string, string): bool', inList)
   .registerFunction('inList(string, int): bool', inList)
-  .registerFunction('cidr(string, string): bool', cidr);
+  .registerFunction('cidr(string, string): bool', (ip: string, range: string) => scope!.cidr.test(ip, range));
 
 /**
  * The environment compiled rules run in: the same, plus the method
@@ -151,9 +152,7 @@ checkEnv
  * no rule can call it directly.
  */
 const runEnv = checkEnv.clone().registerFunction('string.matchesRe2(string): bool', (s: string, pattern: string) => {
-  const p = scope?.patterns.get(pattern);
-  if (!p) throw new Error('matches: pattern not compiled');
-  return p.test(s);
+  return scope!.patterns.get(pattern)!.test(s);
 });
 
 // ---- Functions
@@ -173,9 +172,10 @@ function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
 function parseRange(text: string): Range | null {
+  // Without a slash, the whole text is taken for the bits, and the address before them is no address.
   const slash = text.indexOf('/');
   const bitsText = text.slice(slash + 1);
-  if (slash === -1 || !/^\d{1,3}$/.test(bitsText)) return null;
+  if (!/^\d{1,3}$/.test(bitsText)) return null;
   const raw = text.slice(0, slash);
   let bits = Number(bitsText);
   const address = parseAddress(raw);
@@ -185,19 +185,29 @@ function parseRange(text: string): Range | null {
   return bits >= 0 && bits <= (address.kind() === 'ipv4' ? 32 : 128) ? [address, bits] : null;
 }
 
-/** Ranges are nearly always literals, and an event's IP is tested by every cidr rule: parse each once. */
-const ranges = new LRUCache<string, Range | false>({ max: 1_000 });
-let lastIp: { text: string; address: ipaddr.IPv4 | ipaddr.IPv6 | null } = { text: '', address: null };
+const inRange = (address: ipaddr.IPv4 | ipaddr.IPv6 | null, r: Range | null) =>
+  r !== null && address !== null && address.kind() === r[0].kind() && address.match(r);
 
 export function cidr(ip: string, range: string): boolean {
-  if (lastIp.text !== ip) lastIp = { text: ip, address: parseAddress(ip) };
-  let r = ranges.get(range);
-  if (r === undefined) {
-    r = parseRange(range) ?? false;
-    if (range.length <= 64) ranges.set(range, r);
+  return inRange(parseAddress(ip), parseRange(range));
+}
+
+/** cidr for one ruleset: its ranges are nearly always literals, and an event's IP is tested by each of its cidr rules, so each is parsed once. */
+class CidrCache {
+  private readonly ranges = new Map<string, Range | null>();
+  private ip = '';
+  private address: ipaddr.IPv4 | ipaddr.IPv6 | null = null;
+
+  test(ip: string, range: string): boolean {
+    if (ip !== this.ip) [this.ip, this.address] = [ip, parseAddress(ip)];
+    let r = this.ranges.get(range);
+    if (r === undefined) {
+      r = parseRange(range);
+      // Ranges taken from the tag could be any: keep the first thousand only.
+      if (this.ranges.size < 1_000) this.ranges.set(range, r);
+    }
+    return inRange(this.address, r);
   }
-  const address = lastIp.address;
-  return r !== false && address !== null && address.kind() === r[0].kind() && address.match(r);
 }
 
 /** A rule's regular expression: RE2 (linear time), with the answers for recent inputs kept (a site's User-Agents repeat). */
@@ -294,17 +304,20 @@ interface Est {
   vol: number;
 }
 
-// Costs in units of about a nanosecond, measured on the library (bench/rules.ts).
-/** Evaluating one node: the library interprets its tree. */
-const NODE = 50;
-/** A character compared, copied or scanned. */
-const CHAR = 2;
-/** A character of size(string): the library counts code points one by one. */
-const SIZE_CHAR = 16;
-/** A pattern instruction run on a character: RE2's worst case (its DFA is often ten times faster). */
-const REGEX = 3;
-/** One list or map lookup (inList), or one parse of an address (cidr). */
-const LOOKUP = 200;
+/** Costs in units of about a nanosecond, measured on the library (bench/rules.ts). */
+export const COST = {
+  /** Evaluating one node: the library interprets its tree. */
+  NODE: 50,
+  /** A character compared, copied or scanned. */
+  CHAR: 2,
+  /** A character of size(string): the library counts code points one by one. */
+  SIZE_CHAR: 16,
+  /** A pattern instruction run on a character: RE2's worst case (its DFA is often ten times faster). */
+  REGEX: 3,
+  /** One list or map lookup (inList), or one parse of an address (cidr). */
+  LOOKUP: 200,
+};
+const { NODE, CHAR, SIZE_CHAR, REGEX, LOOKUP } = COST;
 
 const scalar = (cost: number): Est => ({ cost, size: 1, elem: 1, vol: 1 });
 const string = (size: number, cost: number): Est => ({ cost, size, elem: 1, vol: size });
@@ -340,7 +353,8 @@ const COMPREHENSION_DEPTH_MAX = 3;
 
 type Node = ASTNode;
 const start = (n: Node) => n.range.start;
-const typeOf = (n: Node) => (n as { checkedType?: { name: string } }).checkedType?.name ?? 'dyn';
+/** A checked node's type name. */
+const typeOf = (n: Node) => (n as unknown as { checkedType: { name: string } }).checkedType.name;
 
 /**
  * Walks a type-checked expression: refuses functions rules may not call and
@@ -381,7 +395,8 @@ class Analysis {
       }
       case 'list':
       case 'map': {
-        const items = n.op === 'list' ? n.args : n.args.flat();
+        // A map's keys and values, or a list's elements.
+        const items: Node[] = n.args.flat();
         const ests = items.map((item) => this.walk(item));
         const vol = ests.reduce((s, e) => s + e.vol, 1);
         return { cost: ests.reduce((s, e) => s + e.cost, 0) + CHAR * vol, size: n.args.length, elem: Math.max(1, ...ests.map((e) => e.vol)), vol };
@@ -469,8 +484,8 @@ class Analysis {
    */
   private comprehension(n: Node, name: string, receiver: Node, args: Node[]): Est {
     const range = this.walk(receiver);
-    const variable = args[0]!;
-    if (variable.op !== 'id') throw new CheckError(`${name}() needs a variable name first`, start(variable));
+    // The library's macros take nothing but a name first.
+    const variable = args[0] as Extract<Node, { op: 'id' }>;
     if (this.depth === COMPREHENSION_DEPTH_MAX) throw new CheckError(`comprehensions nested more than ${COMPREHENSION_DEPTH_MAX} deep`, start(n));
     const largest = range.elem;
     const average = Math.min(largest, Math.max(1, range.vol / Math.max(1, range.size)));
@@ -544,8 +559,8 @@ export function patternSize(source: string): number {
       const n = Number(min);
       // {n}: n copies; {n,}: one more, looping; {n,m}: m - n optional ones besides, two instructions each.
       const copies = comma === '' ? n : max === '' ? n + 1 : n + 2 * Math.max(0, Number(max) - n);
+      // (What it copied is copied no further: RE2 refuses a repetition of a repetition.)
       size += last * (copies - 1);
-      last *= copies;
       i += text.length - 1;
     } else {
       if (c === '[') i = classEnd(source, i);
@@ -569,6 +584,7 @@ function classEnd(source: string, open: number): number {
 interface Checked {
   ast: Node;
   patterns: Map<string, Pattern>;
+  cost: number;
 }
 
 /** A parse or type error of the library (or an error of its own, such as a stack overflow), at its position when it has one. */
@@ -588,8 +604,8 @@ function analyse(text: string): Checked | RuleError {
     if (!result.valid) return libraryError(text, result.error);
     if (result.type !== 'bool') return positioned(text, `must be a bool (true or false), not ${result.type}`, 0);
     const analysis = new Analysis();
-    analysis.walk(parsed.ast);
-    return { ast: parsed.ast, patterns: analysis.patterns };
+    const { cost } = analysis.walk(parsed.ast);
+    return { ast: parsed.ast, patterns: analysis.patterns, cost };
   } catch (e) {
     return e instanceof CheckError ? positioned(text, e.message, e.offset) : libraryError(text, e);
   }
@@ -601,15 +617,20 @@ export function checkExpression(expression: string): RuleError | null {
   return 'ast' in r ? null : r;
 }
 
+/** What an expression may cost at worst, in COST units (at most COST_MAX); null when it does not check. An editor may show it. */
+export function worstCase(expression: string): number | null {
+  const r = analyse(expression);
+  return 'ast' in r ? r.cost : null;
+}
+
 // ---- Running
 
 /**
- * The expression with each `s.matches(p)` calling runEnv's `matchesRe2`;
- * null if a call's name is not where it must be. Comments are blanked
- * first, so that between a receiver and its pattern the only word is the
- * method's name.
+ * The expression with each `s.matches(p)` calling runEnv's `matchesRe2`.
+ * Comments are blanked first, so that the last word before a pattern is
+ * its method's name.
  */
-function renameMatches(text: string, ast: Node): string | null {
+function renameMatches(text: string, ast: Node): string {
   let clean = '';
   for (let i = 0; i < text.length; i++) {
     const from = i;
@@ -618,15 +639,11 @@ function renameMatches(text: string, ast: Node): string | null {
     clean += text.startsWith('//', from) ? ' '.repeat(i - from + 1) : text.slice(from, i + 1);
   }
   const names: number[] = [];
-  const visit = (n: Node): boolean => {
-    if (n.op === 'rcall' && n.args[0] === 'matches') {
-      const at = clean.lastIndexOf('matches', n.args[2][0]!.range.start);
-      if (at < n.args[1].range.end) return false;
-      names.push(at);
-    }
-    return children(n).every(visit);
+  const visit = (n: Node): void => {
+    if (n.op === 'rcall' && n.args[0] === 'matches') names.push(clean.lastIndexOf('matches', n.args[2][0]!.range.start));
+    children(n).forEach(visit);
   };
-  if (!visit(ast)) return null;
+  visit(ast);
   for (const at of names.sort((x, y) => y - x)) clean = `${clean.slice(0, at)}matchesRe2${clean.slice(at + 'matches'.length)}`;
   return clean;
 }
@@ -713,6 +730,7 @@ export class CompiledRuleset {
   private readonly rules: Compiled[] = [];
   private readonly patterns = new Map<string, Pattern>();
   private readonly read = new Set<string>();
+  private readonly cidr = new CidrCache();
   /** Only what the rules read is converted for the library, once per decision. */
   private readonly shape: Obj;
 
@@ -727,12 +745,10 @@ export class CompiledRuleset {
   private compile(expression: string): Compiled['run'] {
     const checked = analyse(expression);
     if (!('ast' in checked)) return null;
-    for (const [source, p] of checked.patterns) if (!this.patterns.has(source)) this.patterns.set(source, p);
+    for (const [source, p] of checked.patterns) this.patterns.set(source, p);
     pathsRead(checked.ast, this.read);
     try {
-      const renamed = renameMatches(expression, checked.ast);
-      if (renamed === null) return null;
-      const run = runEnv.parse(renamed);
+      const run = runEnv.parse(renameMatches(expression, checked.ast));
       // Checking once stores the types on the tree; unchecked, the library would check on every run.
       return run.check().valid ? run : null;
     } catch {
@@ -749,15 +765,15 @@ export class CompiledRuleset {
   decide(view: DecisionView, lists: ListLookup): Decision {
     const decision: Decision = { ruleId: null, action: null, testMatches: [], errored: [] };
     const context = activation(this.shape, view as unknown as Record<string, unknown>);
-    scope = { lists, patterns: this.patterns };
+    scope = { lists, patterns: this.patterns, cidr: this.cidr };
     try {
       for (const rule of this.rules) {
         if (rule.live && decision.ruleId !== null) continue;
         let result: unknown;
         try {
-          result = rule.run ? rule.run(context) : undefined;
+          result = rule.run?.(context);
         } catch {
-          result = undefined;
+          // Listed as errored below.
         }
         if (typeof result !== 'boolean') decision.errored.push(rule.id);
         else if (result && rule.live) [decision.ruleId, decision.action] = [rule.id, rule.action];

@@ -4,10 +4,13 @@
 // and the functions rules call.
 import { describe, expect, it, vi } from 'vitest';
 import { RULE_EXPRESSION_MAX, RULE_FIELDS, RULE_FUNCTIONS, type RuleAction } from '../../../contract/ruleFields.js';
+import { RE2JS } from '@bufbuild/re2';
+import { LIMITS } from '../../../contract/identify.js';
 import {
   checkExpression,
   cidr,
   CompiledRuleset,
+  COST,
   COST_MAX,
   NESTING_MAX,
   PATTERN_MAX,
@@ -15,8 +18,9 @@ import {
   patternSize,
   type ListLookup,
   type RuleInput,
+  worstCase,
 } from '../../../server/decisions/engine.js';
-import { decisionView, type DecisionView } from '../../../server/decisions/view.js';
+import { decisionView, VIEW_FACTOR_MAX, VIEW_LIST_MAX, VIEW_STRING_MAX, VIEW_USER_AGENT_MAX, type DecisionView } from '../../../server/decisions/view.js';
 import type { EventDoc } from '../../../server/store/events.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -263,6 +267,37 @@ describe('checkExpression', () => {
     ).toBeNull();
   });
 
+  it('counts brackets as they close, and unary operators only in a row', () => {
+    expect(checkExpression(Array(40).fill('(true)').join(' && '))).toBeNull();
+    const lists = `[${Array(40).fill('[1]').join(', ')}].size() > 0`;
+    const maps = `{${Array.from({ length: 40 }, (_, i) => `'${i}': {'a': 1}`).join(', ')}}.size() > 0`;
+    expect(checkExpression(`${lists} && ${maps}`)).toBeNull();
+    expect(checkExpression(Array(40).fill('!newVisitor').join(' && '))).toBeNull();
+    for (const space of ['\t', '\n', '\r\n'])
+      expect(checkExpression(`${`!${space}`.repeat(NESTING_MAX + 1)}true`)).toMatchObject({ message: `more than ${NESTING_MAX} unary operators in a row` });
+    // A division is no comment: what follows it is counted.
+    expect(checkExpression(`suspectScore / 2 > 0 || ${'('.repeat(NESTING_MAX + 1)}true${')'.repeat(NESTING_MAX + 1)}`)).toMatchObject({
+      message: `nested more than ${NESTING_MAX} brackets deep`,
+    });
+    // Strings end at their own quote, past escaped ones, and what follows them is counted.
+    const q3 = '"'.repeat(3);
+    const tripled = `${q3}a"b${'['.repeat(40)}${q3}`;
+    expect(checkExpression(`'it\\'s ${'('.repeat(40)}' == url && ${tripled} == url`)).toBeNull();
+    expect(checkExpression(`${'('.repeat(NESTING_MAX)}'a'(1)`)).toMatchObject({
+      message: `nested more than ${NESTING_MAX} brackets deep`,
+      offset: NESTING_MAX + 3,
+    });
+    expect(checkExpression(`'${'('.repeat(40)}`)).toMatchObject({ message: expect.not.stringContaining('nested') });
+    for (const open of ['[', '{'])
+      expect(checkExpression(`${open.repeat(NESTING_MAX + 1)}`)).toMatchObject({ message: `nested more than ${NESTING_MAX} brackets deep` });
+    // Closing one bracket leaves the others open.
+    expect(checkExpression(`((true) && ${'('.repeat(NESTING_MAX)}true${')'.repeat(NESTING_MAX + 1)}`)).toMatchObject({
+      message: `nested more than ${NESTING_MAX} brackets deep`,
+    });
+    // A comment may end the text.
+    expect(checkExpression('newVisitor // a note, (((')).toBeNull();
+  });
+
   it('refuses macros with something else than a variable first', () => {
     expect(checkExpression('riskFactors.exists(1, true)')).toMatchObject({ message: expect.stringContaining('invalid predicate iteration variable') });
   });
@@ -291,6 +326,77 @@ describe('cost', () => {
     ] as const)
       expect(checkExpression(text), text).toMatchObject({ message: expect.stringMatching(/^too costly: about .* units at worst, 1000000 allowed/), offset });
     expect(COST_MAX).toBe(1_000_000);
+  });
+
+  it('estimates each construct as its model says (a node each, characters, lookups, patterns, comprehensions)', () => {
+    const { NODE: N, CHAR: C, SIZE_CHAR, REGEX, LOOKUP } = COST;
+    const [UA, S, F, L, TAG] = [VIEW_USER_AGENT_MAX, VIEW_STRING_MAX, VIEW_FACTOR_MAX, VIEW_LIST_MAX, LIMITS.tagBytes];
+    const instructions = (p: string) => new RE2JS(p, RE2JS.DISABLE_UNICODE_GROUPS).re2().prog.numInst();
+    // A comprehension's step: its node and its body.
+    const each = (body: number) => N + body;
+    const cases: [string, number][] = [
+      ['newVisitor', N],
+      ['!newVisitor', 2 * N],
+      ['-suspectScore < 0', 4 * N + C],
+      ['suspectScore - 1 * 2 / 3 % 4 > 0', 11 * N + C],
+      ['suspectScore + 1 > 2', 5 * N + C],
+      // Strings compare as far as the shorter goes, and concatenate by copying.
+      ["userAgent == 'abc'", 3 * N + C * 3],
+      ["userAgent + url == 'x'", 5 * N + C * (UA + S) + C],
+      ["verdicts.bot.name + '' == userAgent", 7 * N + C * S + C * UA],
+      ["tag.a.b + 'x' == ''", 7 * N + C * (TAG + 1)],
+      ["riskFactors[0] + '' == ''", 7 * N + C + C * F],
+      ["(newVisitor ? userAgent : url) + 'x' == ''", 7 * N + C * (S + 1)],
+      ['(newVisitor ? [1] : [1, 2, 3]).size() == 0', 9 * N + C * (1 + 3) + C],
+      ["userAgent.lowerAscii() + userAgent.upperAscii() + userAgent.trim() == ''", 10 * N + 3 * C * UA + C * 2 * UA + C * 3 * UA],
+      ["string(suspectScore) + 'ab' == ''", 6 * N + C + C * (32 + 2)],
+      ["url.startsWith('abc') && url.endsWith('de')", 7 * N + C * 3 + C * 2],
+      ["url.contains('ab') && int(url) > 1 && double(url) > 1.0", 13 * N + C * (S + 2) + 2 * (C * S + C)],
+      ["inList('a', ip) && cidr(ip, '1.2.3.0/24')", 7 * N + 2 * LOOKUP + C * (1 + S) + C * (S + 10)],
+      ["userAgent.matches('ab')", 3 * N + REGEX * UA * instructions('ab')],
+      ['size(userAgent) > 0', 4 * N + SIZE_CHAR * UA + C],
+      ['size(riskFactors) + size(tag) > 0', 7 * N + C],
+      // Lists and maps: their literals are built, then scanned or looked up.
+      ['[1, 2, 3].size() == 3', 7 * N + C * (1 + 3) + C],
+      ["{'a': 1, 'bb': 2}.size() == 2", 8 * N + C * (1 + 5) + C],
+      ["'x' in ['a', 'bb']", 5 * N + C * (1 + 3) + 2 * (N + C)],
+      ["'a' in riskFactors", 3 * N + L * (N + C)],
+      ["'a' in tag", 3 * N + C],
+      ["tag['k'] == 1", 5 * N + C + C],
+      ['has(tag.x)', 3 * N],
+      ["tag['key'] == 1", 5 * N + C * 3 + C],
+      ["'abc' in tag", 3 * N + C * 3],
+      ["'abc' in riskFactors", 3 * N + L * (N + C * 3)],
+      ['confidence + 1.0 > 0.0', 5 * N + C],
+      ['1u + 2u > 0u', 5 * N + C],
+      ['suspectScore <= 1 || suspectScore >= 2', 7 * N + 2 * C],
+      ["'a'.trim() + 'b' == ''", 6 * N + C + C * 2],
+      ["string(url) == ''", 4 * N + C * S],
+      // Comprehensions: every element as large as can be (the risk factors, all alike) …
+      ["riskFactors.exists(f, f == 'a')", 2 * N + L * each(3 * N + C)],
+      ["riskFactors.all(f, f.startsWith('ab'))", 2 * N + L * each(3 * N + 2 * C)],
+      ["riskFactors.filter(f, f == 'a').size() > 0", 2 * N + L * each(3 * N + C) + 3 * N + C],
+      ["riskFactors.map(f, f != 'x', f + 'y').size() > 0", 2 * N + L * each(3 * N + C + 3 * N + C * (F + 1)) + 3 * N + C],
+      ["riskFactors.map(f, f + f).exists(g, g == 'a')", 2 * N + L * each(3 * N + 2 * C * F) + N + L * each(3 * N + C)],
+      ["riskFactors.exists(f, riskFactors.exists(f, f == 'a'))", 2 * N + L * each(2 * N + L * each(3 * N + C))],
+      ['[[1, 2], [3]].exists(l, l.size() > 1)', 6 * N + C * (3 + 2 + 6) + N + 2 * each(4 * N + C)],
+      ["(newVisitor ? riskFactors : ['a']).exists(f, f == 'a')", 5 * N + C * 2 + L * each(3 * N + C)],
+      ["(riskFactors + ['a']).exists(f, f == 'x')", 5 * N + C * 2 + C * (L * F + 2) + (L + 1) * each(3 * N + C)],
+      ["riskFactors.filter(f, f == 'a').exists(g, g == 'b')", 3 * N + 2 * L * each(3 * N + C)],
+      ['riskFactors.exists(f, true) == riskFactors.all(f, true)', 2 * (2 * N + L * each(N)) + N + C],
+      ["riskFactors.map(f, f + f).exists(g, g.contains('z'))", 3 * N + L * each(3 * N + 2 * C * F) + L * each(3 * N + C * (2 * F + 1))],
+      // An inner variable of the same name hides the outer one in its body only.
+      ["riskFactors.exists(f, ['abc'].exists(f, f == 'a') && f + f == '')", 2 * N + L * each(3 * N + C * 4 + each(3 * N + C) + 5 * N + C * 2 * F + N)],
+      // … or a few of them large and the rest of the average size, when that is less.
+      [
+        `['${'a'.repeat(100)}', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].exists(x, x.contains('q'))`,
+        11 * N + C * (1 + 109) + N + 2 * each(3 * N + C * (100 + 1)) + 10 * each(3 * N + C * (11 + 1)),
+      ],
+      // The tag's keys: half as many as its characters.
+      ['tag.exists(k, true)', 2 * N + (TAG / 2) * each(N)],
+    ];
+    for (const [text, cost] of cases) expect(worstCase(text), text).toBe(cost);
+    expect(worstCase('suspectScore')).toBeNull();
   });
 
   it('refuses comprehensions nested more than three deep', () => {
@@ -330,6 +436,9 @@ describe('matches', () => {
     expect(matches("(suspectScore == 40) && (userAgent).matches('Chrome') && (url + ' ' + userAgent).matches('pay Moz')")).toBe(true);
     expect(matches("userAgent // matches('x') here\n  .matches('(?i)CHROME') && 'a'.matches('a') // .matches(\n")).toBe(true);
     expect(matches("(userAgent.matches('Chrome') ? 'Chrome/x' : 'y').matches('^Chrome/')")).toBe(true);
+    expect(matches("'https://a.example//x' != url && url.matches('//?shop') // matches\n|| userAgent.matches('x')")).toBe(true);
+    expect(matches("userAgent.matches( // matches\n'(?i)chrome')")).toBe(true);
+    expect(matches("'//' != url && userAgent.matches('(?i)chrome')")).toBe(true);
   });
 
   it('takes only a valid RE2 literal, and few and small ones', () => {
@@ -365,6 +474,16 @@ describe('matches', () => {
     expect(patternSize('((a{10}){10}){10}')).toBe(1220);
     expect(patternSize('[]{]{3}')).toBe(3);
     expect(patternSize('a{x}')).toBe(4);
+    expect(patternSize('a{x}b{2}')).toBe(6);
+    expect(patternSize('(a{2}){3}')).toBe(12);
+    expect(patternSize('[^a]{3}')).toBe(3);
+    expect(patternSize('[^]a]{3}')).toBe(3);
+    expect(patternSize('[a\\]b]{3}')).toBe(3);
+    expect(patternSize('[ab')).toBe(1);
+    expect(patternSize('a(b(c')).toBe(3);
+    expect(patternSize('a)b')).toBe(4);
+    expect(patternSize('x(ab){3}')).toBe(13);
+    expect(patternSize('[a]{3}')).toBe(3);
   });
 });
 
@@ -408,6 +527,14 @@ describe('inList and cidr', () => {
       ['203.0.113.9', '203.0.113.0/-1'],
       ['203.0.113.9', 'garbage/8'],
       ['2001:db8::0.0.0x1', '::/0'],
+      ['::ffff:0x7f.0.0.1', '127.0.0.0/8'],
+      ['1::2::3', '::/0'],
+      ['203.0.113.9', '24'],
+      ['203.0.113.9', '/24'],
+      ['203.0.113.9', '203.0.113.9/33'],
+      ['2001:db8::1', '2001:db8::1/129'],
+      ['203.0.113.9', '203.0.113.9/0032'],
+      ['203.0.113.9', '203.0.113.9/3 '],
     ])
       expect(cidr(ip!, range!), `${ip} ${range}`).toBe(false);
     expect(matches("cidr(ip, 'nonsense') || cidr('nonsense', '0.0.0.0/0')")).toBe(false);
