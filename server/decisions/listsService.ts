@@ -4,6 +4,7 @@
 // a process whose cache holds another version reads what changed on its
 // next lookup (listCache.ts). Changes go to the audit log, an entries change
 // summarised (counts and the first values), not value by value.
+import { DECISION_LIMITS } from '../../contract/decisions.js';
 import { ulid } from '../ids.js';
 import type { AuditLog } from '../audit/log.js';
 import type { Clock } from '../clock.js';
@@ -14,7 +15,8 @@ import { entryId, type ListDoc, type ListEntryDoc, type ListEntryState, type Lis
 import type { ProjectChanges } from '../projects/changes.js';
 import { normalizeListValue } from './listValues.js';
 
-export const LIST_LIMITS = { lists: 50, entries: 100_000 } as const;
+/** The contract's caps (tests inject smaller ones). */
+export const LIST_LIMITS = { lists: DECISION_LIMITS.lists, entries: DECISION_LIMITS.listEntries } as const;
 /** Values of each kind of change the audit entry names. */
 const AUDIT_VALUES = 10;
 

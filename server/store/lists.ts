@@ -13,12 +13,13 @@
 //   read is what changed, not the list (FerretDB reads ~10,000 documents a
 //   second and filters anything but `_id` in Go; a packed record of 1,000
 //   values reads like one). Records are kept CHANGES_KEPT_MS, then swept.
+import type { LIST_KINDS } from '../../contract/decisions.js';
 import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { monotonicFactory } from 'ulid';
 import { isDuplicateKey } from './errors.js';
 import { KeyedLock } from './keyedLock.js';
 
-export type ListKind = 'visitorId' | 'linkedId' | 'ip' | 'asn' | 'country';
+export type ListKind = (typeof LIST_KINDS)[number];
 
 export interface ListDoc {
   _id: string; // lst_<ulid>

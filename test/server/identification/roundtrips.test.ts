@@ -11,7 +11,10 @@
 // cookie are read in one command, and a first visit's cookie is written in the
 // index's one bulk write. A linkedId (the proxy's) the same: read with the index's keys,
 // written in its bulk write (a device known by its token, signed in with a
-// linkedId for the first time: its list read and written once).
+// linkedId for the first time: its list read and written once). The
+// project's rules and lists (server/decisions/) cost nothing more: they come
+// from caches that a change drops in every process, so the first identify
+// after a change reads the new ruleset and what changed in the lists.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROXY_HEADERS } from '../../../contract/proxy.js';
 import { signUp, type Customer } from '../../support/dashboard.js';
@@ -166,6 +169,24 @@ describe('database commands per identify', () => {
     );
     h.clock.advance(100);
     expect(await identify(5, `plain_token_${'x'.repeat(16)}`, plainVia, 'grace@example.com')).toEqual(['update visitors', 'insert events']);
+  });
+
+  it('with rules and lists in force: the same commands; a change costs its first identify one read of the ruleset and one of the lists', async () => {
+    const secret = await customer.key('secret');
+    const v1 = (method: 'post' | 'put', path: string) => h.http()[method](path).set('authorization', `Bearer ${secret}`);
+    expect((await v1('post', '/v1/lists').send({ name: 'blocked', kind: 'ip' })).status).toBe(201);
+    expect((await v1('post', '/v1/lists/blocked/entries').send({ add: [{ value: '203.0.113.0/24' }] })).status).toBe(200);
+    const rules = [
+      { id: 'bots', name: 'Bots', expression: "verdicts.bot.result && verdicts.bot.kind == 'bad'", action: 'block' },
+      { id: 'blocked', name: 'Blocked', expression: "inList('blocked', ip) || cidr(ip, '198.51.100.0/24')", action: 'block' },
+      { id: 'watch', name: 'Watch', expression: 'velocity.events.h1 > 20', action: 'review', mode: 'test' },
+    ];
+    expect((await v1('put', '/v1/ruleset').send({ rules })).status).toBe(200);
+    h.clock.advance(100);
+    const changed = await identify(7, `rules_token_${'x'.repeat(16)}`);
+    expect(changed.filter((c) => / (rulesets|lists|listChanges|listEntries)$/.test(c)).length).toBeLessThanOrEqual(3);
+    h.clock.advance(100);
+    expect(await identify(7, `rules_token_${'x'.repeat(16)}`)).toEqual(['update visitors', 'insert events']);
   });
 
   it('the quota costs well under one command per call', async () => {
