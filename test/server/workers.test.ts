@@ -110,4 +110,74 @@ describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('WORKERS=2'
       ),
     ).toBe(true);
   }, 180_000);
+  it('a ruleset or list changed through one worker is in force on the next identify in every worker', async () => {
+    const port = await freePort();
+    // Caches that would hold a project for a minute: only the relay can make the change visible at once.
+    const { child, url } = await start({
+      WORKERS: '2',
+      PORT: String(port),
+      DATA_DIR: dir,
+      LOG_LEVEL: 'warn',
+      SIGNUP: 'open',
+      CACHE_TTL_MS: '60000',
+      PLANS: '{"free":{"rps":100000,"monthly":100000}}',
+    });
+    try {
+      const origin = `http://localhost:${port}`;
+      const signup = await fetch(`${url}/api/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin },
+        body: JSON.stringify({ email: 'rules@example.com', password: 'two workers, one ruleset' }),
+      });
+      const cookie = signup.headers.get('set-cookie')!.split(';')[0]!;
+      const pid = ((await (await fetch(`${url}/api/projects`, { headers: { cookie } })).json()) as { projects: { id: string }[] }).projects[0]!.id;
+      const keyOf = async (type: string) =>
+        (
+          (await (
+            await fetch(`${url}/api/projects/${pid}/keys`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', origin, cookie },
+              body: JSON.stringify({ name: type, type }),
+            })
+          ).json()) as { key: string }
+        ).key;
+      const [live, secret] = [await keyOf('live'), await keyOf('secret')];
+      const v1 = (method: string, path: string, body?: unknown) =>
+        fetch(`${url}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, connection: 'close' },
+          body: JSON.stringify(body),
+        });
+      /** 20 identifies on fresh connections (spread over both workers), and the decision each event records. */
+      const decisions = async () => {
+        const ids = await Promise.all(
+          Array.from({ length: 20 }, async (_, i) => {
+            const r = await fetch(`${url}/v1/identify`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-api-key': live, connection: 'close' },
+              body: JSON.stringify(identifyBody(deviceValues(700 + i))),
+            });
+            const body = (await r.json()) as { requestId: string };
+            if (r.status !== 200) throw new Error(`identify ${r.status} ${JSON.stringify(body)}`);
+            return body.requestId;
+          }),
+        );
+        return Promise.all(
+          ids.map(async (id) => ((await (await v1('GET', `/v1/events/${id}`)).json()) as { decision: { action: string; rulesetVersion: number } }).decision),
+        );
+      };
+      expect((await v1('POST', '/v1/lists', { name: 'local', kind: 'ip' })).status).toBe(201);
+      const rules = [{ id: 'local', name: 'Local', expression: "inList('local', ip)", action: 'block' }];
+      expect((await v1('PUT', '/v1/ruleset', { rules })).status).toBe(200);
+      // Both workers now hold version 1 and the empty list.
+      expect(new Set((await decisions()).map((d) => `${d.action}@${d.rulesetVersion}`))).toEqual(new Set(['allow@1']));
+      expect((await v1('POST', '/v1/lists/local/entries', { add: [{ value: '127.0.0.1' }, { value: '::1' }] })).status).toBe(200);
+      expect(new Set((await decisions()).map((d) => `${d.action}@${d.rulesetVersion}`))).toEqual(new Set(['block@1']));
+      expect((await v1('PUT', '/v1/ruleset', { rules: [], defaultAction: 'review' })).status).toBe(200);
+      expect(new Set((await decisions()).map((d) => `${d.action}@${d.rulesetVersion}`))).toEqual(new Set(['review@2']));
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+  }, 180_000);
 });
