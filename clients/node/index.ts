@@ -43,6 +43,24 @@ export type {
   RulesetInput,
   RuleStats,
 } from './decisions.js';
+export {
+  blockAnswer,
+  protect,
+  protectFetch,
+  REQUEST_ID_HEADER,
+  type Next,
+  type ProtectAnswer,
+  type ProtectBaseOptions,
+  type ProtectedFetchHandler,
+  type ProtectFetchOptions,
+  type ProtectMiddleware,
+  type ProtectOptions,
+  type ProtectRequest,
+  type ProtectResponse,
+  type Refusal,
+  type RefusalReason,
+  type Unavailable,
+} from './protect.js';
 export { createKeyClient, type KeyClient, type KeyClientOptions, type KeyInfo } from './keys.js';
 export {
   createIdentifyClient,
