@@ -12,6 +12,8 @@ export type DeviceIdErrorCode =
   | 'timeout'
   | 'network'
   | 'aborted'
+  | 'conflict'
+  | 'gone'
   | 'unexpected_response'
   | 'grant_expired'
   | 'grant_consumed'
@@ -60,6 +62,12 @@ export class DeviceIdError extends Error {
     const b = this.body as { error?: unknown } | undefined;
     return b && typeof b === 'object' && typeof b.error === 'string' ? b.error : undefined;
   }
+
+  /** The `code` of the response body, when there is one (`request_id_used`, `list_exists`, …). */
+  get serverCode(): string | undefined {
+    const b = this.body as { code?: unknown } | undefined;
+    return b && typeof b === 'object' && typeof b.code === 'string' ? b.code : undefined;
+  }
 }
 
 /** 401 (missing, unknown, revoked or wrong kind of key) or 403 (e.g. domain not allowed). */
@@ -70,6 +78,16 @@ export class NotFoundError extends DeviceIdError {}
 
 /** 400 (a field failed validation; `serverMessage` names it), also 413/415. */
 export class ValidationError extends DeviceIdError {}
+
+/**
+ * 409: the request conflicts with the current state; `serverCode` says which
+ * (`request_id_used`: a replayed requestId; `ruleset_conflict`, `list_exists`,
+ * `list_full`, `list_kind_mismatch`).
+ */
+export class ConflictError extends DeviceIdError {}
+
+/** 410: no longer available (`request_id_expired`: a requestId older than the claim's `maxAgeSeconds`). */
+export class GoneError extends DeviceIdError {}
 
 /** 429: a rate limit or the monthly quota. */
 export class RateLimitError extends DeviceIdError {
@@ -124,6 +142,8 @@ export function errorFromResponse(res: { status: number; body: unknown; headers:
   if (s === 401 || s === 403) return new AuthError('auth', message, details);
   if (s === 404) return new NotFoundError('not_found', message, details);
   if (s === 400 || s === 413 || s === 415 || s === 422) return new ValidationError('validation', message, details);
+  if (s === 409) return new ConflictError('conflict', message, details);
+  if (s === 410) return new GoneError('gone', message, details);
   if (s === 429) return new RateLimitError(message, details, parseRetryAfter(res.headers.get('retry-after')));
   if (s >= 500) return new ServerError('server', message, details);
   if (s >= 300 && s < 400) {

@@ -1,8 +1,9 @@
-// The backend client: full events, event updates, event search and
-// visit history, with a secret key. Built with ts-rest's initClient over the
+// The backend client: full events, event updates, event search, visit
+// history and the decision routes (decisions.ts), with a secret key. Built with ts-rest's initClient over the
 // service's own contract, so request and result types cannot drift from it.
 import type { ClientInferRequest, ClientInferResponseBody } from '@ts-rest/core';
-import { eventsContract, visitorsContract, visitsContract } from '@deviceid/contract';
+import { decisionsContract, enforcementContract, eventsContract, visitorsContract, visitsContract } from '@deviceid/contract';
+import { decisionMethods, type DecisionMethods } from './decisions.js';
 import { AbortedError } from './errors.js';
 import { createRawClient, unwrap, type CallOptions, type ClientOptions, type Credentials } from './transport.js';
 
@@ -68,7 +69,8 @@ export interface VisitPagesQuery extends VisitQuery {
   maxPages?: number;
 }
 
-export interface ServerClient {
+/** Events, visits and visitors, and the decision routes of DecisionMethods (rules, lists, reviews, claims). */
+export interface ServerClient extends DecisionMethods {
   /** `GET /v1/events/:requestId`: the full event. NotFoundError for unknown ids and other accounts' events. */
   getEvent(requestId: string, options?: CallOptions): Promise<FullEvent>;
   /** `PATCH /v1/events/:requestId`: flag as suspect or replace linkedId/tag; the updated event. Not retried except on 429. */
@@ -139,7 +141,11 @@ export function createServerClient(options: ServerClientOptions): ServerClient {
   const credentials: Credentials = (auth): Record<string, string> => {
     return auth === 'secretKey' ? { authorization: `Bearer ${secretKey}` } : {};
   };
-  const raw = createRawClient({ events: eventsContract, visits: visitsContract, visitors: visitorsContract }, options, credentials);
+  const raw = createRawClient(
+    { events: eventsContract, visits: visitsContract, visitors: visitorsContract, decisions: decisionsContract, enforcement: enforcementContract },
+    options,
+    credentials,
+  );
 
   const getVisits = (visitorId: string, query: VisitQuery = {}, call: CallOptions = {}) => {
     const q: { before?: string; paginationKey?: string } = {};
@@ -189,6 +195,7 @@ export function createServerClient(options: ServerClientOptions): ServerClient {
   }
 
   return {
+    ...decisionMethods(raw, segment),
     getEvent: (requestId, call = {}) => unwrap<FullEvent>(() => raw.events.getEvent({ params: { requestId: segment('requestId', requestId) }, call })),
     updateEvent: (requestId, update, call = {}) =>
       unwrap<FullEvent>(() => raw.events.updateEvent({ params: { requestId: segment('requestId', requestId) }, body: update, call })),

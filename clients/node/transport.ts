@@ -7,9 +7,10 @@
 // - GET and DELETE (idempotent): network errors, timeouts, 429 and 500/502/503/504.
 // - Any method: 429 (the server refuses before doing any work, so nothing
 //   happened) and a refused connection (the request never left).
-// - Never: any other failure of POST/PATCH (identify, updateEvent, the device
-//   flow): the server may have acted, and a replay could double-count or
-//   consume a key.
+// - Never: any other failure of POST/PUT/PATCH (identify, updateEvent, a
+//   claim, the device flow): the server may have acted, and a replay could
+//   double-count or consume a key or a requestId. A POST that changes nothing
+//   (a rule preview) says so with `retrySafe` and is retried like a GET.
 // A `Retry-After` is honoured (we never retry sooner); when it asks for longer
 // than `maxRetryAfterMs` (e.g. the monthly quota), the call fails at once.
 import { initClient, isZodType, UnknownStatusError, type ApiFetcherArgs, type AppRouter, type InitClientReturn } from '@ts-rest/core';
@@ -132,7 +133,8 @@ async function readBody(res: Response): Promise<unknown> {
   const type = res.headers.get('content-type') ?? '';
   const text = await res.text();
   if (text === '') return undefined;
-  if (type.includes('json')) {
+  // JSON lines (`application/x-ndjson`, the labels export) stay text: one line alone would parse as JSON.
+  if (type.includes('json') && !type.includes('ndjson')) {
     try {
       return JSON.parse(text);
     } catch {
@@ -142,7 +144,8 @@ async function readBody(res: Response): Promise<unknown> {
   return text;
 }
 
-export type Fetcher = (args: ApiFetcherArgs & { call?: CallOptions }) => Promise<RawResponse>;
+/** `retrySafe`: the call changes nothing on the server, whatever its method: retried like a GET. */
+export type Fetcher = (args: ApiFetcherArgs & { call?: CallOptions; retrySafe?: boolean }) => Promise<RawResponse>;
 
 /** The ts-rest `api` implementation with timeouts, retries and key headers. */
 export function createFetcher(options: ClientOptions, credentials: Credentials): Fetcher {
@@ -164,7 +167,7 @@ export function createFetcher(options: ClientOptions, credentials: Credentials):
     checkPositive('timeoutMs', call?.timeoutMs);
     checkCount('retries', call?.retries);
     const userSignal = call?.signal ?? args.fetchOptions?.signal ?? undefined;
-    const idempotent = method === 'GET' || method === 'HEAD' || method === 'DELETE';
+    const idempotent = method === 'GET' || method === 'HEAD' || method === 'DELETE' || args.retrySafe === true;
     const auth = (route.metadata as RouteMeta | undefined)?.auth ?? 'public';
     const request = `${method} ${new URL(path).pathname}`;
     const headers: Record<string, string> = {
