@@ -135,10 +135,11 @@ export interface DecisionMethods {
   updateList(name: string, change: { description: string }, options?: CallOptions): Promise<ListInfo>;
   /**
    * `DELETE /v1/lists/:name`: the list and its entries (rules naming it stop
-   * matching it). NotFoundError for an unknown list; retried like every
-   * DELETE, and a 404 on a retry resolves (an earlier attempt deleted it).
+   * matching it); resolves to the list as it was. NotFoundError for an
+   * unknown list; retried like every DELETE, and a 404 on a retry resolves
+   * to null (an earlier attempt deleted it, and its answer was lost).
    */
-  deleteList(name: string, options?: CallOptions): Promise<void>;
+  deleteList(name: string, options?: CallOptions): Promise<ListInfo | null>;
   /** `GET /v1/lists/:name/entries`: one page of entries, by value. */
   getListEntries(name: string, query?: ListEntriesQuery, options?: CallOptions): Promise<ListEntriesPage>;
   /** Every page of a list's entries, following `cursor` until there is none. */
@@ -277,10 +278,10 @@ export function decisionMethods(raw: RawClient<DecisionRouters>, segment: Segmen
     updateList: (list, change, call = {}) => unwrap<ListInfo>(() => d.updateList({ params: { name: name(list) }, body: change, call })),
     deleteList: async (list, call = {}) => {
       try {
-        await unwrap<unknown>(() => d.deleteList({ params: { name: name(list) }, call }), 204);
+        return await unwrap<ListInfo>(() => d.deleteList({ params: { name: name(list) }, call }));
       } catch (err) {
         // A retry after an attempt whose answer was lost: the list is gone, as asked.
-        if (err instanceof NotFoundError && err.attempts > 1) return;
+        if (err instanceof NotFoundError && err.attempts > 1) return null;
         throw err;
       }
     },

@@ -150,7 +150,7 @@ describe('lists', () => {
     expect(prefixed).toHaveLength(50);
 
     expect(await server.changeListEntries('blocked-ips', { remove: ['10.1.0.0', '10.9.9.9'] })).toMatchObject({ removed: 1, entries: 249 });
-    await server.deleteList('blocked-ips');
+    expect(await server.deleteList('blocked-ips')).toMatchObject({ name: 'blocked-ips', kind: 'ip', entries: 249 });
     expect(await caught(server.getList('blocked-ips'))).toBeInstanceOf(NotFoundError);
     // Deleting a list that is not there: NotFoundError (on a first attempt).
     expect(await caught(server.deleteList('blocked-ips'))).toBeInstanceOf(NotFoundError);
