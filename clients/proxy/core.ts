@@ -13,6 +13,24 @@ export const PROXY_HEADERS = {
   linkedId: 'deviceid-proxy-linked-id',
 } as const;
 
+/**
+ * Headers a protected request reaches the site with (protect option): the
+ * decision read with the secret key, never the browser's. Every `deviceid-*`
+ * header the browser sent, but the requestId's, is removed first.
+ */
+export const DECISION_HEADERS = {
+  /** `allow`, `challenge` or `review` (a block never reaches the site); `unavailable` when `failOpen` let the request through without one. */
+  decision: 'deviceid-decision',
+  /** The visitor the requestId was issued to. */
+  visitorId: 'deviceid-visitor-id',
+  /** The requestId claimed for this request. */
+  requestId: 'deviceid-request-id',
+  /** The live rule that decided; absent when none matched (the default action). */
+  ruleId: 'deviceid-rule-id',
+  /** The event's suspect score, 0–100. */
+  suspectScore: 'deviceid-suspect-score',
+} as const;
+
 /** The device cookie the service sets: the only cookie forwarded either way. */
 export const DEVICE_COOKIE = '_didh';
 
@@ -56,6 +74,30 @@ export type ClientIpSource =
   /** A list header such as `x-forwarded-for`: the entry `hops` from its right end (1: the last one, written by the proxy nearest you). */
   | { header: string; hops?: number };
 
+/** A protected path of the site: `path` is the exact path (no query), or a RegExp tested on it; `method` any when absent. */
+export interface ProtectedPath {
+  method?: string;
+  path: string | RegExp;
+}
+
+/** The protected paths of the site, claimed at the edge before the request reaches the site. */
+export interface ProtectOptions {
+  /** The project's secret key (`svc_secret_…`), which claims requestIds. Keep it on the server, as the proxy secret. */
+  secretKey: string;
+  /** The requests to protect. */
+  paths: ProtectedPath[];
+  /** The header the page sends the requestId in (default `deviceid-request-id`). */
+  header?: string;
+  /** Refuse requestIds older than this many seconds (1–86 400, default 300). */
+  maxAgeSeconds?: number;
+  /**
+   * When the service cannot decide (unreachable, slow, 5xx, 429): false
+   * (default) answers 503; true forwards the request with
+   * `deviceid-decision: unavailable`. A wrong secret key is refused either way.
+   */
+  failOpen?: boolean;
+}
+
 export interface CoreOptions {
   /** The deviceid service, e.g. `https://deviceid.example.com`. */
   serviceUrl: string;
@@ -69,6 +111,8 @@ export interface CoreOptions {
   timeoutMs?: number;
   /** The fetch to call the service with (default: the global one). */
   fetch?: typeof fetch;
+  /** Protected paths: claimed at the edge, a block answered there, the decision forwarded to the site in `deviceid-*` headers. */
+  protect?: ProtectOptions;
 }
 
 /** What an adapter read from the browser's request. */
@@ -92,10 +136,19 @@ export interface CoreResponse {
   body: Uint8Array | string | null;
 }
 
+/** What becomes of a protected request: an answer at the edge, or on to the site with these headers. */
+export type Guarded = { answer: CoreResponse } | { forward: Array<[string, string]> };
+
 export interface Core {
   /** Whether the path is the proxy's (under its prefix). */
   owns(path: string): boolean;
   handle(req: CoreRequest): Promise<CoreResponse>;
+  /** Whether the request is one of the protected paths (always false without the protect option). */
+  protects(method: string, path: string): boolean;
+  /** Whether a header the browser sent must not reach the site (a `deviceid-*` header other than the requestId's; none without protect). */
+  strips(name: string): boolean;
+  /** Claims the request's requestId: a block or a refusal is answered, anything else forwarded with the decision headers. */
+  guard(headers: Headers): Promise<Guarded>;
 }
 
 interface CachedAgent {
@@ -143,6 +196,77 @@ function ourCookie(cookie: string | null): string | null {
   return null;
 }
 
+const REQUEST_ID = /^req_[0-9A-HJKMNP-TV-Z]{26}$/;
+const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
+
+interface Protection {
+  secretKey: string;
+  paths: Array<{ method: string | null; path: string | RegExp }>;
+  header: string;
+  maxAgeSeconds: number;
+  failOpen: boolean;
+}
+
+function protection(options: ProtectOptions | undefined): Protection | null {
+  if (options === undefined) return null;
+  const fail = (what: string) => new TypeError(`deviceid proxy: protect.${what}`);
+  if (typeof options.secretKey !== 'string' || !options.secretKey.startsWith('svc_secret_'))
+    throw fail('secretKey must be the project’s secret key (svc_secret_…)');
+  if (!Array.isArray(options.paths) || options.paths.length === 0) throw fail('paths must list the paths to protect');
+  const paths = options.paths.map((p) => {
+    if (!p || !(p.path instanceof RegExp || (typeof p.path === 'string' && p.path.startsWith('/'))))
+      throw fail('paths: each path is a path starting with / or a RegExp');
+    if (p.method !== undefined && (typeof p.method !== 'string' || !/^[A-Za-z]+$/.test(p.method))) throw fail('paths: method must be an HTTP method');
+    // Without g or y: test() of such a RegExp would depend on the previous call.
+    const path = p.path instanceof RegExp ? new RegExp(p.path.source, p.path.flags.replace(/[gy]/g, '')) : p.path;
+    return { method: p.method?.toUpperCase() ?? null, path };
+  });
+  const header = (options.header ?? DECISION_HEADERS.requestId).toLowerCase();
+  if (!HEADER_NAME.test(header)) throw fail('header must be an HTTP header name');
+  const maxAgeSeconds = options.maxAgeSeconds ?? 300;
+  if (!Number.isInteger(maxAgeSeconds) || maxAgeSeconds < 1 || maxAgeSeconds > 86_400) throw fail('maxAgeSeconds must be an integer from 1 to 86400');
+  const failOpen = options.failOpen ?? false;
+  if (typeof failOpen !== 'boolean') throw fail('failOpen must be a boolean');
+  return { secretKey: options.secretKey.trim(), paths, header, maxAgeSeconds, failOpen };
+}
+
+/** The claim's fields the proxy forwards (the service's ClaimSchema). */
+interface Claim {
+  visitorId: string;
+  requestId: string;
+  suspectScore: number;
+  decision: { action: string; ruleId?: string; response?: { status: number; headers?: Record<string, string>; body?: string } };
+}
+
+const REFUSALS = {
+  missing: 'No requestId came with the request: identify first',
+  unknown: 'Unknown requestId',
+  used: 'This requestId was already used for a protected request: identify again',
+  expired: 'This requestId is too old: identify again',
+} as const;
+
+const refused = (reason: keyof typeof REFUSALS): Guarded => ({ answer: json(403, REFUSALS[reason], `request_id_${reason}`) });
+
+/** The service's answer for a block rule without a response of its own; a block by the ruleset's defaultAction carries none and gets it here. */
+const DEFAULT_BLOCK: CoreResponse = {
+  status: 403,
+  headers: [
+    ['content-type', 'application/json; charset=utf-8'],
+    ['cache-control', 'no-store'],
+  ],
+  body: '{"error":"Request blocked"}',
+};
+
+/** A block's response as the edge answers it: the rule's status, headers and body. */
+function blockAnswer(claim: Claim): CoreResponse {
+  const r = claim.decision.response;
+  if (!r) return DEFAULT_BLOCK;
+  const headers = Object.entries(r.headers ?? {});
+  if (!headers.some(([n]) => n === 'cache-control')) headers.push(['cache-control', 'no-store']);
+  if (r.body !== undefined && !headers.some(([n]) => n === 'content-type')) headers.push(['content-type', 'text/plain; charset=utf-8']);
+  return { status: r.status, headers, body: r.body ?? '' };
+}
+
 const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
 
 export function createCore(options: CoreOptions): Core {
@@ -158,6 +282,7 @@ export function createCore(options: CoreOptions): Core {
   if (cookieDomain !== undefined && !HOST_NAME.test(cookieDomain)) throw new TypeError('deviceid proxy: cookieDomain must be a domain such as example.com');
   const timeoutMs = options.timeoutMs ?? 5000;
   const doFetch: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const guarded = protection(options.protect);
 
   let agent: CachedAgent | null = null;
   /** The last error met on the way to the service, reported with the next identify that gets through. */
@@ -277,7 +402,66 @@ export function createCore(options: CoreOptions): Core {
     return { status: 200, headers, body: req.method === 'HEAD' ? null : script.body };
   }
 
+  /**
+   * Claims a protected request's requestId with the secret key. Never
+   * retried: a claim that reached the service used the requestId up.
+   */
+  async function guard(headers: Headers): Promise<Guarded> {
+    const p = guarded!;
+    const requestId = headers.get(p.header)?.trim() ?? '';
+    if (requestId === '') return refused('missing');
+    if (!REQUEST_ID.test(requestId)) return refused('unknown');
+    const answer = await call(`/v1/events/${requestId}/claim`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${p.secretKey}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ maxAgeSeconds: p.maxAgeSeconds }),
+    });
+    const unavailable = (outage: boolean): Guarded =>
+      outage && p.failOpen
+        ? { forward: [[DECISION_HEADERS.decision, 'unavailable']] }
+        : { answer: json(503, 'The request could not be checked: try again', 'deviceid_unavailable') };
+    // Unreachable or slow.
+    if (!('res' in answer)) return unavailable(true);
+    const { status } = answer.res;
+    let body: unknown;
+    try {
+      body = JSON.parse(new TextDecoder().decode(answer.body));
+    } catch {
+      body = null;
+    }
+    const code = (body as { code?: unknown } | null)?.code;
+    if (status === 409 && code === 'request_id_used') return refused('used');
+    if (status === 410 && code === 'request_id_expired') return refused('expired');
+    if (status === 404 && code === 'event_not_found') return refused('unknown');
+    const claim = body as Claim | null;
+    if (status !== 200 || typeof claim?.decision?.action !== 'string' || typeof claim.visitorId !== 'string') {
+      // The service failing or busy, else a wrong key or address: refused whatever failOpen says.
+      return unavailable(status >= 500 || status === 429);
+    }
+    if (claim.decision.action === 'block') return { answer: blockAnswer(claim) };
+    const forward: Array<[string, string]> = [
+      [DECISION_HEADERS.decision, claim.decision.action],
+      [DECISION_HEADERS.visitorId, claim.visitorId],
+      [DECISION_HEADERS.requestId, requestId],
+      [DECISION_HEADERS.suspectScore, String(claim.suspectScore)],
+    ];
+    if (claim.decision.ruleId !== undefined) forward.push([DECISION_HEADERS.ruleId, claim.decision.ruleId]);
+    return { forward };
+  }
+
   return {
+    protects: (method, path) =>
+      guarded !== null &&
+      guarded.paths.some((p) => (p.method === null || p.method === method.toUpperCase()) && (typeof p.path === 'string' ? p.path === path : p.path.test(path))),
+    strips: (name) => {
+      if (guarded === null) return false;
+      const n = name.toLowerCase();
+      return n.startsWith('deviceid-') && n !== guarded.header;
+    },
+    guard: (headers) => {
+      if (guarded === null) throw new Error('deviceid proxy: no protect option');
+      return guard(headers);
+    },
     owns: (path) => path === prefix || path.startsWith(prefix + '/'),
     async handle(req) {
       const rest = req.path.slice(prefix.length);

@@ -1,8 +1,24 @@
 // The proxy as a standard fetch handler, `(request) => Promise<Response>`:
-// Next.js route handlers, Cloudflare Workers, Deno, Bun, Node 18+.
-import { createCore, ipFromHeader, readLimited, type ClientIpSource, type CoreOptions } from './core.js';
+// Next.js route handlers, Cloudflare Workers, Deno, Bun, Node 18+. With the
+// protect option it stands in front of the whole site: the proxy's paths are
+// answered, every other request goes on to `protect.forward` (the site's
+// origin), a protected one only after its requestId was claimed.
+import { createCore, ipFromHeader, readLimited, type ClientIpSource, type CoreOptions, type CoreResponse, type ProtectOptions } from './core.js';
 
-export interface ProxyHandlerOptions extends CoreOptions {
+export interface ProxyHandlerProtectOptions extends ProtectOptions {
+  /**
+   * Sends a request on to the site's origin and answers what it answered:
+   * on Cloudflare Workers `(request) => fetch(request)`; elsewhere e.g.
+   * `(request) => fetch(new Request(originUrl + new URL(request.url).pathname, request))`.
+   * Every request that is not the proxy's goes through it (protected or not),
+   * without the browser's `deviceid-*` headers.
+   */
+  forward: (request: Request, info?: unknown) => Promise<Response>;
+}
+
+export interface ProxyHandlerOptions extends Omit<CoreOptions, 'protect'> {
+  /** Protected paths: claimed here, a block answered here, the rest forwarded to the origin with the decision in `deviceid-*` headers. */
+  protect?: ProxyHandlerProtectOptions;
   /**
    * Where the browser's address comes from: a header your platform sets
    * (`'cf-connecting-ip'` on Cloudflare, `{ header: 'x-forwarded-for', hops: 1 }`
@@ -22,7 +38,7 @@ export interface ProxyHandlerOptions extends CoreOptions {
   linkedId?: (request: Request) => Promise<string | null | undefined> | string | null | undefined;
 }
 
-/** A fetch handler for the proxy's paths; any other path answers 404 (route only the prefix to it, or check `owns`). */
+/** A fetch handler for the proxy's paths; any other path answers 404 (route only the prefix to it, or check `owns`), or goes to `protect.forward`. */
 export type ProxyHandler = ((request: Request, info?: unknown) => Promise<Response>) & {
   /** Whether a path is the proxy's (under its prefix). */
   owns(pathname: string): boolean;
@@ -43,11 +59,36 @@ function runtimeIp(info: unknown): string | null {
  * export { proxy as GET, proxy as POST };
  * ```
  */
+const toResponse = (answer: CoreResponse): Response => {
+  const headers = new Headers();
+  for (const [name, value] of answer.headers) headers.append(name, value);
+  return new Response(answer.body as BodyInit | null, { status: answer.status, headers });
+};
+
 export function createProxyHandler(options: ProxyHandlerOptions): ProxyHandler {
+  const forward = options.protect?.forward;
+  if (options.protect && typeof forward !== 'function')
+    throw new TypeError('deviceid proxy: protect.forward must send a request on to the site (e.g. (request) => fetch(request))');
   const core = createCore(options);
   const source = options.clientIp;
+
+  /** A request of the site's: without the browser's deviceid-* headers, claimed first when protected, then forwarded. */
+  async function site(request: Request, path: string, info: unknown): Promise<Response> {
+    const headers = new Headers();
+    request.headers.forEach((value, name) => {
+      if (!core.strips(name)) headers.append(name, value);
+    });
+    if (core.protects(request.method, path)) {
+      const guarded = await core.guard(headers);
+      if ('answer' in guarded) return toResponse(guarded.answer);
+      for (const [name, value] of guarded.forward) headers.set(name, value);
+    }
+    return forward!(new Request(request, { headers }), info);
+  }
+
   const handler = async (request: Request, info?: unknown): Promise<Response> => {
     const url = new URL(request.url);
+    if (forward && !core.owns(url.pathname)) return site(request, url.pathname, info);
     const clientIp =
       typeof source === 'function' ? (source(request, info) ?? null) : source !== undefined ? ipFromHeader(request.headers, source) : runtimeIp(info);
     const answer = core.owns(url.pathname)
@@ -62,9 +103,7 @@ export function createProxyHandler(options: ProxyHandlerOptions): ProxyHandler {
           ...(options.linkedId && { linkedId: () => options.linkedId!(request) }),
         })
       : { status: 404, headers: [['content-type', 'text/plain; charset=utf-8']] as Array<[string, string]>, body: 'Not found' };
-    const headers = new Headers();
-    for (const [name, value] of answer.headers) headers.append(name, value);
-    return new Response(answer.body as BodyInit | null, { status: answer.status, headers });
+    return toResponse(answer);
   };
   return Object.assign(handler, { owns: (pathname: string) => core.owns(pathname) });
 }

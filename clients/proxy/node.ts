@@ -1,6 +1,8 @@
 // The proxy as Express/connect middleware over the same core: requests under
-// the prefix are answered, every other one goes to `next()`.
-import { BODY_LIMIT, concat, createCore, ipFromHeader, type ClientIpSource, type CoreOptions } from './core.js';
+// the prefix are answered, every other one goes to `next()`; with the protect
+// option, a protected one only after its requestId was claimed (a block
+// answered here), with the decision in `deviceid-*` request headers.
+import { BODY_LIMIT, concat, createCore, ipFromHeader, type ClientIpSource, type Core, type CoreOptions, type CoreResponse } from './core.js';
 
 /** What the middleware reads of a Node request (an http.IncomingMessage, or Express's Request). */
 export interface IncomingRequest {
@@ -9,6 +11,8 @@ export interface IncomingRequest {
   /** Express: the URL before a mount path was stripped. */
   originalUrl?: string | undefined;
   headers: Record<string, string | string[] | undefined>;
+  /** Node's raw header list (name, value, name, value…): kept in step with `headers` when the protect option changes them. */
+  rawHeaders?: string[] | undefined;
   socket?: { remoteAddress?: string | undefined; encrypted?: boolean | undefined } | undefined;
   /** Express: the client address (honours `trust proxy`). */
   ip?: string | undefined;
@@ -87,12 +91,50 @@ function bodyOf(req: IncomingRequest): Promise<Uint8Array | null> {
  * app.use(createProxyMiddleware({ serviceUrl: 'https://deviceid.example.com', secret: process.env.DEVICEID_PROXY_SECRET! }));
  * ```
  */
+function send(res: OutgoingResponse, answer: CoreResponse): void {
+  res.statusCode = answer.status;
+  const cookies = answer.headers.filter(([n]) => n === 'set-cookie').map(([, v]) => v);
+  for (const [name, value] of answer.headers) if (name !== 'set-cookie') res.setHeader(name, value);
+  if (cookies.length) res.setHeader('set-cookie', cookies);
+  res.end(answer.body ?? undefined);
+}
+
+/** Removes the browser's `deviceid-*` headers (but the requestId's) and sets the decision's, in `headers` and `rawHeaders` alike. */
+function rewrite(req: IncomingRequest, core: Core, add: Array<[string, string]>): void {
+  for (const name of Object.keys(req.headers)) if (core.strips(name)) delete req.headers[name];
+  for (const [name, value] of add) req.headers[name] = value;
+  if (Array.isArray(req.rawHeaders)) {
+    const names = new Set(add.map(([n]) => n));
+    const kept: string[] = [];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i]!;
+      if (!core.strips(name) && !names.has(name.toLowerCase())) kept.push(name, req.rawHeaders[i + 1]!);
+    }
+    for (const [name, value] of add) kept.push(name, value);
+    req.rawHeaders.splice(0, req.rawHeaders.length, ...kept);
+  }
+}
+
 export function createProxyMiddleware(options: ProxyMiddlewareOptions): ProxyMiddleware {
   const core = createCore(options);
   const source = options.clientIp;
   return (req, res, next) => {
     const path = (req.originalUrl ?? req.url ?? '/').split('?')[0] ?? '/';
-    if (!core.owns(path)) return next();
+    if (!core.owns(path)) {
+      if (!options.protect) return next();
+      // No decision header of the browser's reaches the site, protected path or not.
+      rewrite(req, core, []);
+      if (!core.protects(req.method ?? 'GET', path)) return next();
+      core
+        .guard(toHeaders(req.headers))
+        .then((guarded) => {
+          if ('answer' in guarded) return send(res, guarded.answer);
+          rewrite(req, core, guarded.forward);
+          next();
+        })
+        .catch(next);
+      return;
+    }
     const headers = toHeaders(req.headers);
     const clientIp =
       typeof source === 'function'
@@ -112,13 +154,7 @@ export function createProxyMiddleware(options: ProxyMiddlewareOptions): ProxyMid
         proto,
         ...(options.linkedId && { linkedId: () => options.linkedId!(req) }),
       })
-      .then((answer) => {
-        res.statusCode = answer.status;
-        const cookies = answer.headers.filter(([n]) => n === 'set-cookie').map(([, v]) => v);
-        for (const [name, value] of answer.headers) if (name !== 'set-cookie') res.setHeader(name, value);
-        if (cookies.length) res.setHeader('set-cookie', cookies);
-        res.end(answer.body ?? undefined);
-      })
+      .then((answer) => send(res, answer))
       .catch(next);
   };
 }
