@@ -12,6 +12,8 @@ const SCRIPTS = {
   'login.js': repoFile('server/pages/login/browser.ts'),
   'cli-consent.js': repoFile('server/pages/consent/browser.ts'),
   'dashboard.js': repoFile('server/pages/dashboard/browser.ts'),
+  // The dashboard's Rules, Lists and Review pages, loaded when first shown (dashboard/lazy.ts).
+  'decisions.js': repoFile('server/pages/dashboard/decisions/browser.ts'),
   'home.js': repoFile('server/pages/home/browser.ts'),
   'demo.js': repoFile('server/pages/demo/browser.ts'),
 } as const;
@@ -26,14 +28,26 @@ const cache = new Map<string, Promise<string>>();
 const ROUTES = fileURLToPath(repoFile('server/pages/browser/routes.ts'));
 const ZOD_STUB = fileURLToPath(repoFile('server/pages/browser/zodStub.ts'));
 
-/** A router with each route's method and path only: all the page client needs at run time. */
-function methodsAndPaths(router: AppRouter): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(router).map(([name, value]) => [
-      name,
-      isAppRoute(value) ? { method: value.method, path: value.path, responses: {} } : methodsAndPaths(value),
-    ]),
-  );
+/** The path most routes start with: written once in page bundles. */
+const PROJECT_PATH = '/api/projects/:projectId';
+
+/**
+ * A router with each route's method and path only, all the page client needs
+ * at run time, as a module's source: each route a call of one small function,
+ * its path without the common start (4.5 KB where the same data as JSON
+ * literals took 7.5 KB). Pure: a bundle that never calls the API
+ * (decisions.js) leaves them out.
+ */
+function routesModule(router: AppRouter): string {
+  const path = (p: string) => JSON.stringify(p.startsWith(`${PROJECT_PATH}/`) ? `~${p.slice(PROJECT_PATH.length)}` : p);
+  const literal = (r: AppRouter): string =>
+    `{${Object.entries(r)
+      .map(
+        ([name, value]) =>
+          `${JSON.stringify(name)}:${isAppRoute(value) ? `/* @__PURE__ */ r(${JSON.stringify(value.method)},${path(value.path)})` : literal(value)}`,
+      )
+      .join(',')}}`;
+  return `const r=(method,path)=>({method,path:path.replace(/^~/,${JSON.stringify(PROJECT_PATH)}),responses:{}});export const routes=${literal(router)};`;
 }
 
 /**
@@ -47,7 +61,7 @@ const onlyRoutes: Plugin = {
   name: 'only-routes',
   setup(b) {
     b.onLoad({ filter: /[\\/]server[\\/]pages[\\/]browser[\\/]routes\.ts$/ }, (args) =>
-      args.path === ROUTES ? { contents: `export const routes = ${JSON.stringify(methodsAndPaths(contract))};`, loader: 'js' } : undefined,
+      args.path === ROUTES ? { contents: routesModule(contract), loader: 'js' } : undefined,
     );
     b.onResolve({ filter: /^(zod|@anatine\/zod-openapi)$/ }, () => ({ path: ZOD_STUB }));
   },

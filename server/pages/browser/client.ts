@@ -21,7 +21,9 @@ const options = {
   },
 };
 
-export const api = initClient(routes, options);
+// Pure: a bundle that imports this module only for its helpers (decisions.js, handed the client by
+// dashboard.js) leaves the client, and with it ts-rest and the routes, out.
+export const api = /* @__PURE__ */ initClient(routes, options);
 
 /** The contract's error body (ErrorSchema). */
 export interface ErrorBody {

@@ -13,6 +13,7 @@ import { eventsView } from './explorer.js';
 import { installPanel } from './install.js';
 import { instanceView } from './instance.js';
 import { keysView } from './keys.js';
+import { lazyPages } from './lazy.js';
 import { overviewView } from './overview.js';
 import { projectsPanel } from './projects.js';
 import { proxyPanel } from './proxy.js';
@@ -24,7 +25,7 @@ import { visitorView } from './visitor.js';
 import { webhooksPanel } from './webhooks.js';
 
 /** Pages about one project, which show the project choice. */
-const PROJECT_VIEWS: ReadonlySet<View> = new Set(['overview', 'events', 'install', 'keys', 'webhooks', 'sealing']);
+const PROJECT_VIEWS: ReadonlySet<View> = new Set(['overview', 'events', 'rules', 'lists', 'reviews', 'install', 'keys', 'webhooks', 'sealing']);
 
 async function start(): Promise<void> {
   const [me, usage, list] = await Promise.all([api.account.getAccount(), api.account.getUsage(), api.account.listProjects()]);
@@ -58,10 +59,12 @@ async function start(): Promise<void> {
   const webhooks = webhooksPanel(projects);
   const sealing = sealingPanel(projects);
   projectsPanel(projects, reaches(role, 'admin'));
+  const decisions = lazyPages({ api, projects, nav, role });
   const views: Record<View, { show(route: Route): void }> = {
     overview: overviewView({ account: { ...account, canChangePlan: account.canChangePlan && role === 'owner' }, usage: usage.body }, projects),
     events: eventsView(projects, nav),
     visitor: visitorView(projects, nav, reaches(role, 'admin')),
+    ...decisions,
     install: {
       show() {
         install.show();

@@ -2,7 +2,8 @@
 // with every filter of GET /v1/events. The filters live in the address
 // (/dashboard/events?project=…&vpn=true&country=DE), so a search survives a
 // reload and Back returns to it; Load more pages on, a row opens its full
-// event as JSON, a visitor id links to that visitor's page.
+// event as JSON (so does event=<requestId> in the address), a visitor id
+// links to that visitor's page.
 import type { z } from 'zod';
 import type { EventSummarySchema } from '../../../contract/explorer.js';
 import { api } from '../browser/client.js';
@@ -224,6 +225,9 @@ export function eventsView(projects: Projects, nav: Nav): { show(route: Route): 
       el('events-more').hidden = true;
       text('events-status', projectId ? 'Loading…' : '');
       void load();
+      // ?event=req_…: that event's JSON as well (the rule editor's sample links here).
+      const event = route.query.get('event');
+      if (event) void showEvent(event);
     },
   };
 }

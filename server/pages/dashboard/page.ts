@@ -1,19 +1,24 @@
 // GET /dashboard and its pages (views.ts): overview, events, visitor,
-// install, API keys, webhooks, sealed results, settings and, for the
-// administrator, the instance. Not signed in → 303 to /login?next=<this
-// page>. Every address serves this one static page; its script shows the
-// view the address names and fills it through the page client.
+// rules, lists and review (decisionsMarkup.ts), install, API keys, webhooks,
+// sealed results, settings and, for the administrator, the instance. Not
+// signed in → 303 to /login?next=<this page>. Every address serves this one
+// static page; its script shows the view the address names and fills it
+// through the page client.
 import type { RequestHandler } from 'express';
 import type { AccountsService } from '../../accounts/service.js';
 import { pageHtml } from '../html.js';
 import { signedInPage } from '../signedIn.js';
 import { BOT_CATEGORIES, botCategoryLabel } from './bots.js';
+import { DECISIONS_MARKUP } from './decisionsMarkup.js';
 
 const BODY = `<main class="wide dash">
 <nav class="dash-nav" aria-label="Dashboard">
   <a href="/dashboard" data-view="overview">Overview</a>
   <a href="/dashboard/events" data-view="events">Events</a>
   <a href="/dashboard/visitors" data-view="visitor">Visitor</a>
+  <a href="/dashboard/rules" data-view="rules">Rules</a>
+  <a href="/dashboard/lists" data-view="lists">Lists</a>
+  <a href="/dashboard/review" data-view="reviews">Review</a>
   <a href="/dashboard/install" data-view="install">Install</a>
   <a href="/dashboard/keys" data-view="keys">API keys</a>
   <a href="/dashboard/webhooks" data-view="webhooks">Webhooks</a>
@@ -176,6 +181,8 @@ const BODY = `<main class="wide dash">
     <p id="forget-error" class="error" role="alert" hidden></p>
   </section>
 </section>
+
+${DECISIONS_MARKUP}
 
 <section id="view-install" class="view" aria-labelledby="install-view-title" hidden>
   <h1 id="install-view-title" tabindex="-1">Install</h1>

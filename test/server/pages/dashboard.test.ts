@@ -2,6 +2,9 @@
 // page, security headers, its script, and the DB-IP attribution footer on
 // every page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIST_KINDS } from '../../../contract/decisions.js';
+import { RULE_ACTIONS, RULE_FIELDS, RULE_FUNCTIONS } from '../../../contract/ruleFields.js';
+import { RULE_TEMPLATES } from '../../../contract/ruleTemplates.js';
 import { VIEWS } from '../../../server/pages/dashboard/views.js';
 import { safeNext } from '../../../server/pages/next.js';
 import { createHarness, type Harness } from '../../support/harness.js';
@@ -85,6 +88,41 @@ describe('dashboard page', () => {
     expect(res.text.length).toBeLessThan(60_000);
     // Node's APIs stay out (the proxy setups shown to people name process.env.DEVICEID_PROXY_SECRET, as text).
     expect(res.text).not.toMatch(/\brequire\(|process\.env(?!\.DEVICEID_PROXY_SECRET)/);
+  });
+
+  it('the Rules, Lists and Review pages: in the navigation with the other project pages, their markup in the shell, choices from the contract', async () => {
+    const c = await signUp(h);
+    const shell = (await c.agent.get('/dashboard/rules?project=prj_x&rule=new&template=block-bad-bots')).text;
+    expect(shell).toBe((await c.agent.get('/dashboard')).text);
+    const start = shell.indexOf('<nav class="dash-nav"');
+    const nav = shell.slice(start, shell.indexOf('</nav>', start));
+    expect([...nav.matchAll(/data-view="(\w+)"/g)].map((m) => m[1])).toEqual(Object.keys(VIEWS));
+    expect(nav).toContain('<a href="/dashboard/rules" data-view="rules">Rules</a>');
+    expect(nav).toContain('<a href="/dashboard/lists" data-view="lists">Lists</a>');
+    expect(nav).toContain('<a href="/dashboard/review" data-view="reviews">Review</a>');
+    for (const view of ['rules', 'lists', 'reviews']) expect(shell).toContain(`<section id="view-${view}" class="view"`);
+    const options = (id: string) => [...(new RegExp(`<select id="${id}">(.*?)</select>`).exec(shell)?.[1] ?? '').matchAll(/value="(\w+)"/g)].map((m) => m[1]);
+    expect(options('rule-action')).toEqual([...RULE_ACTIONS]);
+    expect(options('ruleset-default')).toEqual([...RULE_ACTIONS]);
+    expect(options('list-kind')).toEqual([...LIST_KINDS]);
+  });
+
+  it('serves /assets/decisions.js, those pages loaded on first use: the field reference and templates, without the API client, the routes or zod', async () => {
+    const res = await h.http().get('/assets/decisions.js');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/javascript/);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.text).toContain('deviceidDecisions');
+    for (const f of [RULE_FIELDS.at(-1)!.description, RULE_FUNCTIONS.at(-1)!.example, RULE_TEMPLATES.at(-1)!.catches]) expect(res.text).toContain(f);
+    // The dashboard's script hands over its client: no second one, nor the routes.
+    expect(res.text).not.toContain('/api/account/usage');
+    expect(res.text).not.toContain('multipart/form-data');
+    expect(res.text).not.toContain('Invalid input');
+    expect(res.text.length).toBeLessThan(45_000);
+    // And the dashboard's own script loads it rather than carrying it.
+    const dashboard = (await h.http().get('/assets/dashboard.js')).text;
+    expect(dashboard).toContain('/assets/decisions.js');
+    expect(dashboard).not.toContain(RULE_FIELDS.at(-1)!.description);
   });
 
   it('puts the DB-IP attribution on the login and consent pages too', async () => {

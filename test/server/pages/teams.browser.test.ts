@@ -63,7 +63,7 @@ describe.skipIf(!hasChromium)('teams in the dashboard', () => {
     return link;
   };
 
-  it('an owner invites a viewer, who signs up through the link and sees only Overview and Events', async () => {
+  it('an owner invites a viewer, who signs up through the link and sees only the pages a viewer reads', async () => {
     const owner = await signedUp('owner@example.com');
     const link = await invite(owner, 'viewer@example.com', 'viewer');
     // The link is shown once: after a reload only the pending invitation remains.
@@ -86,7 +86,7 @@ describe.skipIf(!hasChromium)('teams in the dashboard', () => {
     await viewer.waitForURL(`${origin}/dashboard`);
     await viewer.locator('#account-role', { hasText: 'Your role: viewer' }).waitFor();
     const shown = await viewer.locator('.dash-nav a:visible').evaluateAll((links) => links.map((a) => a.textContent));
-    expect(shown).toEqual(['Overview', 'Events']);
+    expect(shown).toEqual(['Overview', 'Events', 'Rules', 'Lists', 'Review']);
     // A page the role cannot use, loaded by its address, says so.
     for (const path of ['/dashboard/keys', '/dashboard/members', '/dashboard/audit']) {
       await viewer.goto(`${origin}${path}`);
@@ -155,7 +155,7 @@ describe.skipIf(!hasChromium)('teams in the dashboard', () => {
     await analyst.waitForURL(`${origin}/dashboard`);
     await analyst.locator('#account-role', { hasText: 'Your role: analyst' }).waitFor();
     const shown = await analyst.locator('.dash-nav a:visible').evaluateAll((links) => links.map((a) => a.textContent));
-    expect(shown).toEqual(['Overview', 'Events', 'Visitor', 'Install', 'Settings']);
+    expect(shown).toEqual(['Overview', 'Events', 'Visitor', 'Rules', 'Lists', 'Review', 'Install', 'Settings']);
     await analyst.goto(`${origin}/dashboard/settings`);
     await analyst.locator('#projects-body tr').first().waitFor();
     expect(await analyst.locator('#project-form').isHidden()).toBe(true);
