@@ -45,6 +45,13 @@ export class AuditLog {
     private readonly clock: Clock,
   ) {}
 
+  /** Who the current request's actor is, for records kept beside the log (a ruleset's author, a label's): a member's email, or the key's label. */
+  async actorLabel(): Promise<string> {
+    const { actor } = currentActor();
+    if (actor.type === 'user' && actor.id && actor.label === null) return (await this.store.accounts.user(actor.id))?.email ?? 'user';
+    return actor.label ?? actor.type;
+  }
+
   /** Records a change of `accountId`, made by the current request's actor (or `by`, e.g. the user who approved a device grant). */
   async record(accountId: string, action: AuditAction, change: Change = {}, by?: Partial<RequestActor>): Promise<void> {
     const who = { ...currentActor(), ...by };

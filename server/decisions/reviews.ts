@@ -5,7 +5,6 @@
 // the event's visitor, linkedId or IP on a list in the same step.
 import type { z } from 'zod';
 import type { LabelRequestSchema, LabelSchema, ReviewItemSchema } from '../../contract/decisions.js';
-import { currentActor } from '../audit/context.js';
 import type { AuditLog } from '../audit/log.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
@@ -68,12 +67,11 @@ export class ReviewsService {
         return { list, value };
       }),
     );
-    const actor = currentActor().actor;
     const label: StoredLabel = {
       verdict: body.verdict,
       note: body.note ?? '',
       labeledAt: new Date(this.clock.now()),
-      labeledBy: actor.label ?? actor.type,
+      labeledBy: await this.audit.actorLabel(),
     };
     const updated = await this.store.events.update(requestId, { label });
     if (!updated) throw new ApiError('event_not_found');

@@ -7,7 +7,6 @@ import type { z } from 'zod';
 import type { PreviewRequestSchema, PreviewSchema, PutRulesetSchema, RulesetSchema, RuleStatsSchema } from '../../contract/decisions.js';
 import { DECISION_LIMITS } from '../../contract/decisions.js';
 import type { AuditLog } from '../audit/log.js';
-import { currentActor } from '../audit/context.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { ProjectChanges } from '../projects/changes.js';
@@ -82,7 +81,6 @@ export class RulesService {
       mode: r.mode,
       ...(r.response && { response: r.response }),
     }));
-    const actor = currentActor().actor;
     const doc: Omit<RulesetDoc, '_id'> = {
       accountId,
       projectId,
@@ -90,7 +88,7 @@ export class RulesService {
       rules,
       defaultAction: body.defaultAction,
       createdAt: new Date(this.clock.now()),
-      createdBy: actor.label ?? actor.type,
+      createdBy: await this.audit.actorLabel(),
     };
     if (!(await this.store.rulesets.insert(doc))) throw new ApiError('ruleset_conflict');
     if (!(await this.store.projects.swapRulesetVersion(projectId, current, next))) throw new ApiError('ruleset_conflict');

@@ -78,7 +78,7 @@ export function listsView({ api, projects, nav, role }: Shared): { show(route: R
   const remove = async (l: List) => {
     report('lists-error', null);
     const res = await calls.deleteList({ params: { projectId, name: l.name } });
-    if (res.status !== 204) return report('lists-error', res);
+    if (res.status !== 200) return report('lists-error', res);
     await loadLists();
     text('lists-status', `Deleted ${l.name} and its ${fmt(l.entries)} ${l.entries === 1 ? 'entry' : 'entries'}.`);
   };
