@@ -25,6 +25,8 @@ beforeAll(async () => {
   c = await signUp(h);
   live = await c.key('live');
   secret = await c.key('secret');
+  // A list whose entries route takes a numeric limit.
+  await request(h.app).post('/v1/lists').set('authorization', `Bearer ${secret}`).send({ name: 'hostile', kind: 'ip' });
   const res = await h
     .http()
     .post('/v1/identify')
@@ -123,12 +125,18 @@ describe('numeric query parameters: every value out of bounds or not in decimal 
       `/api/accounts/:accountId/audit start 0..${UNIX_MS_MAX}`,
       `/api/accounts/:accountId/audit end 0..${UNIX_MS_MAX}`,
       '/api/accounts/:accountId/audit limit 1..100',
+      '/v1/lists/:name/entries limit 1..1000',
+      '/v1/reviews limit 1..100',
+      `/v1/labels since 0..${2 ** 48}`,
+      '/api/projects/:projectId/lists/:name/entries limit 1..1000',
+      '/api/projects/:projectId/reviews limit 1..100',
+      `/api/projects/:projectId/labels since 0..${2 ** 48}`,
     ]);
     expect(cursors.map((p) => p.path)).toEqual(['/v1/demo/visits/:visitorId', '/api/visitors/:visitorId']);
   });
 
   const send = (p: NumericParam, value: string) => {
-    const path = p.path.replace(':projectId', c.projectId).replace(':visitorId', visitorId).replace(':accountId', c.accountId);
+    const path = p.path.replace(':projectId', c.projectId).replace(':visitorId', visitorId).replace(':accountId', c.accountId).replace(':name', 'hostile');
     const url = `${path}?${p.name}=${encodeURIComponent(value)}`;
     const req = p.auth === 'session' ? c.agent.get(url) : request(h.app).get(url);
     return req.set('authorization', `Bearer ${secret}`).set('x-api-key', secret);
