@@ -92,10 +92,14 @@ export interface ProtectBaseOptions {
   timeoutMs?: number;
 }
 
-/** What the Express middleware reads of a request (Express's Request, or an http.IncomingMessage with a parsed body). */
+/**
+ * What the Express middleware reads of a request (Express's Request, or an
+ * http.IncomingMessage), besides the parsed `body` a body parser leaves (not
+ * declared here, so that Express goes on inferring the body of your handlers
+ * as it would without protect()).
+ */
 export interface ProtectRequest {
   headers: Record<string, string | string[] | undefined>;
-  body?: unknown;
   deviceid?: Claim;
 }
 
@@ -280,12 +284,13 @@ export function protect<Req extends ProtectRequest = ProtectRequest, Res extends
     const run = async () => {
       let requestId = j.header === null ? undefined : firstHeader(req.headers[j.header]);
       if (requestId === undefined && j.field !== null) {
-        if (req.body === undefined) {
+        const { body } = req as { body?: unknown };
+        if (body === undefined) {
           throw new TypeError(
             `deviceid protect: the requestId field ${j.field} needs a parsed body: put express.json() or express.urlencoded() before protect()`,
           );
         }
-        requestId = fieldOf(req.body, j.field);
+        requestId = fieldOf(body, j.field);
       }
       const outcome = await j.judge(requestId);
       switch (outcome.kind) {

@@ -119,8 +119,12 @@ async function login(url: string, requestId: string | undefined, body: object | 
 }
 
 describe('protect() for Express', () => {
-  it('augments Express’s Request with the claim', () => {
+  it('augments Express’s Request with the claim, and leaves the inference of the handlers’ body alone', () => {
     expectTypeOf<express.Request['deviceid']>().toEqualTypeOf<Claim | undefined>();
+    express().post('/login', protect({ baseUrl: 'https://deviceid.example.com', secretKey: secret ?? 'svc_secret_x' }), (req, res) => {
+      expectTypeOf(req.body).toBeAny();
+      res.end();
+    });
   });
 
   it('a human’s requestId goes on to the handler with its claim at req.deviceid; the requestId then serves no other request', async () => {
