@@ -88,7 +88,7 @@ export interface ProtectBaseOptions {
    * either way.
    */
   failOpen?: boolean;
-  /** Time limit of the claim in ms (default 5000). */
+  /** Time limit of the claim in ms. Default 5000; with `client`, the client's own unless given. */
   timeoutMs?: number;
 }
 
@@ -231,7 +231,7 @@ function createJudge(options: ProtectBaseOptions): Judge {
       if (!RequestIdSchema.safeParse(requestId).success) return { kind: 'refused', refusal: refusal('unknown', where, requestId.slice(0, 64)) };
       let claim: Claim;
       try {
-        claim = await client.claimEvent(requestId, { maxAgeSeconds, timeoutMs });
+        claim = await client.claimEvent(requestId, { maxAgeSeconds, ...(options.timeoutMs !== undefined && { timeoutMs }) });
       } catch (err) {
         if (!(err instanceof DeviceIdError)) throw err;
         const code = err.serverCode;
