@@ -88,14 +88,18 @@ export interface ProtectBaseOptions {
    * either way.
    */
   failOpen?: boolean;
-  /** Time limit of the claim in ms (default 5000). */
+  /** Time limit of the claim in ms. Default 5000; with `client`, the client's own unless given. */
   timeoutMs?: number;
 }
 
-/** What the Express middleware reads of a request (Express's Request, or an http.IncomingMessage with a parsed body). */
+/**
+ * What the Express middleware reads of a request (Express's Request, or an
+ * http.IncomingMessage), besides the parsed `body` a body parser leaves (not
+ * declared here, so that Express goes on inferring the body of your handlers
+ * as it would without protect()).
+ */
 export interface ProtectRequest {
   headers: Record<string, string | string[] | undefined>;
-  body?: unknown;
   deviceid?: Claim;
 }
 
@@ -227,7 +231,7 @@ function createJudge(options: ProtectBaseOptions): Judge {
       if (!RequestIdSchema.safeParse(requestId).success) return { kind: 'refused', refusal: refusal('unknown', where, requestId.slice(0, 64)) };
       let claim: Claim;
       try {
-        claim = await client.claimEvent(requestId, { maxAgeSeconds, timeoutMs });
+        claim = await client.claimEvent(requestId, { maxAgeSeconds, ...(options.timeoutMs !== undefined && { timeoutMs }) });
       } catch (err) {
         if (!(err instanceof DeviceIdError)) throw err;
         const code = err.serverCode;
@@ -280,12 +284,13 @@ export function protect<Req extends ProtectRequest = ProtectRequest, Res extends
     const run = async () => {
       let requestId = j.header === null ? undefined : firstHeader(req.headers[j.header]);
       if (requestId === undefined && j.field !== null) {
-        if (req.body === undefined) {
+        const { body } = req as { body?: unknown };
+        if (body === undefined) {
           throw new TypeError(
             `deviceid protect: the requestId field ${j.field} needs a parsed body: put express.json() or express.urlencoded() before protect()`,
           );
         }
-        requestId = fieldOf(req.body, j.field);
+        requestId = fieldOf(body, j.field);
       }
       const outcome = await j.judge(requestId);
       switch (outcome.kind) {

@@ -74,7 +74,12 @@ export type ClientIpSource =
   /** A list header such as `x-forwarded-for`: the entry `hops` from its right end (1: the last one, written by the proxy nearest you). */
   | { header: string; hops?: number };
 
-/** A protected path of the site: `path` is the exact path (no query), or a RegExp tested on it; `method` any when absent. */
+/**
+ * A protected path of the site: `path` is the path (no query), matched
+ * whatever its case, trailing or repeated slashes, dot segments and
+ * percent-encoding; or a RegExp, tested on the path as it came and on that
+ * loose form. `method`: any when absent; GET covers HEAD.
+ */
 export interface ProtectedPath {
   method?: string;
   path: string | RegExp;
@@ -218,7 +223,7 @@ function protection(options: ProtectOptions | undefined): Protection | null {
       throw fail('paths: each path is a path starting with / or a RegExp');
     if (p.method !== undefined && (typeof p.method !== 'string' || !/^[A-Za-z]+$/.test(p.method))) throw fail('paths: method must be an HTTP method');
     // Without g or y: test() of such a RegExp would depend on the previous call.
-    const path = p.path instanceof RegExp ? new RegExp(p.path.source, p.path.flags.replace(/[gy]/g, '')) : p.path;
+    const path = p.path instanceof RegExp ? new RegExp(p.path.source, p.path.flags.replace(/[gy]/g, '')) : canonicalPath(p.path);
     return { method: p.method?.toUpperCase() ?? null, path };
   });
   const header = (options.header ?? DECISION_HEADERS.requestId).toLowerCase();
@@ -228,6 +233,37 @@ function protection(options: ProtectOptions | undefined): Protection | null {
   const failOpen = options.failOpen ?? false;
   if (typeof failOpen !== 'boolean') throw fail('failOpen must be a boolean');
   return { secretKey: options.secretKey.trim(), paths, header, maxAgeSeconds, failOpen };
+}
+
+/**
+ * A path as loosely as any server behind the proxy might route it: dot
+ * segments resolved, percent-encoding decoded, repeated and trailing slashes
+ * dropped, lower case (Express routes case-insensitively and with or without
+ * a trailing slash; nginx decodes and merges slashes). A protected path is
+ * matched on this form too, so that no spelling of it slips past the claim.
+ */
+export function canonicalPath(path: string): string {
+  let p = path;
+  // Decoding can reveal more to resolve (%2F..%2F): until nothing changes, a few rounds at most.
+  for (let round = 0; round < 4; round++) {
+    const before = p;
+    // Backslashes as slashes and no empty segments first: '//login' must not read as a host.
+    p = new URL(`http://x${`/${p}`.replace(/[\\/]+/g, '/')}`).pathname;
+    try {
+      p = decodeURIComponent(p);
+    } catch {
+      // A malformed escape stays as it is.
+    }
+    if (p === before) break;
+  }
+  p = p.replace(/[\\/]+/g, '/').toLowerCase();
+  return p.length > 1 ? p.replace(/\/$/, '') : p;
+}
+
+/** Whether a request's method is the path's: any when none is given; a protected GET covers HEAD, which servers route to it. */
+function methodMatches(protectedMethod: string | null, method: string): boolean {
+  const m = method.toUpperCase();
+  return protectedMethod === null || protectedMethod === m || (protectedMethod === 'GET' && m === 'HEAD');
 }
 
 /** The claim's fields the proxy forwards (the service's ClaimSchema). */
@@ -450,9 +486,13 @@ export function createCore(options: CoreOptions): Core {
   }
 
   return {
-    protects: (method, path) =>
-      guarded !== null &&
-      guarded.paths.some((p) => (p.method === null || p.method === method.toUpperCase()) && (typeof p.path === 'string' ? p.path === path : p.path.test(path))),
+    protects: (method, path) => {
+      if (guarded === null) return false;
+      const canonical = canonicalPath(path);
+      return guarded.paths.some(
+        (p) => methodMatches(p.method, method) && (typeof p.path === 'string' ? p.path === canonical : p.path.test(path) || p.path.test(canonical)),
+      );
+    },
     strips: (name) => {
       if (guarded === null) return false;
       const n = name.toLowerCase();

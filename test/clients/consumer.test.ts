@@ -111,7 +111,7 @@ describe('published packages', () => {
     writeFileSync(
       join(scratch, 'consumer.ts'),
       `import { contract, IdentifyResultSchema, type IdentifyResultBody } from '@deviceid/contract';
-import { createServerClient, createIdentifyClient, NotFoundError, RateLimitError, type FullEvent, type Visit } from '@deviceid/client';
+import { createServerClient, createIdentifyClient, NotFoundError, RateLimitError, ConflictError, protect, protectFetch, type Claim, type FullEvent, type Ruleset, type Visit } from '@deviceid/client';
 import { authorizeDevice, loadCredential, type AuthorizeDeviceResult } from '@deviceid/cli';
 import { load, type Agent, type IdentifyResult } from '@deviceid/agent';
 import { createProxyHandler, createProxyMiddleware, type ProxyHandler } from '@deviceid/proxy';
@@ -121,6 +121,16 @@ const proxy: ProxyHandler = createProxyHandler({ serviceUrl: 'https://id.example
 export const served: Promise<Response> = proxy(new Request('https://shop.example.com/metrics/agent.js'));
 const middleware = createProxyMiddleware({ serviceUrl: 'https://id.example.com', secret: 'svc_proxy_x' });
 export const server = createServer((req, res) => middleware(req, res, () => res.end()));
+const guard = protect({ baseUrl: 'https://id.example.com', secretKey: 'svc_secret_x', onRefused: (r, _req, res) => { res.statusCode = r.response.status; res.end(r.reason); } });
+export const guarded = createServer((req, res) => guard(req, res, () => res.end((req as { deviceid?: Claim }).deviceid?.decision.action ?? 'none')));
+export const POST: (request: Request) => Promise<Response> = protectFetch(async (_request, deviceid: Claim | null) => new Response(deviceid?.visitorId ?? 'none'), { baseUrl: 'https://id.example.com', secretKey: 'svc_secret_x', failOpen: true });
+export const edge: ProxyHandler = createProxyHandler({ serviceUrl: 'https://id.example.com', secret: 'svc_proxy_x', protect: { secretKey: 'svc_secret_x', paths: [{ method: 'POST', path: '/login' }, { path: new RegExp('^/admin/') }], forward: (r) => fetch(r) } });
+export async function rules(baseUrl: string, secretKey: string): Promise<Ruleset> {
+  const c = createServerClient({ baseUrl, secretKey });
+  for await (const e of c.allListEntries('blocked')) void e.value;
+  try { await c.claimEvent('req_x'); } catch (e) { if (e instanceof ConflictError) void e.serverCode; }
+  return c.putRuleset({ rules: [{ name: 'bots', expression: 'verdicts.bot.result', action: 'block', response: { status: 403 } }] });
+}
 
 export async function flow(baseUrl: string, secretKey: string, apiKey: string, body: Parameters<ReturnType<typeof createIdentifyClient>['identify']>[0]): Promise<FullEvent> {
   const r: IdentifyResultBody = await createIdentifyClient({ baseUrl, apiKey }).identify(body);
@@ -232,7 +242,7 @@ process.stdout.write(JSON.stringify(out));
     writeFileSync(
       join(scratch, 'cjs.cjs'),
       `const { contract } = require('@deviceid/contract');
-const { createIdentifyClient, createServerClient, AuthError } = require('@deviceid/client');
+const { createIdentifyClient, createServerClient, AuthError, protect } = require('@deviceid/client');
 const { authorizeDevice, EXIT } = require('@deviceid/cli');
 const { load } = require('@deviceid/agent');
 const { createProxyMiddleware } = require('@deviceid/proxy');
@@ -242,7 +252,7 @@ const { createProxyMiddleware } = require('@deviceid/proxy');
   const event = await createServerClient({ baseUrl, secretKey }).getEvent(id.requestId);
   let auth = false;
   try { await createServerClient({ baseUrl, secretKey: 'svc_secret_' + 'x'.repeat(38) }).getEvent(id.requestId); } catch (e) { auth = e instanceof AuthError; }
-  process.stdout.write(JSON.stringify({ same: event.requestId === id.requestId, auth, path: contract.events.getEvent.path, flow: typeof authorizeDevice, ok: EXIT.OK, agent: typeof load, proxy: typeof createProxyMiddleware }));
+  process.stdout.write(JSON.stringify({ same: event.requestId === id.requestId, auth, path: contract.events.getEvent.path, flow: typeof authorizeDevice, ok: EXIT.OK, agent: typeof load, proxy: typeof createProxyMiddleware, protect: typeof protect }));
 })().catch((e) => { console.error(e); process.exit(1); });
 `,
     );
@@ -256,6 +266,7 @@ const { createProxyMiddleware } = require('@deviceid/proxy');
       ok: 0,
       agent: 'function',
       proxy: 'function',
+      protect: 'function',
     });
   }, 60_000);
 

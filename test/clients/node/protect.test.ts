@@ -119,8 +119,12 @@ async function login(url: string, requestId: string | undefined, body: object | 
 }
 
 describe('protect() for Express', () => {
-  it('augments Express’s Request with the claim', () => {
+  it('augments Express’s Request with the claim, and leaves the inference of the handlers’ body alone', () => {
     expectTypeOf<express.Request['deviceid']>().toEqualTypeOf<Claim | undefined>();
+    express().post('/login', protect({ baseUrl: 'https://deviceid.example.com', secretKey: secret ?? 'svc_secret_x' }), (req, res) => {
+      expectTypeOf(req.body).toBeAny();
+      res.end();
+    });
   });
 
   it('a human’s requestId goes on to the handler with its claim at req.deviceid; the requestId then serves no other request', async () => {
@@ -310,6 +314,16 @@ describe('protect() for Express', () => {
     const client = createServerClient({ baseUrl: service.url, secretKey: secret });
     const s = await shop({ client, baseUrl: undefined, secretKey: undefined });
     expect((await login(s.url, (await identify()).requestId)).status).toBe(200);
+    // The client's own time limit applies (not protect()'s default of 5 s).
+    const hung = await scripted(() => undefined);
+    try {
+      const impatient = await shop({ client: createServerClient({ baseUrl: hung.url, secretKey: secret, timeoutMs: 100 }) });
+      const started = Date.now();
+      expect((await login(impatient.url, (await identify()).requestId)).status).toBe(503);
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      await hung.close();
+    }
     expect(() => protect({ baseUrl: service.url, secretKey: 'svc_live_abc' })).toThrow(/secretKey/);
     expect(() => protect({ secretKey: secret })).toThrow(/baseUrl/);
     expect(() => protect({ client, maxAgeSeconds: 0 })).toThrow(/maxAgeSeconds/);

@@ -150,6 +150,24 @@ describe('protected paths, Express middleware', () => {
     expect(shop.reached.slice(2).map((r) => r.parsed)).toEqual([{ 'deviceid-request-id': human.requestId }, {}]);
   });
 
+  it('no other spelling of a protected path slips past the claim (case, slashes, percent-encoding; HEAD for GET)', async () => {
+    const shop = await expressShop({
+      paths: [
+        { method: 'POST', path: '/login' },
+        { method: 'GET', path: '/export' },
+      ],
+    });
+    for (const path of ['/login', '/LOGIN', '/login/', '//login', '/%6Cogin', '/Login?next=/']) {
+      const res = await shop.send(path);
+      expect(res.status, path).toBe(403);
+      expect(JSON.parse(res.text), path).toMatchObject({ code: 'request_id_missing' });
+    }
+    expect((await shop.send('/export', undefined, {}, 'HEAD')).status).toBe(403);
+    expect(shop.reached).toEqual([]);
+    // Another path is another path.
+    expect((await shop.send('/login-help')).status).toBe(404);
+  });
+
   it('refuses a replayed, an old, a missing and an unknown requestId with a 403 saying why', async () => {
     const shop = await expressShop();
     const human = await identify();
