@@ -5,7 +5,7 @@
 // against declared variables, object types and overloaded functions before
 // running (@bufbuild/cel 0.6 exports no checker; cel-js has none and reads
 // `constructor` off objects); errors carry source ranges, the parser has depth
-// limits, it has no dependencies, and it evaluates 2× and 8× faster than they do.
+// limits, it has no dependencies, and it evaluates 2× and 8–15× faster than they do.
 //
 // Its `matches` runs JavaScript RegExp, which backtracks: rules' patterns run
 // on @bufbuild/re2 instead (linear time, and CEL's own syntax). It has no
