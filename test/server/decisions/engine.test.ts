@@ -162,6 +162,15 @@ describe('decide', () => {
     expect(decide([rule("has(verdicts.vpn.result) && ipLocation.country == 'DE'", { mode: 'test' })]).testMatches).toHaveLength(1);
   });
 
+  it('runs rules of every construct', () => {
+    const rules = [
+      rule("-suspectScore < 0 && !newVisitor && {'a': [1]}.size() == 1 && (newVisitor ? false : true) && has(tag.plan) && 'VPN_DETECTED' in riskFactors", {
+        mode: 'test',
+      }),
+    ];
+    expect(decide(rules).testMatches).toEqual([rules[0]!.id]);
+  });
+
   it('runs each rule with the lists of its decision', () => {
     const set = new CompiledRuleset([rule("inList('vips', visitorId) && inList('asns', ipLocation.asn)", { action: 'allow' as RuleAction })]);
     const calls: [string, string | number][] = [];
@@ -380,8 +389,9 @@ describe('cost', () => {
       ["riskFactors.map(f, f + f).exists(g, g == 'a')", 2 * N + L * each(3 * N + 2 * C * F) + N + L * each(3 * N + C)],
       ["riskFactors.exists(f, riskFactors.exists(f, f == 'a'))", 2 * N + L * each(2 * N + L * each(3 * N + C))],
       ['[[1, 2], [3]].exists(l, l.size() > 1)', 6 * N + C * (3 + 2 + 6) + N + 2 * each(4 * N + C)],
-      ["(newVisitor ? riskFactors : ['a']).exists(f, f == 'a')", 5 * N + C * 2 + L * each(3 * N + C)],
-      ["(riskFactors + ['a']).exists(f, f == 'x')", 5 * N + C * 2 + C * (L * F + 2) + (L + 1) * each(3 * N + C)],
+      // The larger of two lists in either branch, or both concatenated.
+      ["(newVisitor ? riskFactors : ['a']).exists(f, f.contains('z'))", 5 * N + C * 2 + L * each(3 * N + C * (F + 1))],
+      ["(riskFactors + ['a']).exists(f, f.contains('z'))", 5 * N + C * 2 + C * (L * F + 2) + (L + 1) * each(3 * N + C * (F + 1))],
       ["riskFactors.filter(f, f == 'a').exists(g, g == 'b')", 3 * N + 2 * L * each(3 * N + C)],
       ['riskFactors.exists(f, true) == riskFactors.all(f, true)', 2 * (2 * N + L * each(N)) + N + C],
       ["riskFactors.map(f, f + f).exists(g, g.contains('z'))", 3 * N + L * each(3 * N + 2 * C * F) + L * each(3 * N + C * (2 * F + 1))],
@@ -439,6 +449,8 @@ describe('matches', () => {
     expect(matches("'https://a.example//x' != url && url.matches('//?shop') // matches\n|| userAgent.matches('x')")).toBe(true);
     expect(matches("userAgent.matches( // matches\n'(?i)chrome')")).toBe(true);
     expect(matches("'//' != url && userAgent.matches('(?i)chrome')")).toBe(true);
+    expect(matches('"//" != url && userAgent.matches(\'(?i)chrome\')')).toBe(true);
+    expect(matches("newVisitor // a long comment\n|| userAgent.matches('(?i)chrome') && userAgent.matches('(?i)mozilla')")).toBe(true);
   });
 
   it('takes only a valid RE2 literal, and few and small ones', () => {
@@ -452,6 +464,9 @@ describe('matches', () => {
     });
     expect(checkExpression("userAgent.matches('a{1000}')")).toMatchObject({ message: expect.stringContaining('too costly') });
     expect(checkExpression("userAgent.matches('(x{1,50}){1,20}')")).toMatchObject({ message: expect.stringContaining('pattern too large') });
+    // Sized right before compiling, and too large once compiled (2,001 instructions); one fewer is allowed.
+    expect(checkExpression("'a'.matches('xy\\\\w{1,999}')")).toMatchObject({ message: expect.stringContaining('pattern too large'), offset: 12 });
+    expect(checkExpression("'a'.matches('x\\\\w{1,999}')")).toBeNull();
     // On a literal: patterns' limits, not the cost, are what refuse these.
     const each = (k: number, len: number) => Array.from({ length: k }, (_, i) => `'abc'.matches('${String(i).padEnd(len, 'x')}')`).join(' || ');
     expect(checkExpression(each(PATTERNS_MAX, 4))).toBeNull();
@@ -503,6 +518,7 @@ describe('inList and cidr', () => {
     expect(cidr('2001:db8::1', '2001:db8::/32')).toBe(true);
     expect(cidr('2001:db9::1', '2001:db8::/32')).toBe(false);
     expect(cidr('2001:db8::1', '::/0')).toBe(true);
+    expect(cidr('2001:db8::1', '2001:db8::/48')).toBe(true);
     expect(matches("cidr(ip, '203.0.113.0/28') && !cidr(ip, '2001:db8::/32')")).toBe(true);
   });
 
@@ -533,6 +549,7 @@ describe('inList and cidr', () => {
       ['203.0.113.9', '/24'],
       ['203.0.113.9', '203.0.113.9/33'],
       ['2001:db8::1', '2001:db8::1/129'],
+      ['2001:db8:1::1', '2001:db8::/48'],
       ['203.0.113.9', '203.0.113.9/0032'],
       ['203.0.113.9', '203.0.113.9/3 '],
     ])
