@@ -7,10 +7,11 @@
 // identify of returning devices also through @deviceid/proxy (its Express
 // middleware on loopback, each device presenting its device cookie) beside
 // the direct figures, and the proxy's own cost in front of a server answering
-// constant JSON. Run:
+// constant JSON. With --rules, the project has the 100 rules of
+// bench/rules.ts and their lists in force (every identify is judged by them). Run:
 //
 //   node --import tsx bench/http.ts [--backend sqlite,postgresql] [--connections 10,50]
-//                                   [--seconds 10] [--devices 500] [--stored 1000,1000000] [--stored-events 10000,10000000] [--proxied]
+//                                   [--seconds 10] [--devices 500] [--stored 1000,1000000] [--stored-events 10000,10000000] [--proxied] [--rules]
 //
 // --stored-events (one count per --stored step) adds copies of a real event
 // with its search entries, each with its own requestId and visitor.
@@ -27,6 +28,7 @@ import { createProxyMiddleware } from '../clients/proxy/index.js';
 import { systemClock } from '../server/clock.js';
 import { entryIdsOf } from '../server/store/eventIndex.js';
 import { deviceValues, identifyBody } from '../test/support/signals.js';
+import { BENCH_LISTS, benchRules } from './support/rules.js';
 import { startService, type BenchService } from './support/service.js';
 
 const { values: args } = parseArgs({
@@ -38,6 +40,7 @@ const { values: args } = parseArgs({
     stored: { type: 'string', default: '' },
     'stored-events': { type: 'string', default: '' },
     proxied: { type: 'boolean', default: false },
+    rules: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(args.seconds);
@@ -201,6 +204,7 @@ for (const backend of args.backend.split(',')) {
   const service = await startService(systemClock, env);
   const [floor, two, ceiling] = [await insertBaseline(service), await twoCommands(service, devices), await bare()];
   const { base, live, secret } = service;
+  if (args.rules) await putBenchRules(base, secret);
   const returning = Array.from({ length: devices }, (_, i) => JSON.stringify(identifyBody(deviceValues(i + 1))));
   for (const b of returning) await fetch(`${base}/v1/identify`, { method: 'POST', headers: { ...json, 'x-api-key': live }, body: b });
   let firstSeed = 1_000_000;
@@ -333,4 +337,17 @@ for (const backend of args.backend.split(',')) {
   proxy?.close();
   stubProxy?.close();
   await service.close();
+}
+
+/** The rules benchmark's lists and 100 rules, in force for the project of `secret`. */
+async function putBenchRules(base: string, secret: string): Promise<void> {
+  const call = async (method: string, path: string, body: unknown) => {
+    const res = await fetch(`${base}${path}`, { method, headers: { ...json, authorization: `Bearer ${secret}` }, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  };
+  for (const l of BENCH_LISTS) {
+    await call('POST', '/v1/lists', { name: l.name, kind: l.kind });
+    await call('POST', `/v1/lists/${l.name}/entries`, { add: l.values.map((v) => ({ value: String(v) })) });
+  }
+  await call('PUT', '/v1/ruleset', { rules: benchRules() });
 }

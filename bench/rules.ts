@@ -8,9 +8,10 @@
 //
 //   npx tsx bench/rules.ts [--events 10000] [--rounds 3]
 import { parseArgs } from 'node:util';
-import { checkExpression, CompiledRuleset, type ListLookup, type RuleInput } from '../server/decisions/engine.js';
+import { checkExpression, CompiledRuleset, type ListLookup } from '../server/decisions/engine.js';
 import { decisionView, type DecisionView, type ViewInput } from '../server/decisions/view.js';
 import type { EventDoc } from '../server/store/events.js';
+import { BENCH_LISTS, benchRules } from './support/rules.js';
 
 const { values: args } = parseArgs({ options: { events: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '3' } } });
 const EVENTS = Number(args.events);
@@ -92,40 +93,10 @@ function input(i: number): ViewInput {
   };
 }
 
-/** 100 rules from ten families, each with its own constants; few match an event. */
-function rules(): RuleInput[] {
-  const t: ((k: number) => string)[] = [
-    (k) => `verdicts.bot.result && verdicts.bot.kind == 'bad' && suspectScore > ${60 + k}`,
-    (k) => `suspectScore >= ${90 + (k % 10)} || botProbability > 0.9${k % 10}`,
-    (k) => `inList('blocked_countries_${k}', ipLocation.country) && !linkedIdVouched`,
-    (k) => `inList('blocked_asns_${k}', ipLocation.asn) || inList('blocked_ips_${k}', ip)`,
-    (k) => `cidr(ip, '${10 + k}.0.0.0/8') && ipLocation.networkCategory == 'DATACENTER'`,
-    (k) => `velocity.events.h1 > ${200 + k} || velocity.distinctIp.h24 > ${50 + k} || velocity.distinctCountry.h1 > ${5 + (k % 5)}`,
-    (k) => `has(tag.plan) && tag.plan == 'enterprise${k}' && tag.cartTotal > ${1000 + k}`,
-    (k) => `urlPath.startsWith('/admin${k}') && !inList('staff', visitorId)`,
-    (k) => `userAgent.matches('(?i)(python-requests|curl|wget|scrapy|bot${k})/')`,
-    (k) =>
-      `(verdicts.vpn.result && verdicts.vpn.confidence > 0.99 && ipLocation.country in ['KP', 'IR', 'SY', 'C${k % 10}']) || ('TOR_EXIT_NODE' in riskFactors && newVisitor && browser.major < ${40 + k})`,
-  ];
-  return Array.from({ length: 100 }, (_, i) => ({
-    id: `rule_${i}`,
-    expression: t[i % t.length]!(Math.floor(i / t.length)),
-    action: 'block' as const,
-    enabled: true,
-    // Every tenth a test rule: they run whatever decides.
-    mode: i % 10 === 9 ? ('test' as const) : ('live' as const),
-  }));
-}
-
-const lists = new Map<string, Set<string | number>>([
-  ['staff', new Set(['vis_1'])],
-  ...Array.from({ length: 10 }, (_, k) => [`blocked_countries_${k}`, new Set(['KP', 'IR'])] as const),
-  ...Array.from({ length: 10 }, (_, k) => [`blocked_asns_${k}`, new Set([64496 + k])] as const),
-  ...Array.from({ length: 10 }, (_, k) => [`blocked_ips_${k}`, new Set([`192.0.2.${k}`])] as const),
-]);
+const lists = new Map(BENCH_LISTS.map((l) => [l.name, new Set(l.values)]));
 const lookup: ListLookup = { has: (list, value) => lists.get(list)?.has(value) ?? false };
 
-const ruleset = rules();
+const ruleset = benchRules();
 for (const r of ruleset) {
   const error = checkExpression(r.expression);
   if (error) throw new Error(`${r.id}: ${error.message} (${r.expression})`);

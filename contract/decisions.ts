@@ -300,9 +300,12 @@ export const LabelRequestSchema = z
   .strict()
   .openapi({ title: 'LabelRequest', description: 'An analyst’s verdict on an event, and lists to add it to.' });
 
+/** The oldest event a protected request may claim. */
+export const CLAIM_MAX_AGE_SECONDS = 86_400;
+
 export const ClaimRequestSchema = z
   .object({
-    maxAgeSeconds: z.number().int().min(1).max(86_400).default(300).describe('Refuse (410) an event older than this'),
+    maxAgeSeconds: z.number().int().min(1).max(CLAIM_MAX_AGE_SECONDS).default(300).describe('Refuse (410) an event older than this'),
   })
   .strict()
   .openapi({ title: 'ClaimRequest', description: 'Use a requestId for one protected request.' });

@@ -137,10 +137,10 @@ export function createServices(deps: AppDeps): Services {
     clock,
     linkedIds,
     {
-      respond: (project, result) => sealing.respond(project, result),
+      respond: (project, result, decision) => sealing.respond(project, result, decision),
       withEvent: (project, event) => webhooks.outboxFor(project, event),
       stored: (project, event) => webhooks.stored(project, event),
-      decide: (project, input) => decider.decide(project, input),
+      decide: (project, event, signals) => decider.decide(project, event, signals),
     },
     config.visitorCacheSize,
   );

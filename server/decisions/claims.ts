@@ -4,7 +4,7 @@
 // protected request: the first claim answers the decision, every later one
 // 409 (a replay), and an event older than the caller's maxAge 410.
 import type { z } from 'zod';
-import type { ClaimSchema } from '../../contract/decisions.js';
+import { CLAIM_MAX_AGE_SECONDS, type ClaimSchema } from '../../contract/decisions.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { ApiKeyDoc } from '../store/apiKeys.js';
@@ -13,8 +13,8 @@ import type { VisitorAliases } from '../visitors/aliases.js';
 
 type Claim = z.infer<typeof ClaimSchema>;
 
-/** The longest maxAge a claim may give (contract: ClaimRequestSchema); claims older than it are swept. */
-export const CLAIM_MAX_AGE_MS = 86_400_000;
+/** Claims older than the longest maxAge a claim may give are swept. */
+export const CLAIM_MAX_AGE_MS = CLAIM_MAX_AGE_SECONDS * 1000;
 
 export class ClaimsService {
   constructor(

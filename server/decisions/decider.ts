@@ -6,12 +6,13 @@
 // database command and a changed one one read.
 import { LRUCache } from 'lru-cache';
 import type { ProjectDoc } from '../store/projects.js';
-import type { StoredDecision } from '../store/events.js';
+import type { EventDoc, StoredDecision } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { RulesetDoc } from '../store/rulesets.js';
 import { CompiledRuleset } from './engine.js';
 import type { ProjectLists } from './listCache.js';
-import { decisionView, type ViewInput } from './view.js';
+import { viewInputOf, type EventSignals } from './storedView.js';
+import { decisionView } from './view.js';
 
 interface Held {
   version: number;
@@ -53,12 +54,12 @@ export class Decider {
    * expression: a failing rule is skipped and named in `erroredRules`
    * (counted per rule by the rule stats, from the search index).
    */
-  async decide(project: ProjectDoc | null, input: ViewInput): Promise<StoredDecision> {
+  async decide(project: ProjectDoc | null, event: EventDoc, signals?: EventSignals): Promise<StoredDecision> {
     if (!project) return NONE;
     const held = await this.ruleset(project);
     if (!held) return NONE;
     const lists = await this.lists.lookup(project._id, project.listsVersion ?? 0);
-    const d = held.compiled.decide(decisionView(input), lists);
+    const d = held.compiled.decide(decisionView(viewInputOf(event, signals)), lists);
     const rule = d.ruleId === null ? undefined : held.doc.rules.find((r) => r.id === d.ruleId);
     return {
       action: d.action ?? held.doc.defaultAction,

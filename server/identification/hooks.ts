@@ -8,7 +8,7 @@ import type { IdentifyResultSchema } from '../../contract/identify.js';
 import type { SealedIdentifyResultSchema } from '../../contract/sealing.js';
 import type { OutboxEntry } from '../store/eventIndex.js';
 import type { EventDoc, StoredDecision } from '../store/events.js';
-import type { ViewInput } from '../decisions/view.js';
+import type { EventSignals } from '../decisions/storedView.js';
 import type { ProjectDoc } from '../store/projects.js';
 
 export type IdentifyResponse = z.infer<typeof IdentifyResultSchema> | z.infer<typeof SealedIdentifyResultSchema>;
@@ -19,7 +19,7 @@ export interface IdentifyHooks {
   /** Called (not awaited) once the event is stored. */
   stored?(project: ProjectDoc | null, event: EventDoc): void;
   /** The answer: the compact result, or a form of it. */
-  respond?(project: ProjectDoc | null, result: z.infer<typeof IdentifyResultSchema>): IdentifyResponse;
-  /** The project's rules on the event, before it is stored (server/decisions/). */
-  decide?(project: ProjectDoc | null, input: ViewInput): Promise<StoredDecision>;
+  respond?(project: ProjectDoc | null, result: z.infer<typeof IdentifyResultSchema>, decision: StoredDecision | undefined): IdentifyResponse;
+  /** The project's rules on the event, before it is stored (server/decisions/), with the signals identify holds unparsed. */
+  decide?(project: ProjectDoc | null, event: EventDoc, signals: EventSignals): Promise<StoredDecision>;
 }

@@ -13,7 +13,7 @@ import { checkAllowlist } from '../projects/allowlist.js';
 import type { EdgeFacts } from '../risk/edgeFacts.js';
 import { assessRisk, VELOCITY_WINDOWS } from '../risk/engine.js';
 import type { ApiKeyDoc } from '../store/apiKeys.js';
-import type { EventDoc } from '../store/events.js';
+import type { EventDoc, StoredDecision } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { ProjectDoc } from '../store/projects.js';
 import { KeyedLock } from '../store/keyedLock.js';
@@ -31,6 +31,11 @@ import { makeVisitId } from '../visitors/visitId.js';
 
 type IdentifyRequest = z.infer<typeof IdentifyRequestSchema>;
 type IdentifyResult = z.infer<typeof IdentifyResultSchema>;
+/** The compact result, and what the project's rules decided (for the site's server only). */
+interface Judged {
+  result: IdentifyResult;
+  decision: StoredDecision | undefined;
+}
 
 /** What recording a visit needs besides the match. */
 interface VisitContext {
@@ -114,24 +119,19 @@ export class IdentificationService {
     const project = await this.store.projects.byId(key.projectId);
     checkAllowlist(project?.allowedDomains ?? [], key.type, body.url, from.origin, from.proxy?.host);
     const reservation = await this.meter.admit(key);
-    let result: IdentifyResult;
+    let judged: Judged;
     try {
-      result = await this.runProven(key, body, edge, project, from.proxy);
+      judged = await this.runProven(key, body, edge, project, from.proxy);
     } catch (err) {
       await reservation.release();
       throw err;
     }
-    return this.hooks.respond ? this.hooks.respond(project, result) : result;
+    // The decision goes to the site's server only (a sealed result), never into an answer a page reads.
+    return this.hooks.respond ? this.hooks.respond(project, judged.result, judged.decision) : judged.result;
   }
 
   /** Identify from the cache; when what it served is not proven, or a new visitor's token was claimed meanwhile, once more from the database alone. */
-  private async runProven(
-    key: ApiKeyDoc,
-    body: IdentifyRequest,
-    edge: EdgeFacts,
-    project: ProjectDoc | null,
-    proxy: IdentifyFrom['proxy'],
-  ): Promise<IdentifyResult> {
+  private async runProven(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, project: ProjectDoc | null, proxy: IdentifyFrom['proxy']): Promise<Judged> {
     try {
       return await this.run(key, body, edge, project, proxy, true);
     } catch (err) {
@@ -147,7 +147,7 @@ export class IdentificationService {
     project: ProjectDoc | null,
     proxy: IdentifyFrom['proxy'],
     fromCache: boolean,
-  ): Promise<IdentifyResult> {
+  ): Promise<Judged> {
     const now = this.clock.now();
     const accountId = key.accountId;
     const signals = unwrap(body.signals);
@@ -223,16 +223,7 @@ export class IdentificationService {
       linkedIdVouched: vouched !== undefined,
     };
     // The project's rules judge the event as it will be stored: the decision is stored with it.
-    if (this.hooks.decide) {
-      event.decision = await this.hooks.decide(project, {
-        event,
-        client: signals,
-        server: risk.server,
-        visitCount: counted.visitCount,
-        firstSeenAt: counted.firstSeenAt,
-        linkedIdVouched: vouched !== undefined,
-      });
-    }
+    if (this.hooks.decide) event.decision = await this.hooks.decide(project, event, { client: signals, server: risk.server });
     const indexed = index.remember({ ...remembered(before, match, visit, match.kind === 'new'), moreTokens });
     // A new visitor's token claim decides whether the visitor stands: its event waits for it.
     if (index.claiming) await indexed;
@@ -246,7 +237,7 @@ export class IdentificationService {
     index.rememberTokens(match.visitorId, [...new Set([...(tokenHash && !match.tokenRejected ? [tokenHash] : []), ...moreTokens, ...naming])]);
     this.hooks.stored?.(project, event);
 
-    return {
+    const result: IdentifyResult = {
       requestId,
       visitorId: match.visitorId,
       confidence,
@@ -260,8 +251,8 @@ export class IdentificationService {
       ip: edge.ip,
       ipLocation,
       timestamp: now,
-      ...(event.decision && { decision: event.decision }),
     };
+    return { result, decision: event.decision };
   }
 
   /**

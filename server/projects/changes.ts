@@ -80,43 +80,38 @@ export class ProjectChanges {
 
 /**
  * The primary's side: relays a worker's change to every worker and tells the
- * announcer once all have answered (or after RELAY_TIMEOUT_MS).
+ * announcer once all have answered (or after RELAY_TIMEOUT_MS). `relay(w)`
+ * is called once per forked worker; one listener per worker serves every
+ * change, so concurrent changes add no listeners.
  */
-export function relayProjectChanges(workers: () => Iterable<Worker>): (from: Worker) => void {
+export function relayProjectChanges(workers: () => Iterable<Worker>): (worker: Worker) => void {
   let next = 1;
-  return (from) => {
-    const channel = channelOf(from.process);
+  /** Relays waiting for workers to drop their copies: the workers still to answer, and the announcer's answer. */
+  const pending = new Map<number, { waiting: Set<Worker>; finish: () => void }>();
+  const answered = (w: Worker, relayId: number) => {
+    const p = pending.get(relayId);
+    if (p?.waiting.delete(w) && p.waiting.size === 0) p.finish();
+  };
+  return (worker) => {
+    const channel = channelOf(worker.process);
     channel.listen(
       (m) => {
+        if (isAck(m, DROPPED)) return answered(worker, m.id);
         if (!isChanged(m)) return;
-        const targets = [...workers()].filter((w) => w.isConnected());
         const relayId = next++;
-        let pending = targets.length;
-        const unsubscribes: (() => void)[] = [];
-        let finished = false;
+        const targets = [...workers()].filter((w) => w.isConnected());
         const finish = () => {
-          if (finished) return;
-          finished = true;
           clearTimeout(timer);
-          unsubscribes.forEach((u) => u());
+          pending.delete(relayId);
           channel.send({ t: RELAYED, id: m.id }, () => {});
         };
         const timer = setTimeout(finish, RELAY_TIMEOUT_MS);
-        if (pending === 0) return finish();
-        for (const w of targets) {
-          const c = channelOf(w.process);
-          unsubscribes.push(
-            c.listen(
-              (a) => {
-                if (isAck(a, DROPPED) && a.id === relayId && --pending === 0) finish();
-              },
-              () => --pending === 0 && finish(),
-            ),
-          );
-          c.send({ t: CHANGED, id: relayId, projectId: m.projectId }, (err) => err && --pending === 0 && finish());
-        }
+        pending.set(relayId, { waiting: new Set(targets), finish });
+        if (targets.length === 0) return finish();
+        for (const w of targets) channelOf(w.process).send({ t: CHANGED, id: relayId, projectId: m.projectId }, (err) => err && answered(w, relayId));
       },
-      () => {},
+      // A worker that goes away answers every relay it was part of.
+      () => [...pending.keys()].forEach((id) => answered(worker, id)),
     );
   };
 }

@@ -10,10 +10,8 @@ import type { RouteDeps, Services } from '../services.js';
 
 const s = initServer();
 
-interface Scope {
-  accountId: string;
-  projectId: string;
-}
+/** The account and project a call acts on, as the services take them. */
+type Scope = [accountId: string, projectId: string];
 
 interface Args {
   req: Express.Request;
@@ -22,73 +20,49 @@ interface Args {
 
 const keyScope = (req: Express.Request): Scope => {
   const key = apiKeyOf(req);
-  return { accountId: key.accountId, projectId: key.projectId };
+  return [key.accountId, key.projectId];
 };
-const sessionScope = (req: Express.Request, projectId: string | undefined): Scope => ({ accountId: sessionOf(req).accountId, projectId: projectId ?? '' });
+const sessionScope = (req: Express.Request, projectId: string | undefined): Scope => [sessionOf(req).accountId, projectId ?? ''];
 
-function handlers(services: Services, scope: (a: Args) => Scope) {
+function handlers(services: Services, at: (a: Args) => Scope) {
   const name = (a: Args) => a.params?.name ?? '';
   return {
-    getRuleset: async (a: Args) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: await services.rules.get(accountId, projectId) };
-    },
-    putRuleset: async (a: Args & { body: z.output<typeof PutRulesetSchema> }) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: await services.rules.put(accountId, projectId, a.body) };
-    },
-    getRulesetVersion: async (a: Args) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: await services.rules.version(accountId, projectId, a.params?.version ?? 0) };
-    },
-    previewRule: async (a: Args & { body: z.output<typeof PreviewRequestSchema> }) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: await services.rules.preview(accountId, projectId, a.body) };
-    },
-    getRuleStats: async (a: Args) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: await services.rules.stats(accountId, projectId) };
-    },
-    listLists: async (a: Args) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: { lists: await services.lists.list(accountId, projectId) } };
-    },
-    createList: async (a: Args & { body: { name: string; kind: 'visitorId' | 'linkedId' | 'ip' | 'asn' | 'country'; description: string } }) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 201 as const, body: await services.lists.create(accountId, projectId, a.body) };
-    },
-    getList: async (a: Args) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: await services.lists.get(accountId, projectId, name(a)) };
-    },
-    updateList: async (a: Args & { body: { description: string } }) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: await services.lists.update(accountId, projectId, name(a), a.body) };
-    },
-    deleteList: async (a: Args) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: await services.lists.remove(accountId, projectId, name(a)) };
-    },
-    listEntries: async (a: Args & { query: { prefix?: string | undefined; cursor?: string | undefined; limit: number } }) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: await services.lists.entries(accountId, projectId, name(a), a.query) };
-    },
-    changeListEntries: async (a: Args & { body: z.output<typeof ListEntriesChangeSchema> }) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: await services.lists.changeEntries(accountId, projectId, name(a), a.body) };
-    },
-    listReviews: async (a: Args & { query: { status: 'pending' | 'labeled' | 'all'; limit: number; paginationKey?: string | undefined } }) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: await services.reviews.queue(accountId, projectId, a.query) };
-    },
-    labelEvent: async (a: Args & { body: z.output<typeof LabelRequestSchema> }) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: await services.reviews.label(accountId, projectId, a.params?.requestId ?? '', a.body) };
-    },
-    exportLabels: async (a: Args & { query: { since?: number | undefined } }) => {
-      const { accountId, projectId } = scope(a);
-      return { status: 200 as const, body: await services.reviews.export(accountId, projectId, a.query.since) };
-    },
+    getRuleset: async (a: Args) => ({ status: 200 as const, body: await services.rules.get(...at(a)) }),
+    putRuleset: async (a: Args & { body: z.output<typeof PutRulesetSchema> }) => ({ status: 200 as const, body: await services.rules.put(...at(a), a.body) }),
+    getRulesetVersion: async (a: Args) => ({ status: 200 as const, body: await services.rules.version(...at(a), a.params?.version ?? 0) }),
+    previewRule: async (a: Args & { body: z.output<typeof PreviewRequestSchema> }) => ({
+      status: 200 as const,
+      body: await services.rules.preview(...at(a), a.body),
+    }),
+    getRuleStats: async (a: Args) => ({ status: 200 as const, body: await services.rules.stats(...at(a)) }),
+    listLists: async (a: Args) => ({ status: 200 as const, body: { lists: await services.lists.list(...at(a)) } }),
+    createList: async (a: Args & { body: { name: string; kind: 'visitorId' | 'linkedId' | 'ip' | 'asn' | 'country'; description: string } }) => ({
+      status: 201 as const,
+      body: await services.lists.create(...at(a), a.body),
+    }),
+    getList: async (a: Args) => ({ status: 200 as const, body: await services.lists.get(...at(a), name(a)) }),
+    updateList: async (a: Args & { body: { description: string } }) => ({ status: 200 as const, body: await services.lists.update(...at(a), name(a), a.body) }),
+    deleteList: async (a: Args) => ({ status: 200 as const, body: await services.lists.remove(...at(a), name(a)) }),
+    listEntries: async (a: Args & { query: { prefix?: string | undefined; cursor?: string | undefined; limit: number } }) => ({
+      status: 200 as const,
+      body: await services.lists.entries(...at(a), name(a), a.query),
+    }),
+    changeListEntries: async (a: Args & { body: z.output<typeof ListEntriesChangeSchema> }) => ({
+      status: 200 as const,
+      body: await services.lists.changeEntries(...at(a), name(a), a.body),
+    }),
+    listReviews: async (a: Args & { query: { status: 'pending' | 'labeled' | 'all'; limit: number; paginationKey?: string | undefined } }) => ({
+      status: 200 as const,
+      body: await services.reviews.queue(...at(a), a.query),
+    }),
+    labelEvent: async (a: Args & { body: z.output<typeof LabelRequestSchema> }) => ({
+      status: 200 as const,
+      body: await services.reviews.label(...at(a), a.params?.requestId ?? '', a.body),
+    }),
+    exportLabels: async (a: Args & { query: { since?: number | undefined } }) => ({
+      status: 200 as const,
+      body: await services.reviews.export(...at(a), a.query.since),
+    }),
   };
 }
 

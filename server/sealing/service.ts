@@ -8,6 +8,7 @@ import type { IdentifyResultSchema } from '../../contract/identify.js';
 import type { SealedIdentifyResultSchema } from '../../contract/sealing.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
+import type { StoredDecision } from '../store/events.js';
 import type { ProjectDoc } from '../store/projects.js';
 import type { Store } from '../store/index.js';
 import { SEALING_KEY_BYTES, sealResult } from './format.js';
@@ -59,13 +60,9 @@ export class SealingService {
   }
 
   /** Identify's answer: the compact result, or sealed when the project says so. */
-  respond(project: ProjectDoc | null, result: IdentifyResult): IdentifyResult | SealedIdentifyResult {
-    // The decision is for the site's server: a page that reads the answer must not learn the rules.
-    if (!project?.sealing) {
-      const { decision: _decision, ...plain } = result;
-      return plain;
-    }
-    // Sealed as identify would have answered it unsealed: with `kind: 'result'`.
-    return { sealedResult: sealResult({ kind: 'result', ...result }, this.box.open(project.sealing.key)) };
+  respond(project: ProjectDoc | null, result: IdentifyResult, decision?: StoredDecision): IdentifyResult | SealedIdentifyResult {
+    if (!project?.sealing) return result;
+    // Sealed as identify would have answered it unsealed (`kind: 'result'`), with the decision for the site's server.
+    return { sealedResult: sealResult({ kind: 'result', ...result, ...(decision && { decision }) }, this.box.open(project.sealing.key)) };
   }
 }

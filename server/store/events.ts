@@ -15,6 +15,8 @@
 // (The entries used to have a collection of their own, `eventIndex`;
 // server/store/migrations.ts moves an older database's entries here.)
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { z } from 'zod';
+import type { DecisionSchema } from '../../contract/decisions.js';
 import { Binary, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
 import { entriesOf, entryIdsOf, EVENTS, factsOf, type EventIndexRepo, type IndexEntry, type OutboxEntry } from './eventIndex.js';
 
@@ -58,14 +60,8 @@ export interface EventDoc {
   label?: StoredLabel | null;
 }
 
-export interface StoredDecision {
-  action: 'allow' | 'challenge' | 'review' | 'block';
-  ruleId?: string;
-  rulesetVersion: number;
-  response?: { status: number; headers?: Record<string, string>; body?: string };
-  testMatches: string[];
-  erroredRules?: string[];
-}
+/** Stored as the contract's Decision reads. */
+export type StoredDecision = z.infer<typeof DecisionSchema>;
 
 export interface StoredLabel {
   verdict: 'fraud' | 'legitimate';

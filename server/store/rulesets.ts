@@ -4,16 +4,11 @@
 // range and saving a version that exists fails on the primary key (two
 // simultaneous saves on one base: one wins, even on FerretDB).
 import type { Collection, Db } from 'mongodb';
+import type { z } from 'zod';
+import type { RuleSchema } from '../../contract/decisions.js';
 
-export interface StoredRule {
-  id: string;
-  name: string;
-  expression: string;
-  action: 'allow' | 'challenge' | 'review' | 'block';
-  enabled: boolean;
-  mode: 'live' | 'test';
-  response?: { status: number; headers?: Record<string, string>; body?: string };
-}
+/** Stored as the contract's Rule reads. */
+export type StoredRule = z.infer<typeof RuleSchema>;
 
 export interface RulesetDoc {
   _id: string;

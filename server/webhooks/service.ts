@@ -57,6 +57,25 @@ const endpointView = (e: EndpointDoc) => ({
   secretRotatedAt: e.secretRotatedAt.toISOString(),
 });
 
+const deliveryId = (endpointId: string, requestId: string) => `${endpointId}|${requestId}`;
+
+/** An event's first delivery to an endpoint, due now. */
+const newDelivery = (endpointId: string, accountId: string, requestId: string, now: number): DeliveryDoc => ({
+  _id: deliveryId(endpointId, requestId),
+  accountId,
+  endpointId,
+  requestId,
+  status: 'pending',
+  attempts: 0,
+  since: now,
+  nextAttemptAt: now,
+  lastAttemptAt: null,
+  lastStatus: null,
+  lastError: null,
+  deliveredAt: null,
+  createdAt: now,
+});
+
 const deliveryView = (d: DeliveryDoc) => ({
   requestId: d.requestId,
   status: d.status,
@@ -166,7 +185,7 @@ export class WebhooksService {
 
   async redeliver(accountId: string, projectId: string, endpointId: string, requestId: string) {
     const e = await this.endpointOf(accountId, projectId, endpointId);
-    const d = await this.store.webhooks.delivery(`${e._id}|${requestId}`);
+    const d = await this.store.webhooks.delivery(deliveryId(e._id, requestId));
     if (!d) throw new ApiError('delivery_not_found');
     const now = this.clock.now();
     const set = { status: 'pending' as const, since: now, nextAttemptAt: now };
@@ -184,22 +203,10 @@ export class WebhooksService {
   async resend(accountId: string, projectId: string, requestId: string): Promise<void> {
     const now = this.clock.now();
     for (const endpoint of await this.store.webhooks.endpointsOf(projectId)) {
-      const _id = `${endpoint._id}|${requestId}`;
-      const fresh = { status: 'pending' as const, since: now, nextAttemptAt: now };
-      const created = await this.store.webhooks.createDelivery({
-        _id,
-        accountId,
-        endpointId: endpoint._id,
-        requestId,
-        attempts: 0,
-        lastAttemptAt: null,
-        lastStatus: null,
-        lastError: null,
-        deliveredAt: null,
-        createdAt: now,
-        ...fresh,
-      });
-      if (!created) await this.store.webhooks.updateDelivery(_id, fresh);
+      const _id = deliveryId(endpoint._id, requestId);
+      // A delivery made before is due again now, as redeliver makes it.
+      if (!(await this.store.webhooks.createDelivery(newDelivery(endpoint._id, accountId, requestId, now))))
+        await this.store.webhooks.updateDelivery(_id, { status: 'pending', since: now, nextAttemptAt: now });
       await this.store.webhooks.enqueue(now, _id);
     }
     this.kick();
@@ -224,23 +231,8 @@ export class WebhooksService {
   async fanOut(entry: OutboxEntry): Promise<void> {
     const now = this.clock.now();
     for (const endpoint of await this.store.webhooks.endpointsOf(entry.p)) {
-      const _id = `${endpoint._id}|${entry.r}`;
-      const doc: DeliveryDoc = {
-        _id,
-        accountId: entry.a,
-        endpointId: endpoint._id,
-        requestId: entry.r,
-        status: 'pending',
-        attempts: 0,
-        since: now,
-        nextAttemptAt: now,
-        lastAttemptAt: null,
-        lastStatus: null,
-        lastError: null,
-        deliveredAt: null,
-        createdAt: now,
-      };
-      if (await this.store.webhooks.createDelivery(doc)) {
+      const _id = deliveryId(endpoint._id, entry.r);
+      if (await this.store.webhooks.createDelivery(newDelivery(endpoint._id, entry.a, entry.r, now))) {
         await this.store.webhooks.enqueue(now, _id);
         continue;
       }

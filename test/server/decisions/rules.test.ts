@@ -179,6 +179,28 @@ describe('the ruleset', () => {
     expect(later.body.rules.find((r: { ruleId: string }) => r.ruleId === 'block-bots')).toEqual({ ruleId: 'block-bots', hits24h: 0, hits7d: 1, errors24h: 0 });
   });
 
+  it('previews a draft on recent events: matches, a sample, and 400 invalid_rules with its position for a draft that does not compile', async () => {
+    const preview = (body: object) => h.http().post('/v1/ruleset/preview').set('authorization', bearer(secret)).send(body);
+    const bots = await preview({ expression: "verdicts.bot.kind == 'bad'" });
+    expect(bots.status).toBe(200);
+    const all = await preview({ expression: 'true' });
+    expect(all.body.matched).toBe(all.body.examined);
+    expect(all.body.examined).toBeGreaterThanOrEqual(bots.body.examined);
+    expect(bots.body.matched).toBeGreaterThan(0);
+    expect(bots.body.matched).toBeLessThan(all.body.matched);
+    expect(bots.body.sample).toHaveLength(bots.body.matched);
+    expect(bots.body.sample[0].requestId).toMatch(/^req_/);
+    // `events` bounds how many of the newest are examined; `days` how far back.
+    expect((await preview({ expression: 'true', events: 2 })).body).toMatchObject({ examined: 2, matched: 2 });
+    h.clock.advance(8 * 24 * 3600_000);
+    expect((await preview({ expression: 'true', days: 7 })).body).toMatchObject({ examined: 0, matched: 0 });
+    const bad = await preview({ expression: 'suspectScore >' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'invalid_rules', details: [{ path: 'expression', line: 1 }] });
+    expect((await preview({ expression: 'true', events: 10_001 })).status).toBe(400);
+    expect((await preview({ expression: 'true', days: 8 })).status).toBe(400);
+  });
+
   it('a change made in one process is in force on the next identify in another', async () => {
     const other = await h.otherProcess();
     // The other process has the project and ruleset cached.
@@ -198,7 +220,7 @@ describe('the ruleset', () => {
     await customer.agent.delete(`/api/projects/${customer.projectId}/sealing`).set('origin', customer.origin);
   });
 
-  it('a webhook delivers the event with its decision', async () => {
+  it('a webhook delivers the event with its decision, and again with its label once an analyst labels it', async () => {
     const received: unknown[] = [];
     const server: Server = createServer((req, res) => {
       let body = '';
@@ -218,8 +240,14 @@ describe('the ruleset', () => {
       expect(created.status).toBe(201);
       const { requestId } = await identify('bot');
       for (let i = 0; i < 100 && !received.some((e) => (e as { requestId: string }).requestId === requestId); i++) await new Promise((r) => setTimeout(r, 50));
-      const delivered = received.find((e) => (e as { requestId: string }).requestId === requestId) as { decision: unknown };
+      const delivered = received.find((e) => (e as { requestId: string }).requestId === requestId) as { decision: unknown; label?: unknown };
       expect(delivered.decision).toMatchObject({ action: 'block', ruleId: 'block-all' });
+      expect(delivered.label).toBeUndefined();
+      const labeled = await h.http().post(`/v1/events/${requestId}/label`).set('authorization', bearer(secret)).send({ verdict: 'fraud', note: 'bot farm' });
+      expect(labeled.status).toBe(200);
+      const again = () => received.find((e) => (e as { requestId: string; label?: unknown }).requestId === requestId && (e as { label?: unknown }).label);
+      for (let i = 0; i < 100 && !again(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(again()).toMatchObject({ requestId, decision: { action: 'block' }, label: { verdict: 'fraud', note: 'bot farm' } });
     } finally {
       server.close();
     }
