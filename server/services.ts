@@ -172,7 +172,7 @@ export function createServices(deps: AppDeps): Services {
     webhooks,
     rules: new RulesService(store, clock, audit, changes, projectLists),
     lists,
-    reviews: new ReviewsService(store, clock, audit, lists, webhooks),
+    reviews: new ReviewsService(store, clock, audit, lists, webhooks, aliases),
     claims: new ClaimsService(store, clock, aliases),
     proxy,
     edge: async (req: Request, proxied?: ProxiedRequest | null) => {

@@ -12,6 +12,7 @@ import { decodePaginationKey, encodePaginationKey } from '../search/service.js';
 import { ulidOf, type IndexEntry } from '../store/eventIndex.js';
 import type { EventDoc, StoredLabel } from '../store/events.js';
 import type { Store } from '../store/index.js';
+import type { VisitorAliases } from '../visitors/aliases.js';
 import type { WebhooksService } from '../webhooks/service.js';
 import type { ListsService } from './listsService.js';
 
@@ -34,6 +35,7 @@ export class ReviewsService {
     private readonly audit: AuditLog,
     private readonly lists: ListsService,
     private readonly webhooks: WebhooksService,
+    private readonly aliases: VisitorAliases,
   ) {}
 
   /** The queue newest first: pending (`w`), labeled (`k`) or both, merged by time. */
@@ -62,7 +64,9 @@ export class ReviewsService {
       (body.addTo ?? []).map(async ({ list, field }) => {
         const found = await this.lists.get(accountId, projectId, list);
         if (found.kind !== field) throw new ApiError('list_kind_mismatch', `List ${list} holds ${found.kind} values, not ${field}`);
-        const value = field === 'visitorId' ? event.visitorId : field === 'ip' ? event.ip : event.linkedId;
+        // A visitor merged since is identified as its survivor from now on: that is the id a rule will see.
+        const visitorId = async () => (await this.aliases.survivor(accountId, event.visitorId))?._id ?? event.visitorId;
+        const value = field === 'visitorId' ? await visitorId() : field === 'ip' ? event.ip : event.linkedId;
         if (value === null) throw new ApiError('list_kind_mismatch', 'The event has no linkedId');
         return { list, value };
       }),

@@ -128,6 +128,17 @@ describe('the review queue', () => {
     expect(audit.body.entries[0].after).toMatchObject({ label: { verdict: 'fraud' }, addedTo: ['fraudsters'] });
   });
 
+  it('a label on an event of a visitor merged since adds the survivor’s id, the one its device is identified as now', async () => {
+    await api('post', '/v1/lists').send({ name: 'merged-fraud', kind: 'visitorId' });
+    const survivor = await identify();
+    const merged = await identify();
+    await h.store.db.collection('visitors').updateOne({ _id: merged.visitorId as never }, { $set: { mergedInto: survivor.visitorId } });
+    const res = await api('post', `/v1/events/${merged.requestId}/label`).send({ verdict: 'fraud', addTo: [{ list: 'merged-fraud', field: 'visitorId' }] });
+    expect(res.status).toBe(200);
+    const entries = await api('get', '/v1/lists/merged-fraud/entries');
+    expect(entries.body.entries.map((e: { value: string }) => e.value)).toEqual([survivor.visitorId]);
+  });
+
   it('a label that names a list of the wrong kind is refused (409) and nothing is labeled; an unknown event is 404', async () => {
     const event = await identify();
     const res = await api('post', `/v1/events/${event.requestId}/label`).send({ verdict: 'fraud', addTo: [{ list: 'bad-nets', field: 'visitorId' }] });
