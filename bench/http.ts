@@ -349,5 +349,5 @@ async function putBenchRules(base: string, secret: string): Promise<void> {
     await call('POST', '/v1/lists', { name: l.name, kind: l.kind });
     await call('POST', `/v1/lists/${l.name}/entries`, { add: l.values.map((v) => ({ value: String(v) })) });
   }
-  await call('PUT', '/v1/ruleset', { rules: benchRules() });
+  await call('PUT', '/v1/ruleset', { rules: benchRules().map((r) => ({ ...r, name: r.id })) });
 }

@@ -116,6 +116,16 @@ function viewTree(): Obj {
 
 const VIEW = viewTree();
 
+/** A field of the view below its top level, as the variable compiled rules read it by (runnableText). */
+interface FlatLeaf {
+  readonly name: string;
+  readonly parts: readonly string[];
+  readonly type: Scalar;
+}
+const FLAT = new Map<string, FlatLeaf>(
+  RULE_FIELDS.filter((f) => f.path.includes('.')).map((f, i) => [f.path, { name: `_v${i}`, parts: f.path.split('.'), type: CEL_TYPES[f.type]! }]),
+);
+
 /** What the expressions being evaluated reach besides the view: set by decide for its synchronous run only. */
 interface EvalScope {
   lists: ListLookup;
@@ -148,12 +158,13 @@ checkEnv
 /**
  * The environment compiled rules run in: the same, plus the method
  * `matchesRe2` that each `s.matches(p)` is renamed to (the library's own
- * method cannot be replaced). Expressions are never checked against it, so
- * no rule can call it directly.
+ * method cannot be replaced) and the FLAT variables. Expressions are never
+ * checked against it, so no rule can name them directly.
  */
 const runEnv = checkEnv.clone().registerFunction('string.matchesRe2(string): bool', (s: string, pattern: string) => {
   return scope!.patterns.get(pattern)!.test(s);
 });
+for (const leaf of FLAT.values()) runEnv.registerVariable(leaf.name, leaf.type);
 
 // ---- Functions
 
@@ -626,11 +637,16 @@ export function worstCase(expression: string): number | null {
 // ---- Running
 
 /**
- * The expression with each `s.matches(p)` calling runEnv's `matchesRe2`.
- * Comments are blanked first, so that the last word before a pattern is
- * its method's name.
+ * The text a rule runs as: each `s.matches(p)` calls runEnv's `matchesRe2`,
+ * and each nested field of the view (`verdicts.bot.result`) reads its own
+ * variable (FLAT), which the library looks up once instead of walking
+ * object types field by field: most of a rule's time otherwise. A field
+ * named in `has()` or written with brackets stays a selection (the macro needs one), and nothing is
+ * flattened where a macro binds a variable of a top-level field's name (it
+ * would shadow the view). Comments are blanked first, so that the last
+ * word before a pattern is its method's name.
  */
-function renameMatches(text: string, ast: Node): string {
+function runnableText(text: string, ast: Node): { text: string; flat: FlatLeaf[] } {
   let clean = '';
   for (let i = 0; i < text.length; i++) {
     const from = i;
@@ -638,14 +654,36 @@ function renameMatches(text: string, ast: Node): string {
     else if (text.startsWith('//', i)) i = lineEnd(text, i) - 1;
     clean += text.startsWith('//', from) ? ' '.repeat(i - from + 1) : text.slice(from, i + 1);
   }
-  const names: number[] = [];
-  const visit = (n: Node): void => {
-    if (n.op === 'rcall' && n.args[0] === 'matches') names.push(clean.lastIndexOf('matches', n.args[2][0]!.range.start));
-    children(n).forEach(visit);
+  const flatten = !bindsViewName(ast);
+  const edits: [from: number, to: number, replacement: string][] = [];
+  const flat: FlatLeaf[] = [];
+  const visit = (n: Node, hasArgument: boolean): void => {
+    const leaf = flatten && !hasArgument && n.op === '.' ? FLAT.get(viewPath(n) ?? '') : undefined;
+    // A selection's range starts at its first name, inside any brackets around it: `(ipLocation).country` runs as written.
+    if (leaf && !/[()]/.test(clean.slice(n.range.start, n.range.end))) {
+      edits.push([n.range.start, n.range.end, leaf.name]);
+      if (!flat.includes(leaf)) flat.push(leaf);
+      return;
+    }
+    if (n.op === 'rcall' && n.args[0] === 'matches') {
+      const at = clean.lastIndexOf('matches', n.args[2][0]!.range.start);
+      edits.push([at, at + 'matches'.length, 'matchesRe2']);
+    }
+    for (const c of children(n)) visit(c, n.op === 'call' && n.args[0] === 'has');
   };
-  visit(ast);
-  for (const at of names.sort((x, y) => y - x)) clean = `${clean.slice(0, at)}matchesRe2${clean.slice(at + 'matches'.length)}`;
-  return clean;
+  visit(ast, false);
+  for (const [from, to, replacement] of edits.sort((x, y) => y[0] - x[0])) clean = `${clean.slice(0, from)}${replacement}${clean.slice(to)}`;
+  return { text: clean, flat };
+}
+
+/** Whether a macro (`exists`, `map` …) names its variable as a top-level field of the view. */
+function bindsViewName(ast: Node): boolean {
+  const visit = (n: Node): boolean => {
+    const bound = n.op === 'rcall' && n.args[2].length >= 2 && n.args[2][0]!.op === 'id' ? n.args[2][0].args : null;
+    if (bound !== null && VIEW.fields.some((f) => f.name === bound)) return true;
+    return children(n).some(visit);
+  };
+  return visit(ast);
 }
 
 /** A node's sub-expressions in source order. */
@@ -671,16 +709,18 @@ function children(n: Node): Node[] {
   }
 }
 
+/** The dotted path of the view a selection reads (`verdicts.bot`), or null. */
+function viewPath(n: Node): string | null {
+  if (n.op === 'id') return VIEW.fields.some((f) => f.name === n.args) ? n.args : null;
+  if (n.op !== '.') return null;
+  const inner = viewPath(n.args[0]);
+  return inner === null ? null : `${inner}.${n.args[1]}`;
+}
+
 /** The dotted paths of the view an expression reads (`verdicts.bot.result`, `riskFactors`). */
 function pathsRead(ast: Node, into: Set<string>): void {
-  const path = (n: Node): string | null => {
-    if (n.op === 'id') return VIEW.fields.some((f) => f.name === n.args) ? n.args : null;
-    if (n.op !== '.') return null;
-    const inner = path(n.args[0]);
-    return inner === null ? null : `${inner}.${n.args[1]}`;
-  };
   const visit = (n: Node): void => {
-    const p = path(n);
+    const p = viewPath(n);
     if (p !== null) into.add(p);
     else children(n).forEach(visit);
   };
@@ -705,11 +745,18 @@ function activation(node: Obj, value: Record<string, unknown>): Record<string, u
   const out = new node.ctor();
   for (const f of node.fields) {
     const v = value[f.name];
-    if (f.kind === 'object') out[f.name] = activation(f, (v ?? {}) as Record<string, unknown>);
-    else if (f.type === 'int') out[f.name] = Number.isSafeInteger(v) ? BigInt(v as number) : 0n;
-    else out[f.name] = v;
+    out[f.name] = f.kind === 'object' ? activation(f, (v ?? {}) as Record<string, unknown>) : libraryValue(f.type, v);
   }
   return out;
+}
+
+const libraryValue = (type: Scalar, v: unknown) => (type !== 'int' ? v : Number.isSafeInteger(v) ? BigInt(v as number) : 0n);
+
+/** A FLAT field's value in the library's form; missing (never from view.ts), as activation takes it. */
+function flatValue(leaf: FlatLeaf, view: Record<string, unknown>): unknown {
+  let v: unknown = view;
+  for (const part of leaf.parts) v = (v as Record<string, unknown> | undefined)?.[part];
+  return libraryValue(leaf.type, v);
 }
 
 const FAILED = () => undefined;
@@ -730,6 +777,7 @@ export class CompiledRuleset {
   private readonly rules: Compiled[] = [];
   private readonly patterns = new Map<string, Pattern>();
   private readonly read = new Set<string>();
+  private readonly flat = new Set<FlatLeaf>();
   private readonly cidr = new CidrCache();
   /** Only what the rules read is converted for the library, once per decision. */
   private readonly shape: Obj;
@@ -747,11 +795,14 @@ export class CompiledRuleset {
     const checked = analyse(expression);
     if (!('ast' in checked)) return FAILED;
     for (const [source, p] of checked.patterns) this.patterns.set(source, p);
-    pathsRead(checked.ast, this.read);
     try {
-      const run = runEnv.parse(renameMatches(expression, checked.ast));
+      const runnable = runnableText(expression, checked.ast);
+      const run = runEnv.parse(runnable.text);
       // Checking once stores the types on the tree; unchecked, the library would check on every run.
-      return run.check().valid ? run : FAILED;
+      if (!run.check().valid) return FAILED;
+      pathsRead(run.ast, this.read);
+      for (const leaf of runnable.flat) this.flat.add(leaf);
+      return run;
     } catch {
       return FAILED;
     }
@@ -765,7 +816,9 @@ export class CompiledRuleset {
    */
   decide(view: DecisionView, lists: ListLookup): Decision {
     const decision: Decision = { ruleId: null, action: null, testMatches: [], errored: [] };
-    const context = activation(this.shape, view as unknown as Record<string, unknown>);
+    const fields = view as unknown as Record<string, unknown>;
+    const context = activation(this.shape, fields);
+    for (const leaf of this.flat) context[leaf.name] = flatValue(leaf, fields);
     scope = { lists, patterns: this.patterns, cidr: this.cidr };
     try {
       for (const rule of this.rules) {

@@ -162,6 +162,15 @@ describe('decide', () => {
     expect(decide([rule("has(verdicts.vpn.result) && ipLocation.country == 'DE'", { mode: 'test' })]).testMatches).toHaveLength(1);
   });
 
+  it('reads nested fields however they are written, and a macro’s variable over a field of the same name', () => {
+    // Compiled rules read nested fields as variables of their own: whitespace, comments, has() and matches() around them change nothing.
+    expect(matches("verdicts . vpn // a comment\n .result && ipLocation.country.matches('^D') && (ipLocation).country == 'DE'")).toBe(true);
+    expect(matches('has(verdicts.vpn.result) && has(ipLocation.country) && verdicts.tampering.anomalyScore == 0.0')).toBe(true);
+    // A macro's variable named as a field of the view is the element, not the view.
+    expect(matches("[{'country': 'FR'}].exists(ipLocation, ipLocation.country == 'FR') && ipLocation.country == 'DE'")).toBe(true);
+    expect(matches("[{'country': 'FR'}].exists(ipLocation, ipLocation.country == 'DE')")).toBe(false);
+  });
+
   it('runs rules of every construct', () => {
     const rules = [
       rule("-suspectScore < 0 && !newVisitor && {'a': [1]}.size() == 1 && (newVisitor ? false : true) && has(tag.plan) && 'VPN_DETECTED' in riskFactors", {
