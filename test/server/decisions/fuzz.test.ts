@@ -4,6 +4,9 @@
 // makes checkExpression throw, and its answers stay quick (counted and
 // printed; only a runaway fails the test, a loaded machine being no bug);
 // well-formed random rules that pass the check never make decide throw.
+// A call over SLOW_MS is timed again: the fastest of three is the input's
+// own cost, the first call's excess a pause of the machine (GC, JIT, other
+// processes), which no input reproduces.
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RULE_EXPRESSION_MAX, RULE_FIELDS } from '../../../contract/ruleFields.js';
@@ -14,14 +17,21 @@ import type { EventDoc } from '../../../server/store/events.js';
 const SLOW_MS = 10;
 const RUNAWAY_MS = 1_000;
 const timings: number[] = [];
-const slowest: [number, string][] = [];
+/** Calls over SLOW_MS: the first call's time, the fastest of three more, the text. */
+const slowest: [number, number, string][] = [];
+
+const timed = (text: string) => {
+  const started = performance.now();
+  return [checkExpression(text), performance.now() - started] as const;
+};
 
 function timedCheck(text: string): RuleError | null {
-  const started = performance.now();
-  const answer = checkExpression(text);
-  const took = performance.now() - started;
+  const [answer, took] = timed(text);
   timings.push(took);
-  if (took > SLOW_MS) slowest.push([took, `${JSON.stringify(text.slice(0, 50))}… (${text.length} characters)`]);
+  if (took > SLOW_MS) {
+    const own = Math.min(...[0, 1, 2].map(() => timed(text)[1]));
+    slowest.push([took, own, `${JSON.stringify(text.slice(0, 50))}… (${text.length} characters)`]);
+  }
   return answer;
 }
 
@@ -36,15 +46,15 @@ function expectWellFormed(text: string, answer: RuleError | null): void {
 
 afterAll(() => {
   const sorted = [...timings].sort((a, b) => a - b);
-  const slow = sorted.filter((t) => t > SLOW_MS).length;
+  const own = slowest.map(([, ms]) => ms);
   console.log(
-    `checkExpression: ${sorted.length} calls, median ${sorted[sorted.length >> 1]?.toFixed(2)} ms, p99 ${sorted[Math.floor(sorted.length * 0.99)]?.toFixed(2)} ms, max ${sorted.at(-1)?.toFixed(2)} ms; ${slow} over ${SLOW_MS} ms`,
+    `checkExpression: ${sorted.length} calls, median ${sorted[sorted.length >> 1]?.toFixed(2)} ms, p99 ${sorted[Math.floor(sorted.length * 0.99)]?.toFixed(2)} ms, max ${sorted.at(-1)?.toFixed(2)} ms; ${slowest.length} over ${SLOW_MS} ms, of which ${own.filter((ms) => ms > SLOW_MS).length} at their fastest of three (max ${Math.max(0, ...own).toFixed(2)} ms)`,
     ...slowest
-      .sort((a, b) => b[0] - a[0])
+      .sort((a, b) => b[1] - a[1])
       .slice(0, 5)
-      .map(([ms, text]) => `\n  ${ms.toFixed(1)} ms: ${text}`),
+      .map(([first, fastest, text]) => `\n  ${first.toFixed(1)} ms, then ${fastest.toFixed(1)} ms: ${text}`),
   );
-  expect(sorted.at(-1) ?? 0).toBeLessThan(RUNAWAY_MS);
+  expect(Math.max(0, ...own)).toBeLessThan(RUNAWAY_MS);
 });
 
 const TOKENS = [
