@@ -9,6 +9,7 @@ import { MIN_AUDIT_RETENTION_DAYS } from './config.js';
 import { grantSweep } from './deviceflow/service.js';
 import { retentionSweep } from './retention.js';
 import { CLAIM_MAX_AGE_MS } from './decisions/claims.js';
+import { snapshotSweep } from './decisions/listCache.js';
 import type { Store } from './store/index.js';
 import { CHANGES_KEPT_MS } from './store/lists.js';
 import { migrate } from './store/migrations.js';
@@ -42,8 +43,10 @@ export function defaultSweeps(store: Store, retentionDays: number, auditRetentio
     rateLeases: (now) => store.rate.sweep(new Date(now.getTime() - 60_000)),
     // The dashboard shows a day of first-party proxy traffic.
     proxyStats: (now) => store.proxyStats.sweep(now),
-    // Caches that loaded longer ago than this read their lists whole (server/decisions/listCache.ts).
+    // Loads replay change records from within this only, less a margin (server/decisions/listCache.ts).
     listChanges: (now) => store.lists.sweepChanges(now.getTime() - CHANGES_KEPT_MS),
+    // What a cache's first load of a big list reads instead of its entries, rebuilt from them daily (server/decisions/listCache.ts).
+    listSnapshots: snapshotSweep(store),
     // A claim outlives the longest maxAge a protected request may give, no more.
     claims: (now) => store.claims.deleteBefore(new Date(now.getTime() - CLAIM_MAX_AGE_MS)),
   };

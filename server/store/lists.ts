@@ -13,6 +13,12 @@
 //   read is what changed, not the list (FerretDB reads ~10,000 documents a
 //   second and filters anything but `_id` in Go; a packed record of 1,000
 //   values reads like one). Records are kept CHANGES_KEPT_MS, then swept.
+// - listSnapshots: `<listId>|<takenAt, 13 digits>|<chunk, 4 digits>`, a
+//   list's entries as a sweep read them from listEntries, packed as JSON
+//   text 5,000 to a document, so that a cache's first load of a big list
+//   reads a few documents (and the changes since), not one per entry. The
+//   list document names its complete snapshot (`snapshot`); older ones are
+//   deleted once a newer one is named.
 import type { LIST_KINDS } from '../../contract/decisions.js';
 import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { monotonicFactory } from 'ulid';
@@ -32,6 +38,8 @@ export interface ListDoc {
   entries: number;
   createdAt: Date;
   updatedAt: Date;
+  /** The list's complete snapshot: its chunks hold the entries as of no later than `takenAt` (Unix ms). */
+  snapshot?: { takenAt: number; chunks: number };
 }
 
 export interface ListEntryDoc {
@@ -64,16 +72,25 @@ interface ChangeDoc {
   changes: string;
 }
 
-/** How long change records are kept: a cache that loaded longer ago reads its lists whole (listCache.ts). */
+interface SnapshotDoc {
+  _id: string; // <listId>|<takenAt, 13 digits>|<chunk, 4 digits>
+  /** JSON of [value, expiresAt], by value. */
+  entries: string;
+}
+
+/** How long change records are kept: a load replays them from within this only, less a margin (listCache.ts). */
 export const CHANGES_KEPT_MS = 7 * 24 * 3600_000;
 
 /** FerretDB narrows an `_id` `$in` of up to 1,000 ids in SQL (README: Database). */
 const BATCH = 1000;
 /** Entries a page of a whole list's read: one command stays well inside the database time limit on FerretDB. */
 const LOAD_PAGE = 2000;
+/** Entries a snapshot document packs: ~150 kB of IP ranges. */
+const SNAPSHOT_CHUNK = 5000;
 
 export const entryId = (listId: string, value: string) => `${listId}|${value}`;
 const changeTime = (at: number) => String(at).padStart(13, '0');
+const snapshotPrefix = (listId: string, takenAt: number) => `${listId}|${changeTime(takenAt)}|`;
 
 /**
  * The smallest string above every string that starts with `prefix` (in code
@@ -90,13 +107,14 @@ export function prefixEnd(prefix: string): string {
   return '\u{10ffff}';
 }
 
-/** Every `_id` of the list's entries and change records lies in [`${listId}|`, `${listId}}`) ('}' follows '|'). */
+/** Every `_id` of the list's entries, change records and snapshots lies in [`${listId}|`, `${listId}}`) ('}' follows '|'). */
 const listRange = (listId: string) => ({ $gt: `${listId}|`, $lt: `${listId}}` });
 
 export class ListsRepo {
   private readonly lists: Collection<ListDoc>;
   private readonly entries: Collection<ListEntryDoc>;
   private readonly changes: Collection<ChangeDoc>;
+  private readonly snapshots: Collection<SnapshotDoc>;
   private readonly lock = new KeyedLock();
   /** Orders the records of one millisecond as they were written (within a process). */
   private readonly ulid = monotonicFactory();
@@ -105,6 +123,7 @@ export class ListsRepo {
     this.lists = db.collection('lists');
     this.entries = db.collection('listEntries');
     this.changes = db.collection('listChanges');
+    this.snapshots = db.collection('listSnapshots');
   }
 
   async ensureIndexes(): Promise<void> {
@@ -152,10 +171,11 @@ export class ListsRepo {
     return this.lists.findOneAndUpdate({ _id: listId }, { $inc: { entries: delta }, $set: { updatedAt: at } }, { returnDocument: 'after' });
   }
 
-  /** The list, its entries and its change records; the list document last, so that a deletion cut short leaves a list to delete again. */
+  /** The list, its entries, change records and snapshots; the list document last, so that a deletion cut short leaves a list to delete again. */
   async delete(listId: string): Promise<void> {
     await this.entries.deleteMany({ _id: listRange(listId) });
     await this.changes.deleteMany({ _id: listRange(listId) });
+    await this.snapshots.deleteMany({ _id: listRange(listId) });
     await this.lists.deleteOne({ _id: listId });
   }
 
@@ -231,6 +251,53 @@ export class ListsRepo {
     return (await this.changes.deleteMany({ at: { $lt: before } })).deletedCount;
   }
 
+  /** Up to `limit` lists of at least `minEntries` entries whose snapshot is absent or taken before `before` (Unix ms), those without one first. */
+  async dueForSnapshot(minEntries: number, before: number, limit: number): Promise<string[]> {
+    const docs = await this.lists
+      .find({ entries: { $gte: minEntries }, $or: [{ snapshot: { $exists: false } }, { 'snapshot.takenAt': { $lt: before } }] }, { projection: { _id: 1 } })
+      .sort({ 'snapshot.takenAt': 1, _id: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map((d) => d._id);
+  }
+
+  /**
+   * Writes the entries as the list's snapshot taken at `takenAt`, then names
+   * it on the list document unless a newer one is named there already (a
+   * sweep elsewhere), then deletes the list's older snapshots, or this one
+   * when it lost. Whether it is the list's snapshot now.
+   */
+  async putSnapshot(listId: string, takenAt: number, entries: readonly ListEntryState[]): Promise<boolean> {
+    const prefix = snapshotPrefix(listId, takenAt);
+    const docs: SnapshotDoc[] = [];
+    for (let i = 0; i < entries.length; i += SNAPSHOT_CHUNK) {
+      const packed = entries.slice(i, i + SNAPSHOT_CHUNK).map((e) => [e.value, e.expiresAt]);
+      docs.push({ _id: prefix + String(docs.length).padStart(4, '0'), entries: JSON.stringify(packed) });
+    }
+    if (docs.length) await this.snapshots.insertMany(docs);
+    const named = await this.lists.updateOne(
+      { _id: listId, $or: [{ snapshot: { $exists: false } }, { 'snapshot.takenAt': { $lt: takenAt } }] },
+      { $set: { snapshot: { takenAt, chunks: docs.length } } },
+    );
+    if (!named.matchedCount) {
+      await this.snapshots.deleteMany({ _id: { $gte: prefix, $lt: prefixEnd(prefix) } });
+      return false;
+    }
+    await this.snapshots.deleteMany({ _id: { $gt: `${listId}|`, $lt: prefix } });
+    return true;
+  }
+
+  /** The entries of the list's snapshot; null when its chunks are not all there (a newer snapshot replaced it meanwhile). */
+  async snapshotOf(listId: string, snapshot: { takenAt: number; chunks: number }): Promise<ListEntryState[] | null> {
+    const prefix = snapshotPrefix(listId, snapshot.takenAt);
+    const docs = await this.snapshots
+      .find({ _id: { $gte: prefix, $lt: prefixEnd(prefix) } })
+      .sort({ _id: 1 })
+      .toArray();
+    if (docs.length !== snapshot.chunks) return null;
+    return docs.flatMap((d) => (JSON.parse(d.entries) as [string, number | null][]).map(([value, expiresAt]) => ({ value, expiresAt })));
+  }
+
   /** A page of entries by value, after the value `after`, starting with `prefix`. */
   page(listId: string, q: { after?: string | undefined; prefix?: string | undefined; limit: number }): Promise<ListEntryDoc[]> {
     const base = `${listId}|`;
@@ -244,7 +311,7 @@ export class ListsRepo {
       .toArray();
   }
 
-  /** Every entry of the list (a cache's first load), read in pages by `_id`. */
+  /** Every entry of the list (a snapshot, or a cache's first load of a list that has none), read in pages by `_id`. */
   async all(listId: string): Promise<ListEntryState[]> {
     const out: ListEntryState[] = [];
     let lower: { $gt: string } = { $gt: `${listId}|` };

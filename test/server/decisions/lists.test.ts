@@ -3,11 +3,14 @@
 // projects, the audit log), the per-process cache (nothing read while the
 // project's listsVersion is the one loaded; a change made in another
 // process read on the next lookup; expiry by the injected clock; the entry
-// budget) and the sweep of change records.
+// budget), its cold loads (a young list from its change records, an older
+// one from its snapshot and the changes since, else whole), the sweep of
+// change records and the one that takes snapshots.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../server/errors.js';
 import { AuditLog } from '../../../server/audit/log.js';
-import { FULL_RELOAD_MS, OVERLAP_MS, ProjectLists } from '../../../server/decisions/listCache.js';
+import { FULL_RELOAD_MS, HISTORY_MS, OVERLAP_MS, ProjectLists, SNAPSHOT_MIN_ENTRIES } from '../../../server/decisions/listCache.js';
+import { ListIndex } from '../../../server/decisions/listIndex.js';
 import { ListsService } from '../../../server/decisions/listsService.js';
 import { ulid } from '../../../server/ids.js';
 import { defaultSweeps } from '../../../server/maintenance.js';
@@ -22,6 +25,8 @@ let counting = false;
 let service: ListsService;
 /** The same service in another process. */
 let serviceThere: ListsService;
+/** Without the test caps, for lists big enough to snapshot. */
+let bigService: ListsService;
 let audit: AuditLog;
 
 beforeAll(async () => {
@@ -32,6 +37,7 @@ beforeAll(async () => {
   audit = new AuditLog(h.store, h.clock);
   service = new ListsService(h.store, h.clock, audit, { lists: 3, entries: 10 });
   serviceThere = new ListsService(other, h.clock, new AuditLog(other, h.clock), { lists: 3, entries: 10 });
+  bigService = new ListsService(h.store, h.clock, audit, { lists: 50, entries: 100_000 });
 });
 afterAll(() => h.close());
 
@@ -56,6 +62,26 @@ async function commandsOf(fn: () => Promise<unknown>): Promise<string[]> {
   }
   return commands.map((c) => `${c.name} ${c.collection}`);
 }
+
+/** A linkedId list of u0 … u<n-1>; its id. */
+async function bigList(p: { accountId: string; projectId: string }, name: string, n: number): Promise<string> {
+  await bigService.create(p.accountId, p.projectId, { name, kind: 'linkedId', description: '' });
+  await bigService.changeEntries(p.accountId, p.projectId, name, { add: Array.from({ length: n }, (_, i) => ({ value: `u${i}` })) });
+  return (await h.store.lists.byName(p.projectId, name))!._id;
+}
+
+/** One run of the snapshot sweep, at the clock's time. Tests delete their big lists, so that the next finds only its own due. */
+const snapshotSweep = () => defaultSweeps(h.store, 90).listSnapshots!(new Date(h.clock.now()));
+
+/** The `_id`s of the list's snapshot documents. */
+const snapshotIds = async (listId: string) =>
+  (
+    await h.store.db
+      .collection<{ _id: string }>('listSnapshots')
+      .find({ _id: { $gt: `${listId}|`, $lt: `${listId}}` } })
+      .sort({ _id: 1 })
+      .toArray()
+  ).map((d) => d._id);
 
 async function apiError(p: Promise<unknown>): Promise<ApiError> {
   const err = await p.then(
@@ -319,7 +345,8 @@ describe('the lists cache', () => {
     await service.create(accountId, projectId, { name: 'ids', kind: 'visitorId', description: '' });
     await service.changeEntries(accountId, projectId, 'ips', { add: [{ value: '10.0.0.0/8' }, { value: '2001:db8::/32' }] });
     let v = await version(projectId);
-    expect(await commandsOf(() => cache.lookup(projectId, v))).toEqual(['find lists', 'find listEntries', 'find listEntries']);
+    // Young lists: their change records hold their whole history.
+    expect(await commandsOf(() => cache.lookup(projectId, v))).toEqual(['find lists', 'find listChanges', 'find listChanges']);
     let lookup = await cache.lookup(projectId, v);
     expect(lookup.has('ips', '10.20.30.40')).toBe(true);
     expect(lookup.has('ips', '2001:db8::5')).toBe(true);
@@ -414,17 +441,28 @@ describe('the lists cache', () => {
     expect(cache.size).toBe(2);
   });
 
-  it('reads a list whole when it was loaded longer ago than change records are trusted', async () => {
-    const { accountId, projectId } = await project();
+  it('loads a list cold again when it was loaded longer ago than FULL_RELOAD_MS: an entry written but never recorded is seen once a snapshot has read it', async () => {
+    const p = await project();
+    const listId = await bigList(p, 'l', SNAPSHOT_MIN_ENTRIES);
     const cache = new ProjectLists(h.store, h.clock);
-    await service.create(accountId, projectId, { name: 'l', kind: 'linkedId', description: '' });
-    await service.changeEntries(accountId, projectId, 'l', { add: [{ value: 'a' }] });
-    await cache.lookup(projectId, await version(projectId));
+    await cache.lookup(p.projectId, await version(p.projectId));
+    // What a change that failed after writing its entry leaves: the entry, no record.
+    const at = h.clock.now();
+    const doc = { listId, accountId: p.accountId, projectId: p.projectId, note: '', expiresAt: null, addedAt: at, updatedAt: at };
+    await h.store.lists.put([{ ...doc, _id: `${listId}|lost`, value: 'lost' }], []);
+    await bigService.changeEntries(p.accountId, p.projectId, 'l', { add: [{ value: 'seen' }] });
+    let lookup = await cache.lookup(p.projectId, await version(p.projectId));
+    expect([lookup.has('l', 'lost'), lookup.has('l', 'seen')]).toEqual([false, true]);
+
     h.clock.advance(FULL_RELOAD_MS);
-    await service.changeEntries(accountId, projectId, 'l', { add: [{ value: 'b' }] });
-    const v = await version(projectId);
-    expect(await commandsOf(() => cache.lookup(projectId, v))).toEqual(['find lists', 'find listEntries']);
-    expect((await cache.lookup(projectId, v)).has('l', 'b')).toBe(true);
+    expect(await snapshotSweep()).toBe(1);
+    await bigService.changeEntries(p.accountId, p.projectId, 'l', { add: [{ value: 'later' }] });
+    const v = await version(p.projectId);
+    // The list is young, but its snapshot comes first: it read the entries.
+    expect((await commandsOf(() => cache.lookup(p.projectId, v))).sort()).toEqual(['find listChanges', 'find listSnapshots', 'find lists']);
+    lookup = await cache.lookup(p.projectId, v);
+    expect([lookup.has('l', 'lost'), lookup.has('l', 'seen'), lookup.has('l', 'later'), lookup.has('l', 'u1999')]).toEqual([true, true, true, true]);
+    await bigService.remove(p.accountId, p.projectId, 'l');
   });
 
   it('loads a project once for callers that ask at the same time', async () => {
@@ -434,7 +472,7 @@ describe('the lists cache', () => {
     const cache = new ProjectLists(h.store, h.clock);
     const v = await version(projectId);
     const read = await commandsOf(() => Promise.all([cache.lookup(projectId, v), cache.lookup(projectId, v), cache.lookup(projectId, v)]));
-    expect(read).toEqual(['find lists', 'find listEntries']);
+    expect(read).toEqual(['find lists', 'find listChanges']);
   });
 
   it('keeps to its entry budget, dropping the projects used least recently', async () => {
@@ -460,6 +498,128 @@ describe('the lists cache', () => {
     cache.forget(p2.projectId);
     expect(cache.size).toBe(0);
     expect(await commandsOf(() => cache.lookup(p2.projectId, p2.v))).not.toEqual([]);
+  });
+});
+
+describe('cold loads', () => {
+  it('of a young list replay its change records since it was made, not its entries, and find what a whole read finds', async () => {
+    const { accountId, projectId } = await project();
+    await service.create(accountId, projectId, { name: 'ips', kind: 'ip', description: '' });
+    const list = (await h.store.lists.byName(projectId, 'ips'))!;
+    await service.changeEntries(accountId, projectId, 'ips', {
+      add: [{ value: '10.0.0.0/8' }, { value: '192.0.2.1', expiresAt: h.clock.now() + 60_000 }, { value: '2001:db8::/32' }, { value: '198.51.100.7' }],
+    });
+    // Days later, in another process: removals, an expiry moved, a range that expires.
+    h.clock.advance(HISTORY_MS / 2);
+    await serviceThere.changeEntries(accountId, projectId, 'ips', {
+      remove: ['10.0.0.0/8', '198.51.100.7'],
+      add: [{ value: '10.1.0.0/16', expiresAt: h.clock.now() + 60_000 }, { value: '192.0.2.1' }],
+    });
+    h.clock.advance(1000);
+    await service.changeEntries(accountId, projectId, 'ips', { add: [{ value: '198.51.100.7', expiresAt: h.clock.now() + 30_000 }] });
+
+    const cache = new ProjectLists(h.store, h.clock);
+    const v = await version(projectId);
+    expect(await commandsOf(() => cache.lookup(projectId, v))).toEqual(['find lists', 'find listChanges']);
+    const lookup = await cache.lookup(projectId, v);
+    const whole = new ListIndex('ip');
+    whole.apply(await h.store.lists.all(list._id));
+    const probes = ['10.2.3.4', '10.1.2.3', '192.0.2.1', '198.51.100.7', '2001:db8::1', '8.8.8.8'];
+    const seen = () => probes.map((a) => lookup.has('ips', a));
+    expect(seen()).toEqual([false, true, true, true, true, false]);
+    expect(seen()).toEqual(probes.map((a) => whole.has(a, h.clock.now())));
+    h.clock.advance(60_000);
+    expect(seen()).toEqual([false, false, true, false, true, false]);
+    expect(seen()).toEqual(probes.map((a) => whole.has(a, h.clock.now())));
+
+    // Once its first records may have been swept, a list without a snapshot is read whole.
+    h.clock.set(list.createdAt.getTime() + HISTORY_MS);
+    expect(await commandsOf(() => new ProjectLists(h.store, h.clock).lookup(projectId, v))).toEqual(['find lists', 'find listEntries']);
+  });
+
+  it('of an older list read its snapshot and the changes since; one taken longer ago than the records kept is not used', async () => {
+    const p = await project();
+    await bigList(p, 'l', SNAPSHOT_MIN_ENTRIES);
+    h.clock.advance(HISTORY_MS);
+    await bigService.changeEntries(p.accountId, p.projectId, 'l', { add: [{ value: 'u1', expiresAt: h.clock.now() + 10 * OVERLAP_MS }] });
+    // The expiry reaches the load through the snapshot alone.
+    h.clock.advance(2 * OVERLAP_MS);
+    expect(await snapshotSweep()).toBe(1);
+    const takenAt = h.clock.now();
+    h.clock.advance(1000);
+    await bigService.changeEntries(p.accountId, p.projectId, 'l', { add: [{ value: 'after' }], remove: ['u2'] });
+    const v = await version(p.projectId);
+
+    const cache = new ProjectLists(h.store, h.clock);
+    expect((await commandsOf(() => cache.lookup(p.projectId, v))).sort()).toEqual(['find listChanges', 'find listSnapshots', 'find lists']);
+    const lookup = await cache.lookup(p.projectId, v);
+    const seen = () => ['u0', 'u1', 'u2', 'u1999', 'after'].map((x) => lookup.has('l', x));
+    expect(seen()).toEqual([true, true, false, true, true]);
+    h.clock.advance(10 * OVERLAP_MS);
+    expect(seen()).toEqual([true, false, false, true, true]);
+
+    h.clock.set(takenAt + HISTORY_MS);
+    const reads = await commandsOf(() => new ProjectLists(h.store, h.clock).lookup(p.projectId, v));
+    expect(reads.filter((r) => r.startsWith('find'))).toEqual(['find lists', 'find listEntries', 'find listEntries']);
+    await bigService.remove(p.accountId, p.projectId, 'l');
+  });
+});
+
+describe('snapshots', () => {
+  it('are taken of lists of 2,000 entries or more, two a sweep, in chunks named on the list (not in its API view); one missing a chunk is not used', async () => {
+    const p = await project();
+    const a = await bigList(p, 'a', SNAPSHOT_MIN_ENTRIES);
+    const b = await bigList(p, 'b', 5001);
+    const c = await bigList(p, 'c', SNAPSHOT_MIN_ENTRIES);
+    const small = await bigList(p, 'small', SNAPSHOT_MIN_ENTRIES - 1);
+    h.clock.advance(HISTORY_MS);
+    expect([await snapshotSweep(), await snapshotSweep(), await snapshotSweep()]).toEqual([2, 1, 0]);
+    const now = h.clock.now();
+    const snapshot = async (listId: string) => (await h.store.lists.byId(listId))!.snapshot;
+    expect([await snapshot(a), await snapshot(b), await snapshot(c), await snapshot(small)]).toEqual([
+      { takenAt: now, chunks: 1 },
+      { takenAt: now, chunks: 2 },
+      { takenAt: now, chunks: 1 },
+      undefined,
+    ]);
+    expect(await snapshotIds(b)).toEqual([`${b}|${now}|0000`, `${b}|${now}|0001`]);
+    expect(await snapshotIds(small)).toEqual([]);
+    expect(Object.keys(await bigService.get(p.accountId, p.projectId, 'b'))).toEqual(['name', 'kind', 'description', 'entries', 'createdAt', 'updatedAt']);
+
+    // Chunks hold values in `_id` order: the last, alone in the second chunk, is u999.
+    await h.store.db.collection<{ _id: string }>('listSnapshots').deleteOne({ _id: `${b}|${now}|0001` });
+    const v = await version(p.projectId);
+    const reads = await commandsOf(() => new ProjectLists(h.store, h.clock).lookup(p.projectId, v));
+    // a and c from their snapshots; b, whose snapshot lacks a chunk, and small, which has none, whole.
+    expect(reads.filter((r) => r === 'find listSnapshots')).toHaveLength(3);
+    expect(reads.filter((r) => r === 'find listEntries')).toHaveLength(4);
+    const lookup = await new ProjectLists(h.store, h.clock).lookup(p.projectId, v);
+    expect(Array.from({ length: 5001 }, (_, i) => lookup.has('b', `u${i}`)).every(Boolean)).toBe(true);
+
+    for (const name of ['a', 'b', 'c', 'small']) await bigService.remove(p.accountId, p.projectId, name);
+    // Deleting a list deletes its snapshot.
+    expect([...(await snapshotIds(a)), ...(await snapshotIds(b)), ...(await snapshotIds(c))]).toEqual([]);
+  });
+
+  it('are taken again after a day, the newer replacing the older; one that lost to a newer is deleted', async () => {
+    const p = await project();
+    const listId = await bigList(p, 'l', SNAPSHOT_MIN_ENTRIES);
+    expect(await snapshotSweep()).toBe(1);
+    const first = h.clock.now();
+    h.clock.advance(FULL_RELOAD_MS);
+    expect(await snapshotSweep()).toBe(0);
+    h.clock.advance(1);
+    expect(await snapshotSweep()).toBe(1);
+    const second = h.clock.now();
+    expect((await h.store.lists.byId(listId))!.snapshot).toEqual({ takenAt: second, chunks: 1 });
+    expect(await snapshotIds(listId)).toEqual([`${listId}|${second}|0000`]);
+    expect(second).toBeGreaterThan(first);
+
+    // A sweep elsewhere that read the list before this one, finishing after it.
+    expect(await h.store.lists.putSnapshot(listId, second - 1, [{ value: 'stale', expiresAt: null }])).toBe(false);
+    expect((await h.store.lists.byId(listId))!.snapshot).toEqual({ takenAt: second, chunks: 1 });
+    expect(await snapshotIds(listId)).toEqual([`${listId}|${second}|0000`]);
+    await bigService.remove(p.accountId, p.projectId, 'l');
   });
 });
 
