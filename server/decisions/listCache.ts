@@ -175,8 +175,8 @@ export class ProjectLists {
 
 /**
  * The maintenance sweep that keeps snapshots: lists of SNAPSHOT_MIN_ENTRIES
- * or more whose snapshot is absent or older than FULL_RELOAD_MS, a few a
- * run, each read whole from its entries (the truth, not a cache). Taken at
+ * or more without one, and lists whose snapshot is older than
+ * FULL_RELOAD_MS (whatever their size now), a few a run, each read whole from its entries (the truth, not a cache). Taken at
  * the run's start, no later than the read begins: a change made during the
  * read is in the changes a load replays. How many it snapshotted.
  */

@@ -251,10 +251,14 @@ export class ListsRepo {
     return (await this.changes.deleteMany({ at: { $lt: before } })).deletedCount;
   }
 
-  /** Up to `limit` lists of at least `minEntries` entries whose snapshot is absent or taken before `before` (Unix ms), those without one first. */
+  /**
+   * Up to `limit` lists due a snapshot, those without one first: of at least
+   * `minEntries` entries without one, or with one taken before `before`
+   * (Unix ms) whatever their size now (loads read it while it is current).
+   */
   async dueForSnapshot(minEntries: number, before: number, limit: number): Promise<string[]> {
     const docs = await this.lists
-      .find({ entries: { $gte: minEntries }, $or: [{ snapshot: { $exists: false } }, { 'snapshot.takenAt': { $lt: before } }] }, { projection: { _id: 1 } })
+      .find({ $or: [{ entries: { $gte: minEntries }, snapshot: { $exists: false } }, { 'snapshot.takenAt': { $lt: before } }] }, { projection: { _id: 1 } })
       .sort({ 'snapshot.takenAt': 1, _id: 1 })
       .limit(limit)
       .toArray();

@@ -601,7 +601,7 @@ describe('snapshots', () => {
     expect([...(await snapshotIds(a)), ...(await snapshotIds(b)), ...(await snapshotIds(c))]).toEqual([]);
   });
 
-  it('are taken again after a day, the newer replacing the older; one that lost to a newer is deleted', async () => {
+  it('are taken again after a day, the newer replacing the older, also of a list that shrank below the threshold; one that lost to a newer is deleted', async () => {
     const p = await project();
     const listId = await bigList(p, 'l', SNAPSHOT_MIN_ENTRIES);
     expect(await snapshotSweep()).toBe(1);
@@ -619,6 +619,12 @@ describe('snapshots', () => {
     expect(await h.store.lists.putSnapshot(listId, second - 1, [{ value: 'stale', expiresAt: null }])).toBe(false);
     expect((await h.store.lists.byId(listId))!.snapshot).toEqual({ takenAt: second, chunks: 1 });
     expect(await snapshotIds(listId)).toEqual([`${listId}|${second}|0000`]);
+
+    // A list that shrank below the threshold keeps a current snapshot: loads still read it.
+    await bigService.changeEntries(p.accountId, p.projectId, 'l', { remove: ['u0', 'u1'] });
+    h.clock.advance(FULL_RELOAD_MS + 1);
+    expect(await snapshotSweep()).toBe(1);
+    expect((await h.store.lists.byId(listId))!.snapshot).toEqual({ takenAt: h.clock.now(), chunks: 1 });
     await bigService.remove(p.accountId, p.projectId, 'l');
   });
 });
