@@ -167,6 +167,10 @@ export const identifyContract = c.router(
           "A plan limit was hit. `error` is 'Rate limit exceeded' (`code` rate_limit_exceeded) for the per-second limit and 'Monthly API call limit exceeded' (`code` monthly_quota_exceeded) for the monthly quota; `usage` and `limit` give the count reached and the plan's limit. Retry after `Retry-After` seconds, backing off exponentially.",
           { ...{ usage: 10000, limit: 10000 } },
         ),
+        503: errorResponse(
+          'service_unavailable',
+          'The database is not reachable, request bodies in flight are over the budget, or first visits of this device raced on and on (each found another had claimed its token); nothing was stored or counted. Retry after `Retry-After` seconds.',
+        ),
       },
       metadata: meta({ auth: 'browserKey', proxy: true }),
     },

@@ -9,6 +9,7 @@ import type { SignalName } from '../../contract/signals.js';
 import type { Clock } from '../clock.js';
 import { DEFAULT_VISITOR_CACHE_SIZE } from '../config.js';
 import type { Meter } from '../metering/meter.js';
+import { serviceUnavailable } from '../errors.js';
 import { checkAllowlist } from '../projects/allowlist.js';
 import type { EdgeFacts } from '../risk/edgeFacts.js';
 import { assessRisk, VELOCITY_WINDOWS } from '../risk/engine.js';
@@ -28,6 +29,9 @@ import { CacheUnproven, CAS_ATTEMPTS, StoreIndex, TokenClaimLost } from './store
 import { VisitorCache } from './visitorCache.js';
 import type { LinkedIdKeys } from '../keys/linkedIds.js';
 import { makeVisitId } from '../visitors/visitId.js';
+
+/** Runs of one identify: from the cache, then from the database while a token claim is lost to another visit. */
+export const IDENTIFY_ATTEMPTS = 3;
 
 type IdentifyRequest = z.infer<typeof IdentifyRequestSchema>;
 type IdentifyResult = z.infer<typeof IdentifyResultSchema>;
@@ -130,13 +134,21 @@ export class IdentificationService {
     return this.hooks.respond ? this.hooks.respond(project, judged.result, judged.decision) : judged.result;
   }
 
-  /** Identify from the cache; when what it served is not proven, or a new visitor's token was claimed meanwhile, once more from the database alone. */
+  /**
+   * Identify from the cache; when what it served is not proven, or a new
+   * visitor's token was claimed meanwhile, again from the database alone.
+   * A lost claim means another first visit of the device won, which the
+   * next attempt finds; one lost IDENTIFY_ATTEMPTS times in a row (visits
+   * of one device racing on and on) answers 503 with Retry-After.
+   */
   private async runProven(key: ApiKeyDoc, body: IdentifyRequest, edge: EdgeFacts, project: ProjectDoc | null, proxy: IdentifyFrom['proxy']): Promise<Judged> {
-    try {
-      return await this.run(key, body, edge, project, proxy, true);
-    } catch (err) {
-      if (!(err instanceof CacheUnproven || err instanceof TokenClaimLost)) throw err;
-      return this.run(key, body, edge, project, proxy, false);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.run(key, body, edge, project, proxy, attempt === 1);
+      } catch (err) {
+        if (!(err instanceof CacheUnproven || err instanceof TokenClaimLost)) throw err;
+        if (attempt === IDENTIFY_ATTEMPTS) throw serviceUnavailable(1);
+      }
     }
   }
 

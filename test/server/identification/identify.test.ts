@@ -1,8 +1,9 @@
 // Identify, full events and visit history through HTTP on the real database.
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SIGNAL_NAMES } from '../../../contract/signals.js';
 import { confidenceOf } from '../../../server/identification/confidence.js';
+import { IDENTIFY_ATTEMPTS } from '../../../server/identification/service.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { signUp, type Customer } from '../../support/dashboard.js';
 import { deviceValues, drifted, identifyBody, withoutToken } from '../../support/signals.js';
@@ -166,6 +167,33 @@ describe('POST /v1/identify', () => {
     // The visitors of the visits that lost their token's claim were deleted: the winners alone were created now.
     const created = await h.store.db.collection('visitors').find({ accountId: c.accountId, firstSeenAt: h.clock.now() }).toArray();
     expect(created.map((v) => [v._id, v.visitCount]).sort()).toEqual(results.map((pair) => [pair[0].body.visitorId, 2]).sort());
+  });
+
+  it('identifies again from the database while a first visit loses its token claim, and answers 503 with Retry-After when it loses every time', async () => {
+    const identity = h.store.identity;
+    const remember = identity.remember.bind(identity);
+    // A claim lost as if another first visit of the device had taken the token, `times` times.
+    const losing = (times: number) =>
+      vi.spyOn(identity, 'remember').mockImplementation(async (...args) => (args[4] !== undefined && times-- > 0 ? false : remember(...args)));
+    const visitors = () => h.store.db.collection('visitors').countDocuments({ accountId: c.accountId });
+    try {
+      losing(IDENTIFY_ATTEMPTS - 1);
+      const before = await visitors();
+      const won = await identify(live, identifyBody(nextDevice()));
+      expect(won.status).toBe(200);
+      // The visitors of the lost claims were deleted: one more visitor in all.
+      expect(await visitors()).toBe(before + 1);
+      vi.restoreAllMocks();
+
+      losing(IDENTIFY_ATTEMPTS);
+      const lost = await identify(live, identifyBody(nextDevice()));
+      expect(lost.status).toBe(503);
+      expect(lost.headers['retry-after']).toBe('1');
+      expect(lost.body).toEqual({ error: 'Service temporarily unavailable; retry later', code: 'service_unavailable' });
+      expect(await visitors()).toBe(before + 1);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it('lowers confidence when many signals failed to collect', async () => {
