@@ -20,8 +20,7 @@ import { contract, responseDoc, type RouteMeta } from '../contract/index.js';
 import { ERRORS } from '../contract/errors.js';
 import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_S } from '../contract/proxy.js';
 import { repoFile } from '../server/paths.js';
-
-export type Audience = 'public' | 'dashboard';
+import { OPENAPI_FILES, type Audience } from '../server/routes/openapi.js';
 
 const c = initContract();
 const { getGrant, authorizeGrant, denyGrant, ...toolSide } = contract.deviceFlow;
@@ -338,8 +337,6 @@ export function buildOpenApi({ serverUrl = '/', audience = 'public' }: OpenApiOp
   ) as unknown as Json;
   return finish(doc, audience);
 }
-
-export const OPENAPI_FILES: Record<Audience, string> = { public: 'openapi.json', dashboard: 'dashboard.json' };
 
 export function renderOpenApi(audience: Audience = 'public'): string {
   return JSON.stringify(buildOpenApi({ audience }), null, 2) + '\n';

@@ -139,10 +139,10 @@ export function createApp(deps: AppDeps): App {
   app.use(pageRoutes(rd));
 
   app.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument('public', deps.config.baseUrl));
+    res.type('application/json').send(openApiDocument('public', deps.config.baseUrl));
   });
   app.get('/openapi/dashboard.json', (_req, res) => {
-    res.json(openApiDocument('dashboard', deps.config.baseUrl));
+    res.type('application/json').send(openApiDocument('dashboard', deps.config.baseUrl));
   });
   app.get('/agent.js', (req, res, next) => {
     agentScript()
