@@ -155,7 +155,11 @@ export const DecisionSchema = z
     testMatches: z.array(RuleIdSchema).describe('Test-mode rules that matched (would have acted)'),
     erroredRules: z.array(RuleIdSchema).optional().describe('Rules whose evaluation failed on this event and were skipped; absent when none'),
   })
-  .openapi({ title: 'Decision', description: 'What the project’s rules decided for the event.' });
+  .openapi({
+    title: 'Decision',
+    description:
+      'What the project’s rules decided for the event; `allow` at `rulesetVersion` 0 when no ruleset was in force (also for events stored before rules existed).',
+  });
 
 export const LABELS = ['fraud', 'legitimate'] as const;
 

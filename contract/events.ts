@@ -110,8 +110,8 @@ export const FullEventSchema = z
     verdicts: FullVerdictsSchema,
     signals: EventSignalsSchema,
     timestamp: TimestampMs.describe('When the event occurred'),
-    // What the project's rules decided (absent on events stored before rules existed), and an analyst's label once given.
-    decision: DecisionSchema.optional(),
+    // What the project's ruleset decided (allow at rulesetVersion 0 when none was in force), and an analyst's label once given.
+    decision: DecisionSchema,
     label: LabelSchema.optional(),
     createdAt: z.string().datetime().describe('ISO 8601 time the event was stored'),
   })

@@ -8,6 +8,7 @@ import { CLAIM_MAX_AGE_SECONDS, type ClaimSchema } from '../../contract/decision
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { ApiKeyDoc } from '../store/apiKeys.js';
+import { NO_DECISION } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { VisitorAliases } from '../visitors/aliases.js';
 
@@ -35,7 +36,7 @@ export class ClaimsService {
       requestId,
       visitorId,
       timestamp: event.timestamp,
-      decision: event.decision ?? { action: 'allow', rulesetVersion: 0, testMatches: [] },
+      decision: event.decision ?? NO_DECISION,
       confidence: event.confidence,
       suspectScore: event.suspectScore,
       botProbability: event.botProbability,

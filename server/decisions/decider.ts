@@ -6,7 +6,7 @@
 // database command and a changed one one read.
 import { LRUCache } from 'lru-cache';
 import type { ProjectDoc } from '../store/projects.js';
-import type { EventDoc, StoredDecision } from '../store/events.js';
+import { NO_DECISION, type EventDoc, type StoredDecision } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { RulesetDoc } from '../store/rulesets.js';
 import { CompiledRuleset } from './engine.js';
@@ -19,8 +19,6 @@ interface Held {
   doc: RulesetDoc;
   compiled: CompiledRuleset;
 }
-
-const NONE: StoredDecision = { action: 'allow', rulesetVersion: 0, testMatches: [] };
 
 export class Decider {
   private readonly held = new LRUCache<string, Held>({ max: 2_000 });
@@ -55,9 +53,9 @@ export class Decider {
    * (counted per rule by the rule stats, from the search index).
    */
   async decide(project: ProjectDoc | null, event: EventDoc, signals?: EventSignals): Promise<StoredDecision> {
-    if (!project) return NONE;
+    if (!project) return NO_DECISION;
     const held = await this.ruleset(project);
-    if (!held) return NONE;
+    if (!held) return NO_DECISION;
     const lists = await this.lists.lookup(project._id, project.listsVersion ?? 0);
     const d = held.compiled.decide(decisionView(viewInputOf(event, signals)), lists);
     const rule = d.ruleId === null ? undefined : held.doc.rules.find((r) => r.id === d.ruleId);

@@ -7,7 +7,7 @@ import type { AuditLog } from '../audit/log.js';
 import type { z } from 'zod';
 import type { FullEventSchema } from '../../contract/events.js';
 import { ApiError } from '../errors.js';
-import type { EventDoc } from '../store/events.js';
+import { NO_DECISION, type EventDoc } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { VisitorAliases } from '../visitors/aliases.js';
 
@@ -74,7 +74,7 @@ function fullEvent(e: EventDoc, visitorId: string): FullEvent {
     verdicts: e.verdicts as FullEvent['verdicts'],
     signals: JSON.parse(e.signalsJson) as FullEvent['signals'],
     timestamp: e.timestamp,
-    ...(e.decision && { decision: e.decision }),
+    decision: e.decision ?? NO_DECISION,
     ...(e.label && {
       label: { verdict: e.label.verdict, note: e.label.note, labeledAt: e.label.labeledAt.toISOString(), labeledBy: e.label.labeledBy },
     }),

@@ -234,8 +234,9 @@ export class IdentificationService {
       firstSeenAt: counted.firstSeenAt,
       linkedIdVouched: vouched !== undefined,
     };
-    // The project's rules judge the event as it will be stored: the decision is stored with it.
-    if (this.hooks.decide) event.decision = await this.hooks.decide(project, event, { client: signals, server: risk.server });
+    // The project's rules judge the event as it will be stored; a decision is stored only when a ruleset made it (absent reads as NO_DECISION).
+    const decision = await this.hooks.decide?.(project, event, { client: signals, server: risk.server });
+    if (decision && decision.rulesetVersion > 0) event.decision = decision;
     const indexed = index.remember({ ...remembered(before, match, visit, match.kind === 'new'), moreTokens });
     // A new visitor's token claim decides whether the visitor stands: its event waits for it.
     if (index.claiming) await indexed;
@@ -264,7 +265,7 @@ export class IdentificationService {
       ipLocation,
       timestamp: now,
     };
-    return { result, decision: event.decision };
+    return { result, decision };
   }
 
   /**

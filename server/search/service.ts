@@ -67,15 +67,12 @@ export function factFilter(q: Query): ((f: EntryFacts) => boolean | undefined) |
   bot(q.botIdentity, (f) => f.bi);
   const country = q.country?.toUpperCase();
   if (country !== undefined) checks.push((f) => (f.c === undefined ? undefined : f.c === country));
-  // Every event judged since rules exist records its decision's action (`da`); one stored before has none and matches no decision filter.
-  const decided = (want: string | undefined, get: (f: EntryFacts) => boolean) => {
-    if (want !== undefined) checks.push((f) => (f.lb === undefined ? undefined : f.da !== undefined && get(f)));
-  };
-  decided(q.decision, (f) => f.da === q.decision);
-  decided(q.rule, (f) => f.dr === q.rule);
-  decided(q.testRule, (f) => f.dq?.includes(q.testRule!) === true);
+  // An entry names a decision other than allow, its rules and its label only when there are any (store/eventIndex.ts).
+  if (q.decision !== undefined) checks.push((f) => (f.da ?? 'allow') === q.decision);
+  if (q.rule !== undefined) checks.push((f) => f.dr === q.rule);
+  if (q.testRule !== undefined) checks.push((f) => f.dq?.includes(q.testRule!) === true);
   const label = q.label === 'none' ? '' : q.label;
-  if (label !== undefined) checks.push((f) => (f.lb === undefined ? undefined : f.lb === label));
+  if (label !== undefined) checks.push((f) => (f.lb ?? '') === label);
   if (checks.length === 0) return null;
   return (f) => {
     let unknown = false;

@@ -69,11 +69,15 @@ export interface EntryFacts {
   bi?: string;
   /** Country of the IP location (ISO 3166-1 alpha-2, upper case; empty when unknown). */
   c?: string;
-  /** The decision's action, its deciding live rule, the test-mode rules that matched (absent when none). */
+  /**
+   * The decision's action (absent: allow), its deciding live rule, the
+   * test-mode rules that matched, the analyst's label: each absent when
+   * there is none, as on events stored before rules existed (every field
+   * is work for FerretDB on each identify's write).
+   */
   da?: string;
   dr?: string;
   dq?: string[];
-  /** The analyst's label ('' when none). */
   lb?: string;
 }
 
@@ -234,10 +238,10 @@ export function factsOf(e: {
     bl: result('ipBlocklist'),
     ss: e.suspectScore,
     c: country,
-    ...(e.decision && { da: e.decision.action }),
+    ...(e.decision && e.decision.action !== 'allow' && { da: e.decision.action }),
     ...(e.decision?.ruleId !== undefined && { dr: e.decision.ruleId }),
     ...(e.decision?.testMatches.length && { dq: e.decision.testMatches }),
-    lb: e.label?.verdict ?? '',
+    ...(e.label && { lb: e.label.verdict }),
   };
 }
 
@@ -297,14 +301,15 @@ export class EventIndexRepo {
   }
 
   /**
-   * Re-indexes one event after its suspect flag or linkedId changed: the
-   * entries of `before` go, those of `after` come, with the facts of the
-   * `a` entry (as identify indexed them) and the new flag.
+   * Re-indexes one event after its suspect flag, linkedId or label changed:
+   * the entries of `before` go, those of `after` come, with the facts of
+   * the `a` entry (as identify indexed them), the new flag and label.
    */
   async reindex(before: IndexedEvent, after: IndexedEvent): Promise<void> {
     const a = await this.facts(before.accountId, before._id);
     if (!a) return; // indexed before search existed, or being deleted
-    const f: EntryFacts = { ...a.f, s: after.suspect, lb: after.label?.verdict ?? '' };
+    const { lb: _label, ...kept } = a.f;
+    const f: EntryFacts = { ...kept, s: after.suspect, ...(after.label && { lb: after.label.verdict }) };
     await this.deleteFor([before]);
     await this.insert(entriesOf(after, f));
   }

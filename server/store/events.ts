@@ -54,7 +54,7 @@ export interface EventDoc {
   visitCount?: number;
   firstSeenAt?: number;
   linkedIdVouched?: boolean;
-  /** What the project's rules decided (server/decisions/); absent on events stored before. */
+  /** What the project's ruleset decided (server/decisions/); absent when none was in force: NO_DECISION. */
   decision?: StoredDecision;
   /** An analyst's verdict. */
   label?: StoredLabel | null;
@@ -62,6 +62,9 @@ export interface EventDoc {
 
 /** Stored as the contract's Decision reads. */
 export type StoredDecision = z.infer<typeof DecisionSchema>;
+
+/** What an event without a stored decision was decided: no ruleset judged it (none was in force, or it predates rules), so it was allowed. */
+export const NO_DECISION: StoredDecision = { action: 'allow', rulesetVersion: 0, testMatches: [] };
 
 export interface StoredLabel {
   verdict: 'fraud' | 'legitimate';

@@ -169,6 +169,13 @@ describe('the ruleset', () => {
     const watched = await search('testRule=watch-all');
     expect(watched.body.events).toHaveLength(2);
     expect((await search('decision=deny')).status).toBe(400);
+    // Allowed by a ruleset or by none in force (version 0, stored without a decision); nothing is labeled yet.
+    type Found = { decision: { action: string; rulesetVersion: number } };
+    const allowed: Found[] = (await search('decision=allow')).body.events;
+    expect(allowed.map((e) => e.decision.action)).toEqual(allowed.map(() => 'allow'));
+    expect(new Set(allowed.map((e) => e.decision.rulesetVersion > 0))).toEqual(new Set([true, false]));
+    expect((await search('label=none')).body.events).toHaveLength((await search('')).body.events.length);
+    expect((await search('label=fraud')).body.events).toEqual([]);
     const stats = await h.http().get('/v1/ruleset/stats').set('authorization', bearer(secret));
     expect(stats.status).toBe(200);
     expect(stats.body.rulesetVersion).toBe(2);
