@@ -676,6 +676,12 @@ function runnableText(text: string, ast: Node): { text: string; flat: FlatLeaf[]
   return { text: clean, flat };
 }
 
+/** The text an expression runs as (runnableText); null when it does not check. Tests read the rewrite here. */
+export function runnableExpression(expression: string): string | null {
+  const r = analyse(expression);
+  return 'ast' in r ? runnableText(expression, r.ast).text : null;
+}
+
 /** Whether a macro (`exists`, `map` …) names its variable as a top-level field of the view. */
 function bindsViewName(ast: Node): boolean {
   const visit = (n: Node): boolean => {

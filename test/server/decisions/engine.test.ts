@@ -16,6 +16,7 @@ import {
   PATTERN_MAX,
   PATTERNS_MAX,
   patternSize,
+  runnableExpression,
   type ListLookup,
   type RuleInput,
   worstCase,
@@ -169,6 +170,30 @@ describe('decide', () => {
     // A macro's variable named as a field of the view is the element, not the view.
     expect(matches("[{'country': 'FR'}].exists(ipLocation, ipLocation.country == 'FR') && ipLocation.country == 'DE'")).toBe(true);
     expect(matches("[{'country': 'FR'}].exists(ipLocation, ipLocation.country == 'DE')")).toBe(false);
+  });
+
+  it('runs nested fields as variables of their own, except in has(), in brackets and where a macro binds a field’s name', () => {
+    const flat = /_v\d+/g;
+    const run = (e: string) => runnableExpression(e)!;
+    // Each nested field its own variable, the same one wherever it is read; top-level fields and literals as written.
+    const both = run("verdicts.bot.result && ipLocation.country == 'DE' && suspectScore > 1 || ipLocation.country == 'FR'");
+    const [bot, country, again] = both.match(flat)!;
+    expect(both).toBe(`${bot} && ${country} == 'DE' && suspectScore > 1 || ${again} == 'FR'`);
+    expect(new Set([bot, country, again]).size).toBe(2);
+    expect(run('velocity.events.h1 > 1')).toMatch(/^_v\d+ > 1$/);
+    expect(run('verdicts.vpn.result')).toMatch(/^_v\d+$/);
+    expect(run("inList('l', ipLocation.country)")).toMatch(/^inList\('l', _v\d+\)$/);
+    // Comments are blanked (a chain across one becomes one variable), matches() runs RE2.
+    expect(run("verdicts . vpn // note\n .result && ipLocation.country.matches('^D')")).toMatch(/^_v\d+ && _v\d+\.matchesRe2\('\^D'\)$/);
+    // Left as written: has()'s argument (nested fields below it too), a bracketed selection, the tag's keys.
+    expect(run('has(verdicts.vpn.result)')).toBe('has(verdicts.vpn.result)');
+    expect(run("(ipLocation).country == 'DE'")).toBe("(ipLocation).country == 'DE'");
+    expect(run("has(tag.plan) && tag.plan == 'x'")).toBe("has(tag.plan) && tag.plan == 'x'");
+    // A macro variable named as a top-level field keeps the whole expression as written; any other name does not.
+    const shadowing = "[{'country': 'FR'}].exists(ipLocation, ipLocation.country == 'FR') && ipLocation.country == 'DE'";
+    expect(run(shadowing)).toBe(shadowing);
+    expect(run("riskFactors.exists(f, f == 'x') && verdicts.vpn.result")).toMatch(/^riskFactors\.exists\(f, f == 'x'\) && _v\d+$/);
+    expect(runnableExpression('verdicts.vpn')).toBeNull();
   });
 
   it('runs rules of every construct', () => {
