@@ -227,6 +227,8 @@ describe.skipIf(!hasChromium)('the dashboard, a page per job', () => {
     const page = watchProblems(await context.newPage(), problems);
     await page.goto(`${origin}/dashboard/install`);
     await page.locator('#proxy-state', { hasText: 'Off' }).waitFor();
+    // The traffic loads on its own, after the state or before it.
+    await page.locator('#proxy-traffic', { hasText: 'identify calls' }).waitFor();
     expect(await page.textContent('#proxy-traffic')).toBe('0 of 3 identify calls in the last 24 hours came through a proxy (0%).');
     expect(await page.textContent('#proxy-last-error')).toBe('No proxy errors.');
     await page.getByRole('button', { name: 'Create secret', exact: true }).click();
