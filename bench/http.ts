@@ -23,11 +23,11 @@ import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { monotonicFactory, ulid } from 'ulid';
+import { ulid } from 'ulid';
 import { createProxyMiddleware } from '../clients/proxy/index.js';
 import { systemClock } from '../server/clock.js';
-import { entryIdsOf } from '../server/store/eventIndex.js';
 import { deviceValues, identifyBody } from '../test/support/signals.js';
+import { seedEvents } from './support/events.js';
 import { BENCH_LISTS, benchRules } from './support/rules.js';
 import { startService, type BenchService } from './support/service.js';
 
@@ -167,33 +167,6 @@ async function seedVisitors(service: BenchService, n: number): Promise<void> {
  * events collection's three `_id` families as identify writes them), each
  * copy with a new requestId (ULIDs in time order) and its own visitor.
  */
-async function seedEvents(service: BenchService, requestId: string, n: number): Promise<void> {
-  const events = service.store.db.collection<{ _id: string; r?: string; v?: string; visitorId?: string }>('events');
-  const u = requestId.slice(4);
-  const event = (await events.findOne({ _id: requestId }))!;
-  const entries = await events.find({ _id: { $in: await entryIds(service, requestId) } }).toArray();
-  const next = monotonicFactory();
-  for (let done = 0; done < n;) {
-    const batch = Math.min(500, n - done);
-    const docs = Array.from({ length: batch }, () => {
-      const v = next();
-      const visitorId = `iq_${ulid()}`;
-      return [
-        { ...event, _id: `req_${v}`, visitorId },
-        ...entries.map((e) => ({ ...e, _id: e._id.replace(`|v|${event.visitorId}|`, `|v|${visitorId}|`).replace(u, v), r: `req_${v}`, v: visitorId })),
-      ];
-    }).flat();
-    await events.insertMany(docs, { ordered: false });
-    done += batch;
-  }
-}
-
-/** The ids of an event's search entries as stored (every family the event can have). */
-async function entryIds(service: BenchService, requestId: string): Promise<string[]> {
-  const e = (await service.store.events.get(requestId))!;
-  return entryIdsOf(e);
-}
-
 const json = { 'content-type': 'application/json' };
 
 for (const backend of args.backend.split(',')) {

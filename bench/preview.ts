@@ -7,36 +7,13 @@
 //
 //   node --import tsx bench/preview.ts [--events 10000] [--rounds 3]
 import { parseArgs } from 'node:util';
-import { monotonicFactory, ulid } from 'ulid';
 import { systemClock } from '../server/clock.js';
-import { entryIdsOf } from '../server/store/eventIndex.js';
 import { deviceValues, identifyBody } from '../test/support/signals.js';
-import { startService, type BenchService } from './support/service.js';
+import { seedEvents } from './support/events.js';
+import { startService } from './support/service.js';
 
 const { values: args } = parseArgs({ options: { events: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '3' } } });
 const json = { 'content-type': 'application/json' };
-
-/** n copies of the event, each with its own requestId (now) and visitor, and its search entries. */
-async function seed(service: BenchService, requestId: string, n: number): Promise<void> {
-  const events = service.store.db.collection<{ _id: string; r?: string; v?: string; visitorId?: string }>('events');
-  const u = requestId.slice(4);
-  const event = (await events.findOne({ _id: requestId }))!;
-  const entries = await events.find({ _id: { $in: entryIdsOf((await service.store.events.get(requestId))!) } }).toArray();
-  const next = monotonicFactory();
-  for (let done = 0; done < n;) {
-    const batch = Math.min(500, n - done);
-    const docs = Array.from({ length: batch }, () => {
-      const v = next();
-      const visitorId = `iq_${ulid()}`;
-      return [
-        { ...event, _id: `req_${v}`, visitorId },
-        ...entries.map((e) => ({ ...e, _id: e._id.replace(`|v|${event.visitorId}|`, `|v|${visitorId}|`).replace(u, v), r: `req_${v}`, v: visitorId })),
-      ];
-    }).flat();
-    await events.insertMany(docs, { ordered: false });
-    done += batch;
-  }
-}
 
 const service = await startService(systemClock, {});
 try {
@@ -48,7 +25,7 @@ try {
   });
   const { requestId } = (await res.json()) as { requestId: string };
   let started = performance.now();
-  await seed(service, requestId, Number(args.events) - 1);
+  await seedEvents(service, requestId, Number(args.events) - 1);
   console.log(`seeded ${args.events} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   for (let round = 1; round <= Number(args.rounds); round++) {
     started = performance.now();
