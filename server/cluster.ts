@@ -17,6 +17,9 @@ import { heapFlags } from './heap.js';
 import { localIpData, type IpData } from './edge/ipData.js';
 import { channelOf, serveIpData } from './edge/ipDataRemote.js';
 import { startupMaintenance } from './maintenance.js';
+import { gatherWorkers } from './metrics/cluster.js';
+import { Metrics } from './metrics/registry.js';
+import { metricsUrl, serveMetrics } from './metrics/server.js';
 import { relayProjectChanges } from './projects/changes.js';
 import { Store } from './store/index.js';
 
@@ -79,10 +82,32 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   for (let slot = 0; slot < config.workers; slot++) fork(slot);
   logger.info({ workers: config.workers, database: db.source, edgeData: config.edgeData }, 'primary started');
 
+  // One scrape of the primary gives the instance: its own figures (the launcher's, its process) and every worker's.
+  let metricsServer: { close(): void; port: number } | null = null;
+  if (config.metrics) {
+    const metrics = new Metrics();
+    if (db.status) metrics.watch({ launcher: () => db.status!() });
+    try {
+      metricsServer = await serveMetrics(
+        config.metrics,
+        gatherWorkers(metrics, () => workers.values()),
+        (err) => logger.error({ err }, 'metrics scrape failed'),
+      );
+      logger.info({ metrics: metricsUrl({ ...config.metrics, port: metricsServer.port }) }, 'metrics served');
+    } catch (err) {
+      process.stderr.write(`deviceid: cannot serve metrics on ${config.metrics.host}:${config.metrics.port}: ${(err as Error).message}\n`);
+      stopping = true;
+      for (const w of workers.values()) w.process.kill('SIGTERM');
+      await db.stop();
+      process.exit(1);
+    }
+  }
+
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping workers');
+    metricsServer?.close();
     const exits = [...workers.values()].map((w) => new Promise<void>((resolve) => (w.isDead() ? resolve() : w.once('exit', () => resolve()))));
     for (const w of workers.values()) w.process.kill(signal);
     const force = setTimeout(() => workers.forEach((w) => w.process.kill('SIGKILL')), STOP_GRACE_MS);

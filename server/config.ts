@@ -161,6 +161,9 @@ const EnvSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(DEFAULT_KEEP_ALIVE_TIMEOUT_MS),
   MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_CONNECTIONS),
   WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   DEVDB_BACKEND: z.enum(['sqlite', 'postgresql']).default('sqlite'),
   DEVDB_POSTGRESQL_URL: z
     .string()
@@ -212,6 +215,8 @@ export interface Config {
   edgeData: (typeof EDGE_DATA_MODES)[number];
   /** Webhook endpoints may point at loopback, private and link-local addresses (SSRF guard off). */
   webhooksAllowPrivate: boolean;
+  /** Prometheus metrics on a port of their own (METRICS_PORT; none when unset), loopback or behind a bearer token. */
+  metrics: { port: number; host: string; token: string | null } | null;
 }
 
 export class ConfigError extends Error {}
@@ -237,6 +242,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Node's server refuses headersTimeout above requestTimeout (the headers are part of the request).
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     throw new ConfigError(`Invalid HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`);
+  }
+  // Metrics tell traffic, customers' volumes and the database's health: beyond this machine only with a token.
+  if (e.METRICS_PORT !== undefined && !e.METRICS_TOKEN && !isLoopback(e.METRICS_HOST)) {
+    throw new ConfigError(`Invalid METRICS_HOST: ${e.METRICS_HOST} is reachable from other machines; set METRICS_TOKEN (or bind to 127.0.0.1)`);
   }
   const plans: PlanTable = { ...DEFAULT_PLANS };
   for (const name of PLAN_NAMES) plans[name] = { ...DEFAULT_PLANS[name], ...e.PLANS?.[name] };
@@ -274,8 +283,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: e.WORKERS ?? (e.NODE_ENV === 'production' ? availableParallelism() : 1),
     edgeData: e.EDGE_DATA,
     webhooksAllowPrivate: e.WEBHOOKS_ALLOW_PRIVATE === 'true',
+    metrics: e.METRICS_PORT === undefined ? null : { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
   };
 }
+
+const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 
 /** The server secret is generated once and kept in DATA_DIR so sessions survive restarts. */
 function loadOrCreateSecret(dataDir: string): string {

@@ -18,6 +18,10 @@ import { agentScript } from './http/agentScript.js';
 import { preparePageAssets } from './pages/assets.js';
 import { createApp } from './http/app.js';
 import { createServer } from './http/server.js';
+import { answerPrimary } from './metrics/cluster.js';
+import { databaseFigures } from './metrics/database.js';
+import { Metrics } from './metrics/registry.js';
+import { metricsUrl, serveMetrics } from './metrics/server.js';
 import { defaultSweeps, startSweeps, startupMaintenance } from './maintenance.js';
 import type { Services } from './services.js';
 import { Store } from './store/index.js';
@@ -48,6 +52,7 @@ async function main(): Promise<void> {
   const slot = workerSlot();
 
   const db = await startDatabaseOrExit(config, logger);
+  const metrics = config.metrics ? new Metrics() : undefined;
 
   let store: Store;
   try {
@@ -57,6 +62,7 @@ async function main(): Promise<void> {
       operationTimeoutMs: config.dbTimeoutMs,
       cacheTtlMs: config.cacheTtlMs,
       now: () => systemClock.now(),
+      ...(metrics && { onCommandDone: metrics.command }),
     });
   } catch (err) {
     process.stderr.write(`deviceid: cannot connect to the database from ${db.source}: ${(err as Error).message}\n`);
@@ -86,7 +92,7 @@ async function main(): Promise<void> {
   // Every script is built and kept: esbuild's service process (about 25 MB) has nothing left to do.
   await stopEsbuild();
   const launcher = db.status ? { status: () => db.status!() } : undefined;
-  const app = createApp({ config, store, clock: systemClock, logger, edge, launcher });
+  const app = createApp({ config, store, clock: systemClock, logger, edge, launcher, ...(metrics && { metrics }) });
   const server = createServer(config, app);
   server.listen(config.port);
   await new Promise<void>((resolve, reject) => {
@@ -116,6 +122,25 @@ async function main(): Promise<void> {
     );
   }
 
+  // Metrics: served here, or in a cluster by the primary, which asks this worker for its own.
+  let metricsServer: { close(): void } | null = null;
+  if (metrics) {
+    metrics.watch({ ...(launcher && { launcher: launcher.status }), ...(slot === 0 && { queues: databaseFigures(store, systemClock) }) });
+    if (cluster.isWorker) answerPrimary(metrics);
+    else {
+      metricsServer = await serveMetrics(
+        config.metrics!,
+        () => metrics.scrape(),
+        (err) => logger.error({ err }, 'metrics scrape failed'),
+      ).catch(async (err: Error) => {
+        process.stderr.write(`deviceid: cannot serve metrics on ${config.metrics!.host}:${config.metrics!.port}: ${err.message}\n`);
+        await store.close();
+        await db.stop();
+        process.exit(1);
+      });
+    }
+  }
+
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -128,6 +153,7 @@ async function main(): Promise<void> {
       // Idle keep-alive sockets would otherwise hold close() open.
       server.closeIdleConnections();
     });
+    metricsServer?.close();
     stopSweeps();
     services.webhooks.stop();
     edge.close();
@@ -155,6 +181,7 @@ async function main(): Promise<void> {
         docs: `${url}/docs`,
         openapi: `${url}/openapi.json`,
         health: `${url}/healthz`,
+        ...(config.metrics && { metrics: metricsUrl(config.metrics) }),
       },
       `deviceid listening on ${url} (database: ${database}${cluster.isWorker ? `, ${config.workers} workers` : ''}); open ${url}/ to start`,
     );

@@ -28,6 +28,7 @@ import { LinkedIdKeys } from './keys/linkedIds.js';
 import { LinkedIdKeyService } from './projects/linkedIdKey.js';
 import { KeysService } from './keys/service.js';
 import { Meter } from './metering/meter.js';
+import type { Metrics } from './metrics/registry.js';
 import { ProjectChanges } from './projects/changes.js';
 import { ProjectsService } from './projects/service.js';
 import { DeviceCookies } from './proxy/cookie.js';
@@ -55,6 +56,8 @@ export interface AppDeps {
   bots?: BotJudge;
   /** How a change of a project's cached settings reaches the instance's processes; default: this process, and its cluster's workers. */
   changes?: ProjectChanges;
+  /** Prometheus metrics (METRICS_PORT); none recorded without. */
+  metrics?: Metrics;
 }
 
 export interface Services {
@@ -119,13 +122,13 @@ export function createServices(deps: AppDeps): Services {
   const events = new EventsService(store, aliases, audit);
   const visits = new VisitHistoryService(store, aliases);
   const search = new EventSearchService(store, aliases, events);
-  const webhooks = new WebhooksService(store, box, events, clock, logger, config.webhooksAllowPrivate, audit);
+  const webhooks = new WebhooksService(store, box, events, clock, logger, config.webhooksAllowPrivate, audit, deps.metrics);
   // Sealed results and webhooks reach identify through its hooks, on the project document it has read.
   const linkedIds = new LinkedIdKeys(config.serverSecret);
   // A change of the project's cached settings (ruleset, lists) reaches every process of the instance before it is answered.
   const changes = deps.changes ?? new ProjectChanges();
   const projectLists = new ProjectLists(store, clock);
-  const decider = new Decider(store, projectLists);
+  const decider = new Decider(store, projectLists, deps.metrics);
   changes.onChange((projectId) => {
     store.projects.forget(projectId);
     decider.forget(projectId);
@@ -144,6 +147,7 @@ export function createServices(deps: AppDeps): Services {
     },
     config.visitorCacheSize,
   );
+  deps.metrics?.watch({ visitorCache: () => identification.cache.counts });
   const bots = deps.bots ?? botJudge(config, clock);
   const passwords = new PasswordChecker(config.passwordCheck);
   const proxy = new ProxyService(store, clock, new DeviceCookies(config.serverSecret), new ProxyTraffic(store.proxyStats, clock), audit);

@@ -5,6 +5,7 @@
 // is answered (server/projects/changes.ts), so an unchanged ruleset costs no
 // database command and a changed one one read.
 import { LRUCache } from 'lru-cache';
+import type { Metrics } from '../metrics/registry.js';
 import type { ProjectDoc } from '../store/projects.js';
 import { NO_DECISION, type EventDoc, type StoredDecision } from '../store/events.js';
 import type { Store } from '../store/index.js';
@@ -26,6 +27,7 @@ export class Decider {
   constructor(
     private readonly store: Store,
     private readonly lists: ProjectLists,
+    private readonly metrics?: Metrics,
   ) {}
 
   /** Drops this process's copy of the project's ruleset and lists. */
@@ -59,8 +61,14 @@ export class Decider {
     const lists = await this.lists.lookup(project._id, project.listsVersion ?? 0);
     const d = held.compiled.decide(decisionView(viewInputOf(event, signals)), lists);
     const rule = d.ruleId === null ? undefined : held.doc.rules.find((r) => r.id === d.ruleId);
+    const action = d.action ?? held.doc.defaultAction;
+    if (this.metrics) {
+      this.metrics.ruleDecisions.inc({ action });
+      if (d.ruleId !== null) this.metrics.ruleHits.inc();
+      if (d.errored.length) this.metrics.ruleErrors.inc(d.errored.length);
+    }
     return {
-      action: d.action ?? held.doc.defaultAction,
+      action,
       ...(d.ruleId !== null && { ruleId: d.ruleId }),
       rulesetVersion: held.version,
       ...(rule?.action === 'block' && { response: rule.response ?? DEFAULT_BLOCK }),

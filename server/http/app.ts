@@ -36,6 +36,7 @@ import type { Store } from '../store/index.js';
 import { agentScript } from './agentScript.js';
 import { authMiddleware } from './auth.js';
 import { BodyBudget } from './bodyBudget.js';
+import { httpMetrics, markRefusal } from '../metrics/http.js';
 import { databaseUnavailable, errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.js';
 import { pipeliningCap } from './pipelining.js';
 
@@ -60,9 +61,10 @@ const WITHOUT_DATABASE = /^\/(healthz|readyz|openapi\.json|openapi\/dashboard\.j
 
 /** While the database is known to be unreachable, requests that need it get 503 at once. */
 function databaseGate(store: Store): RequestHandler {
-  return (req, _res, next) => {
-    if (store.available() || WITHOUT_DATABASE.test(req.path)) next();
-    else next(databaseUnavailable());
+  return (req, res, next) => {
+    if (store.available() || WITHOUT_DATABASE.test(req.path)) return next();
+    markRefusal(res, 'database_unavailable');
+    next(databaseUnavailable());
   };
 }
 
@@ -108,6 +110,7 @@ export function createApp(deps: AppDeps): App {
   app.set('etag', false);
 
   app.use(pipeliningCap());
+  if (deps.metrics) app.use(httpMetrics(deps.metrics));
   app.use(
     pinoHttp({
       logger: deps.logger,

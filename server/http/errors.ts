@@ -11,6 +11,8 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { RequestValidationError } from '@ts-rest/express';
 import type { ZodError } from 'zod';
 import { ApiError, serviceUnavailable } from '../errors.js';
+import { markRefusal } from '../metrics/http.js';
+import type { Refusal } from '../metrics/registry.js';
 import { isDatabaseUnavailable } from '../store/errors.js';
 import { OverBudget } from './bodyBudget.js';
 
@@ -79,8 +81,19 @@ function clientError(err: unknown): ApiError | null {
   return new ApiError('bad_request');
 }
 
+/** Error codes that turn a request away before it is served (counted by the metrics). */
+const REFUSAL_OF: Partial<Record<string, Refusal>> = { rate_limit_exceeded: 'rate_limit', monthly_quota_exceeded: 'monthly_quota' };
+
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
   let answer = clientError(err);
+  const refusal = answer
+    ? REFUSAL_OF[answer.code]
+    : isDatabaseUnavailable(err)
+      ? 'database_unavailable'
+      : err instanceof OverBudget
+        ? 'body_budget'
+        : undefined;
+  if (refusal) markRefusal(res, refusal);
   if (!answer && isDatabaseUnavailable(err)) answer = databaseUnavailable();
   if (!answer && err instanceof OverBudget) answer = serviceUnavailable(1);
   if (!answer) {

@@ -24,6 +24,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { BSON } from 'mongodb';
 import { LRUCache } from 'lru-cache';
+import type { CacheCounts } from '../metrics/registry.js';
 import { decodeVisitor, encodeVisitor, type StoredVisitorDoc, type VisitorDoc } from '../store/visitors.js';
 import { VISITS_PER_PAGE } from '../store/visits.js';
 
@@ -43,10 +44,14 @@ interface DocEntry {
 export class VisitorCache {
   private readonly docs: LRUCache<string, DocEntry> | null;
   private readonly tokens: LRUCache<string, TokenEntry> | null;
+  // Plain numbers, read by a metrics scrape (metrics/registry.ts).
+  private hits = 0;
+  private misses = 0;
+  private evictions = 0;
 
   /** `size` visitors (and twice as many tokens: the agent's and a proxy's cookie); 0 keeps nothing. */
   constructor(size: number) {
-    this.docs = size > 0 ? new LRUCache({ max: size }) : null;
+    this.docs = size > 0 ? new LRUCache({ max: size, dispose: (_v, _k, reason) => void (reason === 'evict' && this.evictions++) }) : null;
     this.tokens = size > 0 ? new LRUCache({ max: 2 * size }) : null;
   }
 
@@ -54,13 +59,25 @@ export class VisitorCache {
   byToken(accountId: string, tokenHash: string): VisitorDoc | null {
     const token = this.tokens?.get(`${accountId}|${tokenHash}`);
     const entry = token && this.docs?.get(token.visitorId);
-    return entry && entry.accountId === accountId && entry.rev === token.rev ? served(entry) : null;
+    return this.counted(entry && entry.accountId === accountId && entry.rev === token.rev ? served(entry) : null);
   }
 
   /** The newest document this process wrote or read of a visitor, if held. */
   doc(visitorId: string): VisitorDoc | null {
     const entry = this.docs?.get(visitorId);
     return entry ? served(entry) : null;
+  }
+
+  /** Hits and misses are of tokens: whether identify could name a device's visitor without reading the database. */
+  private counted(doc: VisitorDoc | null): VisitorDoc | null {
+    if (doc) this.hits++;
+    else if (this.docs) this.misses++;
+    return doc;
+  }
+
+  /** Token lookups served and not served since start, visitors dropped to make room, and visitors held. */
+  get counts(): CacheCounts {
+    return { hits: this.hits, misses: this.misses, evictions: this.evictions, size: this.size };
   }
 
   /** After a write that held: the document as it now is, and the tokens seen naming it. */

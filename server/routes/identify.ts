@@ -5,6 +5,7 @@ import { apiKeyOf } from '../http/context.js';
 import { admission } from '../metering/meter.js';
 import type { RouteDeps } from '../services.js';
 import { readCookie } from '../http/cookies.js';
+import { markIdentify } from '../metrics/http.js';
 
 const s = initServer();
 
@@ -29,6 +30,7 @@ export const identifyRoutes = ({ services }: RouteDeps) =>
         }),
       );
       if (slot.headers) res.set(slot.headers);
+      markIdentify(res, 'sealedResult' in result ? 'sealed' : result.visitCount === 1 ? 'first_visit' : 'returning');
       services.proxy.counted(key.projectId, proxied !== null);
       if (proxied && cookie) res.setHeader('Set-Cookie', services.proxy.setCookie(cookie, proxied));
       // `kind` tells the two answers apart (the OpenAPI discriminator).

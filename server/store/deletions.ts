@@ -73,6 +73,11 @@ export class DeletionsRepo {
     return insertUnique(this.col, doc);
   }
 
+  /** How many jobs are not finished (metrics). */
+  pendingCount(): Promise<number> {
+    return this.col.countDocuments({ status: { $in: ['queued', 'running'] }, pointer: { $exists: false } });
+  }
+
   /** Jobs not finished (a restart resumes them). A scan of a small collection. */
   unfinished(): Promise<DeletionDoc[]> {
     return this.col.find({ status: { $in: ['queued', 'running'] }, pointer: { $exists: false } }).toArray();

@@ -44,6 +44,8 @@ export interface StoreOptions {
   now?: () => number;
   /** Called with each command sent to the database (for counting round trips). */
   onCommand?: (command: { name: string; collection: string }) => void;
+  /** Called with each command's answer (or failure) and how long it took (metrics). */
+  onCommandDone?: (command: { name: string; seconds: number; ok: boolean }) => void;
 }
 
 const SERVER_SELECTION_TIMEOUT_MS = 250;
@@ -121,6 +123,7 @@ export class Store {
     cacheTtlMs = DEFAULT_CACHE_TTL_MS,
     now = Date.now,
     onCommand,
+    onCommandDone,
   }: StoreOptions): Promise<Store> {
     const client = new MongoClient(uri, {
       // An operation that finds no usable server (it is gone, or a replica
@@ -136,9 +139,14 @@ export class Store {
       // we never rely on either.
       retryWrites: false,
       appName: 'deviceid',
-      monitorCommands: onCommand !== undefined,
+      monitorCommands: onCommand !== undefined || onCommandDone !== undefined,
     });
     if (onCommand) client.on('commandStarted', (e) => onCommand({ name: e.commandName, collection: String(e.command[e.commandName] ?? '') }));
+    if (onCommandDone) {
+      // The driver's `duration` is in milliseconds.
+      client.on('commandSucceeded', (e) => onCommandDone({ name: e.commandName, seconds: e.duration / 1000, ok: true }));
+      client.on('commandFailed', (e) => onCommandDone({ name: e.commandName, seconds: e.duration / 1000, ok: false }));
+    }
     const deadline = Date.now() + START_TIMEOUT_MS;
     for (;;) {
       try {

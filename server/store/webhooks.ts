@@ -156,6 +156,19 @@ export class WebhooksRepo {
       .toArray();
   }
 
+  /** Attempts queued, and when the oldest is due (null when the queue is empty): metrics. */
+  async queueFigures(): Promise<{ entries: number; oldestDueAt: number | null }> {
+    const [entries, oldest] = await Promise.all([
+      this.queue.estimatedDocumentCount(),
+      this.queue
+        .find({}, { projection: { at: 1 } })
+        .sort({ _id: 1 })
+        .limit(1)
+        .next(),
+    ]);
+    return { entries, oldestDueAt: oldest?.at ?? null };
+  }
+
   async dequeue(id: string): Promise<void> {
     await this.queue.deleteOne({ _id: id });
   }

@@ -16,6 +16,7 @@
 //     recorded, so a crash in the middle loses nothing: the entry is still
 //     due, and the claim of the dead process expires with its lease window.
 import type { AuditLog } from '../audit/log.js';
+import type { Metrics } from '../metrics/registry.js';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -111,6 +112,7 @@ export class WebhooksService {
     private readonly logger: Logger,
     private readonly allowPrivate: boolean,
     private readonly audit: AuditLog,
+    private readonly metrics?: Metrics,
   ) {}
 
   // ---- dashboard API ----
@@ -307,6 +309,7 @@ export class WebhooksService {
         deliveredAt: at,
         nextAttemptAt: null,
       });
+      this.metrics?.webhookDeliveries.inc({ result: 'delivered' });
     } else {
       const next = at + backoffMs(attempts);
       const giveUp = next - d.since > RETRY_WINDOW_MS;
@@ -320,6 +323,7 @@ export class WebhooksService {
         lastError: outcome.error,
         nextAttemptAt: giveUp ? null : next,
       });
+      this.metrics?.webhookDeliveries.inc({ result: giveUp ? 'gave_up' : 'failed' });
     }
     await hooks.dequeue(queueEntry);
     return true;

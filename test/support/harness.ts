@@ -11,6 +11,8 @@ import { loadConfig, type Config } from '../../server/config.js';
 import type { BotJudge } from '../../server/bots/judge.js';
 import { loadEdge } from '../../server/edge/analyze.js';
 import { createApp } from '../../server/http/app.js';
+import { databaseFigures } from '../../server/metrics/database.js';
+import type { Metrics } from '../../server/metrics/registry.js';
 import { ProjectChanges } from '../../server/projects/changes.js';
 import { Store, type StoreOptions } from '../../server/store/index.js';
 
@@ -60,6 +62,8 @@ export const TEST_ENV = {
 /** What a test puts in place of the process's own: a bot judge that reads a local key directory. */
 export interface HarnessOptions {
   bots?: (clock: ManualClock) => BotJudge;
+  /** Prometheus metrics, wired as main.ts wires them (database commands, the database's figures). */
+  metrics?: Metrics;
 }
 
 export async function createHarness(
@@ -79,6 +83,7 @@ export async function createHarness(
       cacheTtlMs: config.cacheTtlMs,
       now: () => clock.now(),
       onCommand: commands,
+      ...(opts.metrics && { onCommandDone: opts.metrics.command }),
     });
   const store = await open(onCommand);
   const others: Store[] = [];
@@ -94,7 +99,9 @@ export async function createHarness(
   const bots = opts.bots?.(clock);
   // The processes of one instance: a change made in one reaches the others' caches before it is answered, as the cluster's relay does.
   const changes = new ProjectChanges(null);
-  const app = createApp({ config, store, clock, logger, edge, changes, ...(bots && { bots }) });
+  const metrics = opts.metrics;
+  metrics?.watch({ queues: databaseFigures(store, clock) });
+  const app = createApp({ config, store, clock, logger, edge, changes, ...(bots && { bots }), ...(metrics && { metrics }) });
   return {
     app,
     http: () => request(app),
