@@ -20,6 +20,26 @@ describe('config', () => {
     expect(c.edgeData).toBe('shared');
   });
 
+  it('METRICS_PORT: off unless set; loopback by default; beyond loopback only with METRICS_TOKEN', () => {
+    expect(loadConfig({ DATA_DIR: dir }).metrics).toBeNull();
+    expect(loadConfig({ DATA_DIR: dir, METRICS_PORT: '9464' }).metrics).toEqual({ port: 9464, host: '127.0.0.1', token: null });
+    for (const host of ['localhost', '::1', '127.0.0.2'])
+      expect(loadConfig({ DATA_DIR: dir, METRICS_PORT: '9464', METRICS_HOST: host }).metrics?.host).toBe(host);
+    for (const host of ['0.0.0.0', '::', '10.0.0.5', '127.example.com']) {
+      expect(() => loadConfig({ DATA_DIR: dir, METRICS_PORT: '9464', METRICS_HOST: host })).toThrow(
+        new ConfigError(`Invalid METRICS_HOST: ${host} is reachable from other machines; set METRICS_TOKEN (or bind to 127.0.0.1)`),
+      );
+    }
+    const token = 't'.repeat(32);
+    expect(loadConfig({ DATA_DIR: dir, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', METRICS_TOKEN: token }).metrics).toEqual({
+      port: 9464,
+      host: '0.0.0.0',
+      token,
+    });
+    expect(() => loadConfig({ DATA_DIR: dir, METRICS_PORT: '9464', METRICS_TOKEN: 'short' })).toThrow('Invalid METRICS_TOKEN: must be at least 32 characters');
+    expect(() => loadConfig({ DATA_DIR: dir, METRICS_PORT: '70000' })).toThrow(/^Invalid METRICS_PORT/);
+  });
+
   it('EDGE_DATA: shared or per-worker', () => {
     expect(loadConfig({ DATA_DIR: dir, EDGE_DATA: 'per-worker' }).edgeData).toBe('per-worker');
     expect(loadConfig({ DATA_DIR: dir, EDGE_DATA: 'shared' }).edgeData).toBe('shared');

@@ -27,7 +27,7 @@ async function waitFor(pred: () => boolean, ms: number): Promise<boolean> {
   return pred();
 }
 
-function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const { BASE_URL: _b, MODE: _m, DEV: _d, PROD: _p, SSR: _s, ...rest } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: { ...rest, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
@@ -39,7 +39,7 @@ function start(env: Record<string, string>): Promise<{ child: ChildProcess; url:
       const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ child, url: m[1]! });
+        resolve({ child, url: m[1]!, output: () => out });
       }
     });
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -48,11 +48,12 @@ function start(env: Record<string, string>): Promise<{ child: ChildProcess; url:
 }
 
 describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('WORKERS=2', () => {
-  it('shares one port, keeps the monthly quota exact across workers, replaces a dead worker, stops on SIGTERM', async () => {
-    const port = await freePort();
+  it('shares one port, keeps the monthly quota exact across workers, one scrape sums them, replaces a dead worker, stops on SIGTERM', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
     const { child, url } = await start({
       WORKERS: '2',
       PORT: String(port),
+      METRICS_PORT: String(metricsPort),
       DATA_DIR: dir,
       LOG_LEVEL: 'warn',
       SIGNUP: 'open',
@@ -91,6 +92,22 @@ describe.skipIf(!existsSync(DEVDB_BIN) || !!process.env.MONGODB_URI)('WORKERS=2'
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(50);
     expect(statuses.filter((s) => s === 429)).toHaveLength(100);
+
+    // The primary's scrape: both workers' counts, summed (each served some of the 150: connection: close spreads them).
+    const scrape = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const value = (line: string) =>
+      Number(
+        scrape
+          .split('\n')
+          .find((l) => l.startsWith(`${line} `))
+          ?.split(' ')[1],
+      );
+    expect(value('deviceid_identify_duration_seconds_count{outcome="first_visit"}')).toBe(50);
+    expect(value('deviceid_identify_duration_seconds_count{outcome="refused"}')).toBe(100);
+    expect(value('deviceid_refusals_total{reason="monthly_quota"}')).toBe(100);
+    expect(value('deviceid_metrics_workers_answered')).toBe(2);
+    expect(value('deviceid_database_launcher_up')).toBe(1);
+    expect(value('deviceid_database_launcher_restarts_total')).toBe(0);
 
     process.kill(workers[0]!, 'SIGKILL');
     expect(await waitFor(() => childrenOf(primary, /server\/main\.ts/).filter((p) => p !== workers[0]).length === 2, 15_000)).toBe(true);
