@@ -8,10 +8,13 @@
 // middleware on loopback, each device presenting its device cookie) beside
 // the direct figures, and the proxy's own cost in front of a server answering
 // constant JSON. With --rules, the project has the 100 rules of
-// bench/rules.ts and their lists in force (every identify is judged by them). Run:
+// bench/rules.ts and their lists in force (every identify is judged by them).
+// With --metrics, the server records its Prometheus metrics (as with
+// METRICS_PORT), and each identify measure says how many identifies the
+// metrics counted against the requests autocannon sent. Run:
 //
 //   node --import tsx bench/http.ts [--backend sqlite,postgresql] [--connections 10,50]
-//                                   [--seconds 10] [--devices 500] [--stored 1000,1000000] [--stored-events 10000,10000000] [--proxied] [--rules]
+//                                   [--seconds 10] [--devices 500] [--stored 1000,1000000] [--stored-events 10000,10000000] [--proxied] [--rules] [--metrics]
 //
 // --stored-events (one count per --stored step) adds copies of a real event
 // with its search entries, each with its own requestId and visitor.
@@ -26,6 +29,7 @@ import { parseArgs } from 'node:util';
 import { ulid } from 'ulid';
 import { createProxyMiddleware } from '../clients/proxy/index.js';
 import { systemClock } from '../server/clock.js';
+import { Metrics } from '../server/metrics/registry.js';
 import { deviceValues, identifyBody } from '../test/support/signals.js';
 import { seedEvents } from './support/events.js';
 import { BENCH_LISTS, benchRules } from './support/rules.js';
@@ -41,6 +45,7 @@ const { values: args } = parseArgs({
     'stored-events': { type: 'string', default: '' },
     proxied: { type: 'boolean', default: false },
     rules: { type: 'boolean', default: false },
+    metrics: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(args.seconds);
@@ -57,12 +62,19 @@ interface Measure {
   failed: number;
 }
 
-function run(url: string, connections: number, opts: Omit<autocannon.Options, 'url'> = {}): Promise<Measure & { total: number }> {
+function run(url: string, connections: number, opts: Omit<autocannon.Options, 'url'> = {}): Promise<Measure & { total: number; sent: number }> {
   return new Promise((resolve, reject) => {
     autocannon({ ...opts, url, connections, duration: seconds }, (err, r) =>
       err
         ? reject(err instanceof Error ? err : new Error(String(err)))
-        : resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failed: r.non2xx + r.errors + r.timeouts, total: r.requests.total }),
+        : resolve({
+            rps: r.requests.average,
+            p50: r.latency.p50,
+            p99: r.latency.p99,
+            failed: r.non2xx + r.errors + r.timeouts,
+            total: r.requests.total,
+            sent: (r.requests as { sent?: number }).sent ?? r.requests.total,
+          }),
     );
   });
 }
@@ -174,7 +186,18 @@ for (const backend of args.backend.split(',')) {
     backend === 'postgresql'
       ? { DEVDB_BACKEND: 'postgresql', DEVDB_POSTGRESQL_URL: process.env.DEVDB_POSTGRESQL_URL ?? 'postgres://postgres@127.0.0.1:5432/deviceid_bench' }
       : {};
-  const service = await startService(systemClock, env);
+  const metrics = args.metrics ? new Metrics() : undefined;
+  const service = await startService(systemClock, env, metrics);
+  /** Identifies the metrics counted since the last call (after the requests still in flight have finished). */
+  let counted = 0;
+  const countedSince = async () => {
+    await new Promise((r) => setTimeout(r, 1_000));
+    const all = (await metrics!.identifyDuration.get()).values.filter((v) => v.metricName === 'deviceid_identify_duration_seconds_count');
+    const now = all.reduce((t, v) => t + v.value, 0);
+    const since = now - counted;
+    counted = now;
+    return since;
+  };
   const [floor, two, ceiling] = [await insertBaseline(service), await twoCommands(service, devices), await bare()];
   const { base, live, secret } = service;
   if (args.rules) await putBenchRules(base, secret);
@@ -206,18 +229,21 @@ for (const backend of args.backend.split(',')) {
     console.log(`${connections} connections:`);
     let n = 0;
     service.commands();
+    if (metrics) await countedSince();
     const again = await run(`${base}/v1/identify`, connections, {
       method: 'POST',
       headers: { ...json, 'x-api-key': live },
       requests: [{ setupRequest: (req) => ({ ...req, body: returning[n++ % returning.length]! }) }],
     });
     const againCommands = perRequest(service, again.total);
+    const againCounted = metrics ? await countedSince() : 0;
     const first = await run(`${base}/v1/identify`, connections, {
       method: 'POST',
       headers: { ...json, 'x-api-key': live },
       requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(identifyBody(deviceValues(++firstSeed))) }) }],
     });
     const firstCommands = perRequest(service, first.total);
+    const firstCounted = metrics ? await countedSince() : 0;
     let m = 0;
     const insert = await run(floor.url, connections, {
       method: 'POST',
@@ -234,6 +260,9 @@ for (const backend of args.backend.split(',')) {
     show('identify, returning devices', again, `   ${(again.rps / insert.rps).toFixed(2)}× insertOne`);
     show('identify, first visits', first, `   ${(first.rps / insert.rps).toFixed(2)}× insertOne`);
     console.log(`    returning: ${againCommands}\n    first visits: ${firstCommands}`);
+    if (metrics) {
+      console.log(`    metrics counted ${againCounted} returning identifies (autocannon sent ${again.sent}, completed ${again.total}), ${firstCounted} first visits (sent ${first.sent}, completed ${first.total})`);
+    }
     show('Express body parse + insertOne', insert);
     show('… + compare-and-swap updateOne first', pair, `   ${(pair.rps / insert.rps).toFixed(2)}× insertOne`);
     show('bare node:http', node);

@@ -11,6 +11,7 @@ import { loadConfig } from '../../server/config.js';
 import { startDatabase } from '../../server/database.js';
 import { loadEdge } from '../../server/edge/analyze.js';
 import { createApp } from '../../server/http/app.js';
+import type { Metrics } from '../../server/metrics/registry.js';
 import { Store } from '../../server/store/index.js';
 
 export interface BenchService {
@@ -27,7 +28,8 @@ export interface BenchService {
   close(): Promise<void>;
 }
 
-export async function startService(clock: Clock, env: Record<string, string> = {}): Promise<BenchService> {
+/** `metrics`: the server records Prometheus metrics as with METRICS_PORT (wired as main.ts wires them). */
+export async function startService(clock: Clock, env: Record<string, string> = {}, metrics?: Metrics): Promise<BenchService> {
   const dir = mkdtempSync(join(tmpdir(), 'deviceid-bench-'));
   const config = loadConfig({
     DATA_DIR: dir,
@@ -43,10 +45,11 @@ export async function startService(clock: Clock, env: Record<string, string> = {
     uri: db.uri,
     dbName: `bench_${Date.now()}`,
     onCommand: (c) => commands.set(`${c.name} ${c.collection}`, (commands.get(`${c.name} ${c.collection}`) ?? 0) + 1),
+    ...(metrics && { onCommandDone: metrics.command }),
   });
   const logger = pino({ level: 'silent' });
   const edge = await loadEdge(config, logger);
-  const server = createApp({ config, store, clock, logger, edge }).listen(0);
+  const server = createApp({ config, store, clock, logger, edge, ...(metrics && { metrics }) }).listen(0);
   await new Promise((r) => server.once('listening', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -2,7 +2,7 @@
 // refusals. Routes and the error middleware only mark the response
 // (`res.locals`); this middleware reads the marks when the response is done,
 // so a request refused before any route ran (key, body budget, database
-// away) is counted too.
+// away) is counted too, and so is one whose client left before its answer.
 import type { RequestHandler, Response } from 'express';
 import type { IdentifyOutcome, Metrics, Refusal } from './registry.js';
 
@@ -22,13 +22,19 @@ export function httpMetrics(metrics: Metrics): RequestHandler {
   return (req, res, next) => {
     const identify = req.method === 'POST' && req.path === IDENTIFY_PATH;
     const start = identify ? process.hrtime.bigint() : 0n;
+    let recorded = false;
+    const record = (outcome: IdentifyOutcome) => {
+      if (recorded) return;
+      recorded = true;
+      metrics.identified(outcome, Number(process.hrtime.bigint() - start) / 1e9);
+    };
     res.once('finish', () => {
       const marks = res.locals as Marks;
       if (marks.refusal) metrics.refusals.inc({ reason: marks.refusal });
-      if (!identify) return;
-      const outcome = res.statusCode >= 500 ? 'failed' : res.statusCode >= 400 ? 'refused' : (marks.identifyOutcome ?? 'returning');
-      metrics.identified(outcome, Number(process.hrtime.bigint() - start) / 1e9);
+      if (identify) record(res.statusCode >= 500 ? 'failed' : res.statusCode >= 400 ? 'refused' : (marks.identifyOutcome ?? 'returning'));
     });
+    // A response that never finishes: its client closed the connection first ('close' also follows every 'finish').
+    if (identify) res.once('close', () => record('abandoned'));
     next();
   };
 }

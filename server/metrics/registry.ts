@@ -8,7 +8,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LauncherStatus } from '../database.js';
 
-export const IDENTIFY_OUTCOMES = ['returning', 'first_visit', 'sealed', 'refused', 'failed'] as const;
+export const IDENTIFY_OUTCOMES = ['returning', 'first_visit', 'sealed', 'refused', 'failed', 'abandoned'] as const;
 export type IdentifyOutcome = (typeof IDENTIFY_OUTCOMES)[number];
 
 /** Why a request was turned away without being served (each a 429 or 503 a client may retry). */
@@ -67,7 +67,7 @@ export class Metrics {
 
   readonly identifyDuration = new Histogram<'outcome'>({
     name: 'deviceid_identify_duration_seconds',
-    help: 'POST /v1/identify, from the request to the answer, by outcome: returning (a device seen before), first_visit, sealed (a sealed result, either), refused (4xx: key, allowlist, quota, validation), failed (5xx)',
+    help: 'POST /v1/identify, from the request to the answer, by outcome: returning (a device seen before), first_visit, sealed (a sealed result, either), refused (4xx: key, allowlist, quota, validation), failed (5xx), abandoned (the client closed the connection before the answer; timed until then)',
     labelNames: ['outcome'],
     buckets: IDENTIFY_BUCKETS,
     registers: [this.registry],

@@ -1,6 +1,8 @@
 // Prometheus metrics of one process (METRICS_PORT): what identify, the
 // database driver, metering, the visitor cache and the database's queues
 // record, read as Prometheus reads them, over the metrics listener.
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Metrics } from '../../../server/metrics/registry.js';
@@ -78,6 +80,46 @@ describe('identify', () => {
     expect(total(await scrape())).toBe(total(after));
   });
 
+  it('counts a sealed answer as sealed', async () => {
+    h.clock.advance(1_000);
+    const c = await signUp(h);
+    const key = await c.key('test');
+    expect((await c.agent.post(`/api/projects/${c.projectId}/sealing/key`).set('origin', c.origin).send({})).status).toBe(201);
+    const before = await scrape();
+    expect((await identify(key)).body.kind).toBe('sealed');
+    const after = await scrape();
+    const count = (text: string, outcome: string) => sample(text, 'deviceid_identify_duration_seconds_count', { outcome }) ?? 0;
+    expect(count(after, 'sealed') - count(before, 'sealed')).toBe(1);
+    expect(count(after, 'first_visit')).toBe(count(before, 'first_visit'));
+  });
+
+  it('counts an identify whose client left before the answer as abandoned', async () => {
+    h.clock.advance(1_000);
+    const key = await (await signUp(h)).key('test');
+    const count = async () =>
+      (await metrics.identifyDuration.get()).values.find((v) => v.metricName.endsWith('_count') && v.labels.outcome === 'abandoned')?.value ?? 0;
+    const before = await count();
+    const server = h.app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const body = JSON.stringify(identifyBody(deviceValues(++seed)));
+      const req = httpRequest({
+        port: (server.address() as AddressInfo).port,
+        host: '127.0.0.1',
+        path: '/v1/identify',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+      });
+      req.on('error', () => {});
+      // Gone as soon as the body is out: the answer has nowhere to go.
+      req.end(body, () => req.destroy());
+      for (let i = 0; i < 100 && (await count()) === before; i++) await new Promise((r) => setTimeout(r, 50));
+      expect((await count()) - before).toBe(1);
+    } finally {
+      server.close();
+    }
+  });
+
   it('counts the visitor cache: a returning device is a hit, a second device evicts the first (VISITOR_CACHE_SIZE=1)', async () => {
     h.clock.advance(1_000);
     const key = await (await signUp(h)).key('test');
@@ -116,6 +158,35 @@ describe('refusals', () => {
     expect(refused(after, 'rate_limit') - refused(before, 'rate_limit')).toBe(2);
     expect(refused(after, 'monthly_quota') - refused(before, 'monthly_quota')).toBe(1);
     expect(refused(after, 'body_budget')).toBe(0);
+  });
+});
+
+describe('rules', () => {
+  it("counts a project's decisions by action, those a rule made, and none for a project without a ruleset", async () => {
+    h.clock.advance(1_000);
+    const c = await signUp(h);
+    const [key, secret] = [await c.key('test'), await c.key('secret')];
+    const total = async (name: string, labels: Record<string, string> = {}) => sample(await scrape(), name, labels) ?? 0;
+    const before = {
+      review: await total('deviceid_rule_decisions_total', { action: 'review' }),
+      all: await total('deviceid_rule_decisions_total'),
+      hits: await total('deviceid_rule_hits_total'),
+    };
+    await identify(key);
+    expect(await total('deviceid_rule_decisions_total')).toBe(before.all);
+    const put = await request(h.app)
+      .put('/v1/ruleset')
+      .set('authorization', `Bearer ${secret}`)
+      .send({ rules: [{ name: 'second visits', expression: 'visitCount > 1', action: 'review' }], baseVersion: 0 });
+    expect(put.status).toBe(200);
+    const device = deviceValues(++seed);
+    await identify(key, device);
+    await identify(key, device);
+    expect(await total('deviceid_rule_decisions_total', { action: 'allow' })).toBeGreaterThanOrEqual(1);
+    expect((await total('deviceid_rule_decisions_total')) - before.all).toBe(2);
+    expect((await total('deviceid_rule_decisions_total', { action: 'review' })) - before.review).toBe(1);
+    expect((await total('deviceid_rule_hits_total')) - before.hits).toBe(1);
+    expect(await total('deviceid_rule_errors_total')).toBe(0);
   });
 });
 

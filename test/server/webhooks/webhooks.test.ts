@@ -20,11 +20,18 @@ import { forbiddenAddress, guardedLookup } from '../../../server/webhooks/ssrf.j
 import { backoffMs, LEASE_MS, OUTBOX_GRACE_MS, RETRY_WINDOW_MS, WebhooksService } from '../../../server/webhooks/service.js';
 import { signUp, type Customer } from '../../support/dashboard.js';
 import { createHarness, type Harness } from '../../support/harness.js';
+import { Metrics } from '../../../server/metrics/registry.js';
 import { scripted, type Seen } from '../../support/httpServer.js';
 import { deviceValues, identifyBody } from '../../support/signals.js';
 
 let h: Harness;
 let strict: Harness;
+// Deliveries as the metrics count them (deviceid_webhook_deliveries_total).
+const metrics = new Metrics();
+const delivered = async () =>
+  Object.fromEntries((await metrics.webhookDeliveries.get()).values.map((v) => [String(v.labels.result), v.value])) as Partial<
+    Record<'delivered' | 'failed' | 'gave_up', number>
+  >;
 let services: Services;
 let c: Customer;
 let live: string;
@@ -32,7 +39,7 @@ let secret: string;
 
 beforeAll(async () => {
   const env = { PLANS: '{"free":{"rps":100000,"monthly":1000000}}' };
-  h = await createHarness(import.meta.filename, { ...env, WEBHOOKS_ALLOW_PRIVATE: 'true' });
+  h = await createHarness(import.meta.filename, { ...env, WEBHOOKS_ALLOW_PRIVATE: 'true' }, undefined, { metrics });
   strict = await createHarness(import.meta.filename, env);
   services = h.app.locals.services as Services;
   c = await signUp(h);
@@ -385,6 +392,7 @@ describe('delivery', () => {
   it('retries with exponential back-off: a receiver failing twice gets the event on the third try', async () => {
     const rx = await receiver([500, 503, 200]);
     const ep = await addEndpoint(rx.url);
+    const before = await delivered();
     try {
       const r = await identify();
       await services.webhooks.idle();
@@ -417,6 +425,8 @@ describe('delivery', () => {
       // The same event every time, each signed afresh.
       expect(new Set(rx.seen.map((s) => s.body)).size).toBe(1);
       expect(rx.seen.map((s) => s.headers['deviceid-attempt'])).toEqual(['1', '2', '3']);
+      const after = await delivered();
+      expect([(after.failed ?? 0) - (before.failed ?? 0), (after.delivered ?? 0) - (before.delivered ?? 0)]).toEqual([2, 1]);
       expect(verify(rx.seen[2]!, ep.secret).requestId).toBe(r.requestId);
       expect(await services.webhooks.tick()).toBe(0);
 
@@ -462,6 +472,7 @@ describe('delivery', () => {
       expect(h.clock.now() - start).toBeLessThanOrEqual(RETRY_WINDOW_MS);
       expect(h.clock.now() - start).toBeGreaterThan(RETRY_WINDOW_MS - backoffMs(20));
       expect(rx.seen).toHaveLength(d!.attempts);
+      expect((await delivered()).gave_up).toBe(1);
     } finally {
       await removeEndpoint(ep.endpoint.id);
       await rx.close();
