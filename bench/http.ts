@@ -261,7 +261,9 @@ for (const backend of args.backend.split(',')) {
     show('identify, first visits', first, `   ${(first.rps / insert.rps).toFixed(2)}× insertOne`);
     console.log(`    returning: ${againCommands}\n    first visits: ${firstCommands}`);
     if (metrics) {
-      console.log(`    metrics counted ${againCounted} returning identifies (autocannon sent ${again.sent}, completed ${again.total}), ${firstCounted} first visits (sent ${first.sent}, completed ${first.total})`);
+      console.log(
+        `    metrics counted ${againCounted} returning identifies (autocannon sent ${again.sent}, completed ${again.total}), ${firstCounted} first visits (sent ${first.sent}, completed ${first.total})`,
+      );
     }
     show('Express body parse + insertOne', insert);
     show('… + compare-and-swap updateOne first', pair, `   ${(pair.rps / insert.rps).toFixed(2)}× insertOne`);

@@ -22,7 +22,11 @@ const dashboard = JSON.parse(readFileSync(new URL('../../../server/metrics/grafa
 // Every metric an instance exports: a worker's, and the primary's own (workers answering).
 const metrics = new Metrics();
 gatherWorkers(metrics, () => []);
-const exported = new Map(metrics.registry.getMetricsAsArray().map((m) => [m.name, { type: (m as unknown as { type: string }).type, labels: (m as unknown as { labelNames: string[] }).labelNames }]));
+const exported = new Map(
+  metrics.registry
+    .getMetricsAsArray()
+    .map((m) => [m.name, { type: (m as unknown as { type: string }).type, labels: (m as unknown as { labelNames: string[] }).labelNames }]),
+);
 const HISTOGRAM_SERIES = /_(bucket|count|sum)$/;
 const PROMQL_WORDS = new Set(['sum', 'by', 'rate', 'increase', 'histogram_quantile', 'max', 'le', 'outcome', 'command', 'reason', 'result', 'action']);
 
@@ -33,7 +37,8 @@ function metricOf(series: string): string | undefined {
   return exported.get(base)?.type === 'histogram' ? base : undefined;
 }
 
-const seriesIn = (expr: string) => [...expr.matchAll(/\b([a-z_][a-z0-9_]*)\b(?=\s*[{[)]|\s*$|\s*\/|\s*\*)/g)].map((m) => m[1]!).filter((w) => !PROMQL_WORDS.has(w));
+const seriesIn = (expr: string) =>
+  [...expr.matchAll(/\b([a-z_][a-z0-9_]*)\b(?=\s*[{[)]|\s*$|\s*\/|\s*\*)/g)].map((m) => m[1]!).filter((w) => !PROMQL_WORDS.has(w));
 
 describe('Grafana dashboard', () => {
   it('is a dashboard with a Prometheus data source variable that every panel uses', () => {
