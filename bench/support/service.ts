@@ -25,6 +25,8 @@ export interface BenchService {
   store: Store;
   /** Commands the server sent to the database since the last call, by command and collection. */
   commands(): Map<string, number>;
+  /** Another server on the same database (its own connection and caches), with or without metrics; closed with this one. */
+  another(metrics?: Metrics): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -41,17 +43,24 @@ export async function startService(clock: Clock, env: Record<string, string> = {
   });
   const db = await startDatabase(config);
   const commands = new Map<string, number>();
+  const dbName = `bench_${Date.now()}`;
   const store = await Store.open({
     uri: db.uri,
-    dbName: `bench_${Date.now()}`,
+    dbName,
     onCommand: (c) => commands.set(`${c.name} ${c.collection}`, (commands.get(`${c.name} ${c.collection}`) ?? 0) + 1),
     ...(metrics && { onCommandDone: metrics.command }),
   });
   const logger = pino({ level: 'silent' });
   const edge = await loadEdge(config, logger);
-  const server = createApp({ config, store, clock, logger, edge, ...(metrics && { metrics }) }).listen(0);
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const servers: { close(): void }[] = [];
+  const others: Store[] = [];
+  const serve = async (on: Store, m?: Metrics) => {
+    const server = createApp({ config, store: on, clock, logger, edge, ...(m && { metrics: m }) }).listen(0);
+    servers.push(server);
+    await new Promise((r) => server.once('listening', r));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  const base = await serve(store, metrics);
 
   async function api(path: string, body: object, cookie = ''): Promise<{ json: Record<string, unknown>; cookie: string }> {
     const res = await fetch(base + path, {
@@ -78,8 +87,14 @@ export async function startService(clock: Clock, env: Record<string, string> = {
       commands.clear();
       return copy;
     },
+    async another(m) {
+      const other = await Store.open({ uri: db.uri, dbName, ...(m && { onCommandDone: m.command }) });
+      others.push(other);
+      return serve(other, m);
+    },
     async close() {
-      server.close();
+      for (const s of servers) s.close();
+      for (const o of others) await o.close();
       edge.close();
       await store.close();
       await db.stop();

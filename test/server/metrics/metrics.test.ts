@@ -97,7 +97,7 @@ describe('identify', () => {
     h.clock.advance(1_000);
     const key = await (await signUp(h)).key('test');
     const count = async () =>
-      (await metrics.identifyDuration.get()).values.find((v) => v.metricName.endsWith('_count') && v.labels.outcome === 'abandoned')?.value ?? 0;
+      (await metrics.identifyDuration.get()).values.find((v) => v.metricName?.endsWith('_count') && v.labels.outcome === 'abandoned')?.value ?? 0;
     const before = await count();
     const server = h.app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
