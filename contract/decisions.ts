@@ -85,7 +85,7 @@ export const RuleSchema = z
       .string()
       .min(1)
       .max(RULE_EXPRESSION_MAX)
-      .describe('A CEL expression over the event view that is true when the rule matches (README: Decisions, the field reference)'),
+      .describe('A CEL expression over the event view that is true when the rule matches (the fields: /docs/decisions on the service)'),
     action: RuleActionSchema,
     enabled: z.boolean().describe('A disabled rule is never evaluated'),
     mode: z
