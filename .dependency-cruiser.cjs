@@ -1,4 +1,4 @@
-// The layers, one way only (README: Architecture). `npm test` runs this.
+// The layers, one way only (docs/architecture.md). `npm test` runs this.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [

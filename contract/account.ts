@@ -127,7 +127,7 @@ const Email = EmailSchema;
 const ProjectName = z.string().trim().min(1, 'must not be empty').max(100);
 const KeyName = z.string().trim().min(1, 'must not be empty').max(100);
 
-const ROLE_REFUSAL = "'Your role does not allow this': the signed-in member's role in the account is below the route's (README: Accounts)";
+const ROLE_REFUSAL = "'Your role does not allow this': the signed-in member's role in the account is below the route's (see /docs/accounts on the service)";
 export const sessionRoutes = {
   ...commonErrorResponses,
   401: errorResponse('not_signed_in', 'Not signed in, or no longer a member of the current account (the session ended)'),

@@ -25,7 +25,7 @@ export type AuthKind = 'public' | 'browserKey' | 'secretKey' | 'anyKey' | 'sessi
 
 /**
  * A member's role in an account, strongest first: each role may do what the
- * roles after it may (README: Accounts, the roles table).
+ * roles after it may (docs/accounts.md, the roles table).
  * - `owner`: everything, including members, roles, the plan and the account.
  * - `admin`: projects, allowlists, keys, webhooks, sealing, proxy secrets, invitations, visitor deletion.
  * - `analyst`: reads events, visitors and usage; no keys, no secrets, no deletion.

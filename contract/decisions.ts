@@ -85,7 +85,7 @@ export const RuleSchema = z
       .string()
       .min(1)
       .max(RULE_EXPRESSION_MAX)
-      .describe('A CEL expression over the event view that is true when the rule matches (README: Decisions, the field reference)'),
+      .describe('A CEL expression over the event view that is true when the rule matches (the fields: /docs/decisions on the service)'),
     action: RuleActionSchema,
     enabled: z.boolean().describe('A disabled rule is never evaluated'),
     mode: z
@@ -593,7 +593,7 @@ export const enforcementContract = c.router(
       path: '/v1/events/:requestId/claim',
       summary: 'Use a requestId for one protected request: its decision, once',
       description:
-        'What `protect()` of deviceid/client calls for each protected request: the page sends the requestId identify gave it, your server claims it. The first claim answers the decision; a second answers 409 (a replayed requestId), an event older than `maxAgeSeconds` 410. Secret key of the event’s project.',
+        'What `protect()` of @deviceid/client calls for each protected request: the page sends the requestId identify gave it, your server claims it. The first claim answers the decision; a second answers 409 (a replayed requestId), an event older than `maxAgeSeconds` 410. Secret key of the event’s project.',
       pathParams: z.object({ requestId: z.string().describe('req_<ulid> as identify returned it to the page') }),
       body: ClaimRequestSchema,
       responses: {

@@ -165,7 +165,7 @@ export const eventsContract = c.router(
       method: 'GET',
       path: '/v1/events',
       summary: 'Search events, newest first',
-      description: `Server-side only. Events of the account matching every filter given, newest first (\`reverse=true\`: oldest first), at most \`limit\` (default 10, at most ${SEARCH_MAX}) per page. When \`paginationKey\` is in the answer there may be more: pass it back, with the same filters, for the next page. A page may hold fewer than \`limit\` events (even none) and still carry a key: each request examines at most ${SEARCH_SCAN_MAX} index entries. Each filter's cost is in the README (Event search).`,
+      description: `Server-side only. Events of the account matching every filter given, newest first (\`reverse=true\`: oldest first), at most \`limit\` (default 10, at most ${SEARCH_MAX}) per page. When \`paginationKey\` is in the answer there may be more: pass it back, with the same filters, for the next page. A page may hold fewer than \`limit\` events (even none) and still carry a key: each request examines at most ${SEARCH_SCAN_MAX} index entries. What each filter costs: /docs/search on the service.`,
       query: EventSearchQuerySchema,
       responses: {
         200: described(

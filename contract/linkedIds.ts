@@ -1,5 +1,5 @@
 // The project's linkedId key (dashboard API, session): the customer's server
-// signs the signed-in user's id with it (deviceid/client `signLinkedId`) and
+// signs the signed-in user's id with it (@deviceid/client `signLinkedId`) and
 // the page sends the signature with identify as `linkedIdProof`, so that
 // identification can take the linkedId as evidence: one the page sends alone
 // is anyone's to write. The key is derived from the server's secret and the
@@ -36,7 +36,7 @@ export const linkedIdsContract = c.router(
       method: 'POST',
       path,
       summary: 'Create the linkedId key, or rotate it; the key is returned only in this response',
-      description: `Your server signs the signed-in user's id with it (\`signLinkedId\` of deviceid/client) and the page passes the proof to the agent (\`get({ linkedId, linkedIdProof })\`): identify then takes the linkedId as evidence of who the device is. Proofs are valid until their expiry, at most ${LINKED_ID_PROOF_MAX_DAYS} days ahead. A rotation ends the previous key at once. Body: \`{}\`.`,
+      description: `Your server signs the signed-in user's id with it (\`signLinkedId\` of @deviceid/client) and the page passes the proof to the agent (\`get({ linkedId, linkedIdProof })\`): identify then takes the linkedId as evidence of who the device is. Proofs are valid until their expiry, at most ${LINKED_ID_PROOF_MAX_DAYS} days ahead. A rotation ends the previous key at once. Body: \`{}\`.`,
       body: z.object({}).strict().openapi({ title: 'CreateLinkedIdKeyRequest', description: 'Create or rotate the linkedId key (an empty body)' }),
       responses: {
         201: LinkedIdKeySettingsSchema.extend({

@@ -9,7 +9,9 @@ import { errorResponse, initContract, meta, queryInteger, ROLES, UNIX_MS_MAX } f
 const c = initContract();
 
 const isoDate = z.string().datetime();
-const RoleSchema = z.enum(ROLES).openapi({ title: 'Role', description: 'A role in an account: owner > admin > analyst > viewer (README: Accounts)' });
+const RoleSchema = z
+  .enum(ROLES)
+  .openapi({ title: 'Role', description: 'A role in an account: owner > admin > analyst > viewer (see /docs/accounts on the service)' });
 const AccountParams = z.object({ accountId: z.string().max(64) });
 
 /** Days an invitation to an account stays valid. */

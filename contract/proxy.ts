@@ -45,7 +45,7 @@ export const DEVICE_COOKIE = '_didh';
  * Chrome keeps a cookie (RFC 6265bis caps Max-Age at 400 days; longer is cut
  * to that). Set by the server over HTTP, it is not subject to Safari's 7-day
  * cap on cookies written by script, as long as the site's host and the
- * proxy's are one (see README: First-party proxy).
+ * proxy's are one (see docs/proxy.md).
  */
 export const DEVICE_COOKIE_MAX_AGE_S = 400 * 24 * 3600;
 

@@ -1,4 +1,4 @@
-// Rules a project can start from (README: Decisions, templates), as plain
+// Rules a project can start from (docs/decisions.md, templates), as plain
 // data so the dashboard's Rules page offers them; a test compiles each.
 export interface RuleTemplate {
   readonly id: string;

@@ -1,6 +1,6 @@
 // Sealed results (dashboard API, session): per project, identify can answer
 // an encrypted blob instead of the compact result; the customer's backend
-// opens it with the project's sealing key (deviceid/client `unseal`).
+// opens it with the project's sealing key (@deviceid/client `unseal`).
 import { z } from 'zod';
 import { csrfResponses, sessionRoutes } from './account.js';
 import { initContract, errorResponse, meta } from './common.js';
@@ -19,7 +19,7 @@ export const SealedIdentifyResultSchema = z
     sealedResult: z
       .string()
       .describe(
-        'The identification result (IdentifyResult as JSON), sealed with AES-256-GCM under the project sealing key, base64: "dsr\\x01" | 12-byte IV | ciphertext | 16-byte tag. Open it on your backend with `unseal(sealedResult, key)` of deviceid/client.',
+        'The identification result (IdentifyResult as JSON), sealed with AES-256-GCM under the project sealing key, base64: "dsr\\x01" | 12-byte IV | ciphertext | 16-byte tag. Open it on your backend with `unseal(sealedResult, key)` of @deviceid/client.',
       ),
   })
   .strict();

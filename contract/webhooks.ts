@@ -75,7 +75,7 @@ export const webhooksContract = c.router(
       path: projectPath,
       summary: `Add an endpoint (at most ${WEBHOOK_LIMITS.endpointsPerProject} per project); its signing secret is returned only in this response`,
       description:
-        'After each identification of the project, the full event (as `GET /v1/events/:requestId` answers it) is POSTed as JSON to every endpoint, signed: `deviceid-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret>`. Verify with `verifyWebhook(rawBody, header, secret)` of deviceid/client (it also refuses timestamps more than 5 minutes away). Any 2xx is success; anything else is retried with exponential back-off for 24 hours.',
+        'After each identification of the project, the full event (as `GET /v1/events/:requestId` answers it) is POSTed as JSON to every endpoint, signed: `deviceid-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret>`. Verify with `verifyWebhook(rawBody, header, secret)` of @deviceid/client (it also refuses timestamps more than 5 minutes away). Any 2xx is success; anything else is retried with exponential back-off for 24 hours.',
       body: UrlBody,
       responses: {
         201: WebhookSecretSchema,

@@ -329,7 +329,7 @@ export function buildOpenApi({ serverUrl = '/', audience = 'public' }: OpenApiOp
           if (documented.example !== undefined && media) media.example = documented.example;
         }
         const routeMeta = route.metadata as RouteMeta | undefined;
-        // The role a session route needs (README: Accounts), for readers and generators alike.
+        // The role a session route needs (docs/accounts.md), for readers and generators alike.
         const role = routeMeta?.role ? { 'x-required-role': routeMeta.role } : {};
         return { ...operation, ...role, security: SECURITY[routeMeta?.auth ?? 'public'] };
       },

@@ -3,7 +3,7 @@
 // may grow: under a stream of new devices a server whose live heap is about
 // 130 MB reached 580 MB of RSS, garbage mostly. A cap sized for what the
 // process keeps (its modules and IP data, and the visitor cache) makes V8
-// collect before it grows (bench/memory.ts; README: Memory). An operator's
+// collect before it grows (bench/memory.ts; docs/configuration.md, VISITOR_CACHE_SIZE). An operator's
 // own --max-old-space-size (command line or NODE_OPTIONS) wins.
 import { visitorCacheSizeSchema } from './config.js';
 

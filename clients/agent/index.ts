@@ -28,7 +28,7 @@ export interface GetOptions {
   /** Your id for this event (a user, session or order id): kept on the event and searchable; on its own a tag. */
   linkedId?: string;
   /**
-   * Your server's proof of `linkedId` (deviceid/client `signLinkedId` with the project's linkedId key): with it the
+   * Your server's proof of `linkedId` (@deviceid/client `signLinkedId` with the project's linkedId key): with it the
    * linkedId is the signed-in user's, and evidence of who the device is.
    */
   linkedIdProof?: string;

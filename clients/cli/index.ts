@@ -1,4 +1,4 @@
-// deviceid/cli: the device code flow for command-line tools, and the key
+// @deviceid/cli: the device code flow for command-line tools, and the key
 // storage `deviceid login` uses.
 export { authorizeDevice, type AuthorizeDeviceOptions, type AuthorizeDeviceResult, type PollState, type Verification } from './authorize.js';
 export { GrantConsumedError, GrantDeniedError, GrantEndedError, GrantExpiredError, type GrantEnd } from './errors.js';

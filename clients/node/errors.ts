@@ -33,7 +33,7 @@ export interface ErrorDetails {
   cause?: unknown;
 }
 
-/** Base class of every error thrown by `deviceid/client` and `deviceid/cli`. */
+/** Base class of every error thrown by `@deviceid/client` and `@deviceid/cli`. */
 export class DeviceIdError extends Error {
   readonly code: DeviceIdErrorCode;
   readonly status: number | undefined;

@@ -1,4 +1,4 @@
-// deviceid/client: typed Node clients for the deviceid service.
+// @deviceid/client: typed Node clients for the deviceid service.
 export {
   createServerClient,
   type EventSearch,

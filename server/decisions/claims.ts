@@ -1,4 +1,4 @@
-// Protected requests (deviceid/client `protect()`, the proxy's protected
+// Protected requests (@deviceid/client `protect()`, the proxy's protected
 // paths): the page sends the requestId identify gave it with the request it
 // protects, the site's server claims it here. A requestId serves one
 // protected request: the first claim answers the decision, every later one

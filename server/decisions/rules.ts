@@ -28,7 +28,7 @@ type RuleStats = z.infer<typeof RuleStatsSchema>;
 const DAY_MS = 24 * 3600_000;
 /** A preview answers within about a second: it stops reading events after this long and says how many it examined. */
 export const PREVIEW_BUDGET_MS = 800;
-/** Entries a preview reads first, and at most at once (FerretDB narrows an `_id` `$in` of up to 1,000 in SQL: README, Database). */
+/** Entries a preview reads first, and at most at once (FerretDB narrows an `_id` `$in` of up to 1,000 in SQL: docs/database.md). */
 const PREVIEW_FIRST_BATCH = 100;
 const PREVIEW_BATCH_MAX = 1_000;
 

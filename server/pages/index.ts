@@ -1,7 +1,7 @@
 // The service's own HTML pages and their assets, each behind the page
-// security headers: / (home), /docs (API reference), /demo (playground),
-// /login (sign-in / sign-up), /dashboard and its pages, /cli/auth (device code
-// consent), and /favicon.ico. Registered on the app before the API routes.
+// security headers: / (home), /docs (API reference), /docs/<page> (the
+// manual), /demo (playground), /login (sign-in / sign-up), /dashboard and its
+// pages, /cli/auth (device code consent), and /favicon.ico. Registered on the app before the API routes.
 import { Router } from 'express';
 import { consentPage } from './consent/page.js';
 import type { RouteDeps } from '../services.js';
@@ -9,6 +9,7 @@ import { isScriptName, pageScript, stylesheet } from './assets.js';
 import { dashboardPage } from './dashboard/page.js';
 import { viewOf } from './dashboard/views.js';
 import { demoPage } from './demo/page.js';
+import { manualPage } from './docs/manual.js';
 import { docsPage, docsSecurity, REDOC_PATH, redocScript } from './docs/page.js';
 import { FAVICON } from './favicon.js';
 import { homePage } from './home/page.js';
@@ -44,6 +45,7 @@ export function pageRoutes({ services, config }: RouteDeps): Router {
   });
   router.get('/', secure, homePage());
   router.get('/docs', docsSecurity(config.baseUrl), docsPage());
+  router.get('/docs/:page', secure, manualPage());
   router.get('/demo', secure, demoPage(services.accounts));
   router.get('/login', secure, loginPage(services.accounts, config.baseUrl));
   // Every dashboard page's address is the same page (deep links, reloads); others are 404.

@@ -1,5 +1,4 @@
-// First-party proxy integration (contract/proxy.ts; README: First-party
-// proxy). The dashboard creates, rotates and revokes a project's proxy
+// First-party proxy integration (contract/proxy.ts; docs/proxy.md). The dashboard creates, rotates and revokes a project's proxy
 // secret (shown once, stored as its SHA-256) and reads whether proxied
 // traffic arrives; identify's auth asks whether a request is proxied: with a
 // valid secret the client address, the site's host and its scheme come from

@@ -1,7 +1,7 @@
 // The audit log: one document per change. `_id` = `<accountId>|<ULID of its
 // time>`, so a page of one account's entries, newest first within a time
-// window, is an `_id` range (an index range on FerretDB too, see README:
-// Database); the member and action filters apply beside it. Kept
+// window, is an `_id` range (an index range on FerretDB too, see
+// docs/database.md); the member and action filters apply beside it. Kept
 // AUDIT_RETENTION_DAYS (at least 400), swept by the maintenance loop.
 import type { Collection, Db } from 'mongodb';
 

@@ -4,7 +4,7 @@
 //   entries. A list deleted and made again under its name is another list:
 //   caches never mix their entries.
 // - listEntries: `<listId>|<value>`, so that every read of one list is an
-//   `_id` range (an index range on FerretDB too: README, Database) and adding
+//   `_id` range (an index range on FerretDB too: docs/database.md) and adding
 //   or removing values is a batch of `_id` operations.
 // - listChanges: `<listId>|<Unix ms, 13 digits>|<ulid>`, what each write did
 //   to a list (values set, with their expiry, and values removed), packed as
@@ -81,7 +81,7 @@ interface SnapshotDoc {
 /** How long change records are kept: a load replays them from within this only, less a margin (listCache.ts). */
 export const CHANGES_KEPT_MS = 7 * 24 * 3600_000;
 
-/** FerretDB narrows an `_id` `$in` of up to 1,000 ids in SQL (README: Database). */
+/** FerretDB narrows an `_id` `$in` of up to 1,000 ids in SQL (docs/database.md). */
 const BATCH = 1000;
 /** Entries a page of a whole list's read: one command stays well inside the database time limit on FerretDB. */
 const LOAD_PAGE = 2000;

@@ -255,7 +255,7 @@ ${DECISIONS_MARKUP}
 <section id="view-webhooks" class="view" aria-labelledby="webhooks-title" hidden>
   <h1 id="webhooks-title" tabindex="-1">Webhooks</h1>
   <section class="panel" id="integrations-panel" aria-label="Webhook endpoints of the chosen project">
-    <p class="muted">Every identification of the project is POSTed to each endpoint, signed (deviceid-signature); verify it with verifyWebhook of deviceid/client.</p>
+    <p class="muted">Every identification of the project is POSTed to each endpoint, signed (deviceid-signature); verify it with verifyWebhook of @deviceid/client.</p>
     <form id="hook-form" class="row" novalidate>
       <label>Endpoint URL <input type="text" inputmode="url" id="hook-url" maxlength="2048" required placeholder="https://api.example.com/deviceid"></label>
       <button type="submit" class="btn accent">Add endpoint</button>

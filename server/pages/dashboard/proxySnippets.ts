@@ -1,6 +1,6 @@
 // The first-party proxy's setups the install page offers, for a service at
 // `service` and a proxy secret (a placeholder until one is created on the
-// page). The nginx and Caddy recipes are README's, tested there against a
+// page). The nginx and Caddy recipes are docs/proxy.md's, tested against a
 // real server (test/clients/proxy/webservers.test.ts); a test keeps these equal.
 export const PROXY_KINDS = ['nextjs', 'express', 'worker', 'nginx', 'caddy'] as const;
 export type ProxyKind = (typeof PROXY_KINDS)[number];

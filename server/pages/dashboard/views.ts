@@ -2,7 +2,7 @@
 // /dashboard/<view> the others, /dashboard/visitors/<id> one visitor. The
 // server serves the same page for each; its script shows the one the address
 // names (and follows links and Back without reloading). Each page names the
-// least role in the current account it is of use to (README: Accounts, the
+// least role in the current account it is of use to (docs/accounts.md, the
 // roles table); the server enforces the roles, this only hides what a role
 // cannot use.
 import type { Role } from '../../../contract/common.js';

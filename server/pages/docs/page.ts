@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import type { RequestHandler } from 'express';
+import { navHtml } from '../html.js';
 import { pageSecurity } from '../security.js';
 
 export const REDOC_PATH = '/assets/redoc.standalone.js';
@@ -31,7 +32,7 @@ const HTML = `<!doctype html>
 <link rel="stylesheet" href="/assets/pages.css">
 </head>
 <body class="docs">
-<header class="top"><a class="brand" href="/">deviceid</a><nav class="nav" aria-label="Site"><a href="/docs" aria-current="page">API reference</a><a href="/demo">Demo</a><a href="/dashboard">Dashboard</a></nav></header>
+<header class="top"><a class="brand" href="/">deviceid</a>${navHtml('/docs')}</header>
 <redoc spec-url="/openapi.json" hide-download-button="false" native-scrollbars="true"></redoc>
 <noscript><p class="panel">The reference needs JavaScript; the document itself is <a href="/openapi.json">/openapi.json</a>.</p></noscript>
 <footer class="foot">IP Geolocation by <a href="https://db-ip.com">DB-IP</a></footer>

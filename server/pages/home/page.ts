@@ -1,6 +1,6 @@
 // GET /: what the service is and where to go next (sign up or in, the
-// dashboard, the API reference, the demo, the service's status). Static
-// markup; home.js only fills in the status from /readyz.
+// dashboard, the documentation, the API reference, the demo, the service's
+// status). Static markup; home.js only fills in the status from /readyz.
 import type { RequestHandler } from 'express';
 import { pageHtml } from '../html.js';
 
@@ -25,6 +25,7 @@ const BODY = `<main>
 <section class="panel">
   <h2>Reference</h2>
   <ul class="links">
+    <li><a href="/docs/index">Documentation</a>: running the service, integrating it, how it works</li>
     <li><a href="/docs">API reference</a> (rendered from <a href="/openapi.json">/openapi.json</a>; the dashboard's private operations: <a href="/openapi/dashboard.json">/openapi/dashboard.json</a>)</li>
     <li><a href="/dashboard">Dashboard</a>: projects, keys, usage</li>
     <li>Status: <span id="status" class="muted">checking…</span> (<a href="/readyz">/readyz</a>, <a href="/healthz">/healthz</a>)</li>

@@ -1,4 +1,4 @@
-// The README's nginx and Caddy recipes, as written there, in front of a
+// The nginx and Caddy recipes of docs/proxy.md, as written there, in front of a
 // running service: each web server from Debian's package, started on
 // loopback as a process of its own with a generated configuration in a
 // temporary directory. Through it: the agent script with its ETag, an
@@ -21,14 +21,14 @@ import { createHarness, type Harness } from '../../support/harness.js';
 import { freePort, json, listenApp, scripted, type Listening } from '../../support/httpServer.js';
 import { deviceValues, identifyBody, withoutToken } from '../../support/signals.js';
 
-const README = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
+const PROXY_DOC = readFileSync(fileURLToPath(new URL('../../../docs/proxy.md', import.meta.url)), 'utf8');
 const NGINX = '/usr/sbin/nginx';
 const CADDY = '/usr/bin/caddy';
 
-/** The recipe of that name in the README (the fenced block after its marker). */
+/** The recipe of that name in docs/proxy.md (the fenced block after its marker). */
 function recipe(name: string): string {
-  const m = new RegExp(`<!-- recipe:${name} -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(README);
-  if (!m) throw new Error(`README has no ${name} recipe`);
+  const m = new RegExp(`<!-- recipe:${name} -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(PROXY_DOC);
+  if (!m) throw new Error(`docs/proxy.md has no ${name} recipe`);
   return m[1]!;
 }
 
@@ -140,7 +140,7 @@ for (const server of SERVERS) {
   if (!installed)
     console.warn(`${server.name} is not installed (${server.binary}): its recipe's test is skipped (apt-get install ${server.name.toLowerCase()})`);
 
-  describe.skipIf(!installed)(`the README's ${server.name} recipe`, () => {
+  describe.skipIf(!installed)(`docs/proxy.md's ${server.name} recipe`, () => {
     let dir: string;
     let child: ChildProcess;
     let recorder: Awaited<ReturnType<typeof scripted>>;

@@ -58,7 +58,7 @@ async function member(owner: Agent, accountId: string, role: Role, email = `${ro
   return p;
 }
 
-// ---- The roles table (README: Accounts). The matrix checks the server answers exactly this. ----
+// ---- The roles table (docs/accounts.md). The matrix checks the server answers exactly this. ----
 const ROLE_TABLE: Record<string, RoleRequirement> = {
   // account
   logout: 'signedIn',

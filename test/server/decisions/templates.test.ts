@@ -1,4 +1,4 @@
-// The rule templates the README and the Rules page offer compile.
+// The rule templates docs/decisions.md and the Rules page offer compile.
 import { describe, expect, it } from 'vitest';
 import { RULE_TEMPLATES } from '../../../contract/ruleTemplates.js';
 import { checkExpression } from '../../../server/decisions/engine.js';

@@ -1,10 +1,12 @@
 // The first hour in real headless Chromium: the home page and where it leads,
 // the API reference rendered by Redoc from /openapi.json (served locally),
+// the manual (/docs/<page>, every page at 1280 and 390 px, axe-core),
 // the demo page identifying this very browser, the dashboard's install step
 // and its chart of test traffic, everything usable at 390 px without
 // horizontal scrolling, and /favicon.ico. Screenshots go to
 // test-results/pages/ (git-ignored).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium, servedHarness, watchProblems } from '../../support/browser.js';
@@ -12,6 +14,10 @@ import type { Harness } from '../../support/harness.js';
 import { deviceValues, identifyBody } from '../../support/signals.js';
 
 const SHOTS = new URL('../../../test-results/pages/', import.meta.url);
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const MANUAL = readdirSync(new URL('../../../docs/', import.meta.url))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => f.slice(0, -3));
 
 describe.skipIf(!hasChromium)('first-hour pages in headless Chromium', () => {
   let origin: string;
@@ -105,6 +111,45 @@ describe.skipIf(!hasChromium)('first-hour pages in headless Chromium', () => {
     await context.close();
     expect(unexpected()).toEqual([]);
   }, 90_000);
+
+  it('the manual: every page at 1280 and 390 px, without horizontal scrolling at 390, axe-core finding nothing serious; its links lead from page to page', async () => {
+    for (const width of [1280, 390]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      const page = watchProblems(await context.newPage(), problems);
+      for (const name of MANUAL) {
+        const res = await page.goto(`${origin}/docs/${name}`);
+        expect(res?.status(), name).toBe(200);
+        expect(await page.locator('article h1').count(), name).toBe(1);
+        if (width === 390) await noSideScroll(page);
+        if (name === 'index' || name === 'configuration') await shot(page, `06-docs-${name}-${width}.png`);
+        // The same markup at both widths: axe once.
+        if (width === 390) continue;
+        // Evaluated over the DevTools protocol, which the page's CSP (script-src 'self') does not govern.
+        await page.evaluate(AXE);
+        const violations = (await page.evaluate(async () => {
+          const result = await (window as unknown as { axe: { run: (o: unknown) => Promise<{ violations: unknown[] }> } }).axe.run({
+            resultTypes: ['violations'],
+          });
+          return result.violations;
+        })) as { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+        expect(
+          violations
+            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+          name,
+        ).toEqual([]);
+      }
+      // From the index to a page, and from there to a heading of another.
+      await page.goto(`${origin}/docs/index`);
+      await page.locator('article').getByRole('link', { name: 'Configuration', exact: true }).click();
+      await page.waitForURL(`${origin}/docs/configuration`);
+      await page.locator('article').getByRole('link', { name: 'Teams', exact: true }).first().click();
+      await page.waitForURL(`${origin}/docs/accounts#teams-members-roles-and-the-audit-log`);
+      expect(await page.locator('#teams-members-roles-and-the-audit-log').textContent()).toBe('Teams: members, roles and the audit log');
+      await context.close();
+    }
+    expect(unexpected()).toEqual([]);
+  }, 180_000);
 
   it('the demo identifies this browser and shows visitor id, confidence, verdicts and the full event; the dashboard shows the install step, test traffic apart, and fits 390 px', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });

@@ -1,15 +1,15 @@
-// The install page's nginx and Caddy setups are README's recipes (which
+// The install page's nginx and Caddy setups are docs/proxy.md's recipes (which
 // test/clients/proxy/webservers.test.ts runs against real servers), with this
 // service's address and the project's secret filled in.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { proxySnippet, SECRET_PLACEHOLDER } from '../../../server/pages/dashboard/proxySnippets.js';
 
-const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-const recipe = (name: string) => new RegExp(`<!-- recipe:${name} -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(README)![1]!.trimEnd();
+const PROXY_DOC = readFileSync(new URL('../../../docs/proxy.md', import.meta.url), 'utf8');
+const recipe = (name: string) => new RegExp(`<!-- recipe:${name} -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(PROXY_DOC)![1]!.trimEnd();
 
 describe('the dashboard’s proxy setups', () => {
-  it('are README’s nginx and Caddy recipes, for this service and secret', () => {
+  it('are docs/proxy.md’s nginx and Caddy recipes, for this service and secret', () => {
     for (const kind of ['nginx', 'caddy'] as const) {
       expect(proxySnippet(kind, 'https://deviceid.example.com', SECRET_PLACEHOLDER), kind).toBe(recipe(kind));
       const filled = proxySnippet(kind, 'https://ids.shop.example', 'svc_proxy_abc');
