@@ -9,6 +9,8 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BodyBudget } from '../../../server/http/bodyBudget.js';
 import { errorHandler } from '../../../server/http/errors.js';
+import { httpMetrics } from '../../../server/metrics/http.js';
+import { Metrics } from '../../../server/metrics/registry.js';
 import { signUp } from '../../support/dashboard.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { listenApp, type Listening } from '../../support/httpServer.js';
@@ -16,11 +18,13 @@ import { deviceValues, identifyBody } from '../../support/signals.js';
 
 describe('BodyBudget', () => {
   const budget = new BodyBudget(250);
+  const metrics = new Metrics();
   let open = () => {};
   let gate = Promise.resolve();
   let served: Listening;
   beforeAll(async () => {
     const app = express();
+    app.use(httpMetrics(metrics));
     app.use(express.json({ verify: budget.verify }));
     // Handling that takes until the test opens the gate.
     app.post('/slow', (_req, res, next) => void gate.then(() => res.json({ ok: true }), next));
@@ -45,6 +49,8 @@ describe('BodyBudget', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(await refused.json()).toEqual({ error: 'Service temporarily unavailable; retry later', code: 'service_unavailable' });
+    // Counted as a refusal for the body budget (the metrics).
+    expect((await metrics.refusals.get()).values).toEqual([{ labels: { reason: 'body_budget' }, value: 1 }]);
     // What still fits is served.
     const small = post(50);
     await until(() => budget.bytes === 250);
