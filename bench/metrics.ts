@@ -66,6 +66,8 @@ console.log(`${service.source}; ${args['first-visits'] ? 'first visits' : `${dev
 // Warm-up of both, not reported (V8 compiling the hot code).
 await measure(without);
 await measure(withMetrics);
+// The warm-up's requests still in flight when it stopped are counted when they finish (or are abandoned).
+await new Promise((r) => setTimeout(r, 1_000));
 const before = await identified();
 let sentWith = 0;
 const results = { off: [] as number[], on: [] as number[] };
