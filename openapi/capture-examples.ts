@@ -254,7 +254,8 @@ try {
     await request(app).post('/api/cli/device-code').set('user-agent', 'acme-deploy/2.1.0 (linux)').send({ client_name: 'acme-deploy' }),
   );
   await take('getGrant', await admin.get(`/api/cli/grants/${grant.user_code}`));
-  await take('authorizeGrant', await admin.post(`/api/cli/grants/${grant.user_code}/authorize`).set('origin', origin).send({ projectId }));
+  await take('listGrantAccounts', await admin.get('/api/cli/accounts'));
+  await take('authorizeGrant', await admin.post(`/api/cli/grants/${grant.user_code}/authorize`).set('origin', origin).send({ accountId, projectId }));
   const token = await take('pollToken', await request(app).post('/api/cli/token').send({ device_code: grant.device_code }));
   await take('getSelf', await request(app).get('/v1/keys/self').set('x-api-key', token.api_key));
   await take('revokeSelf', await request(app).delete('/v1/keys/self').set('x-api-key', token.api_key));

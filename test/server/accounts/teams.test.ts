@@ -79,6 +79,7 @@ const ROLE_TABLE: Record<string, RoleRequirement> = {
   getVisitorTimeline: 'analyst',
   // device flow consent
   getGrant: 'signedIn',
+  listGrantAccounts: 'signedIn',
   authorizeGrant: 'admin',
   denyGrant: 'signedIn',
   // project settings
