@@ -242,6 +242,7 @@ try {
   await take('deleteWebhook', await admin.delete(`/api/projects/${projectId}/webhooks/${hook.endpoint.id}`).set('origin', origin));
   await take('getAccount', await admin.get('/api/account'));
   await take('getUsage', await admin.get('/api/account/usage'));
+  await take('listPlans', await admin.get('/api/plans'));
   await take('listKeys', await admin.get(`/api/projects/${projectId}/keys`));
   await take('getAccountEvent', await admin.get(`/api/events/${first.requestId}`));
   await take('updateAccountEvent', await admin.patch(`/api/events/${first.requestId}`).set('origin', origin).send({ suspect: false }));

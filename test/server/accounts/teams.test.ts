@@ -64,6 +64,7 @@ const ROLE_TABLE: Record<string, RoleRequirement> = {
   logout: 'signedIn',
   getAccount: 'signedIn',
   getUsage: 'viewer',
+  listPlans: 'signedIn',
   setPlan: 'owner',
   listProjects: 'viewer',
   createProject: 'admin',
