@@ -51,6 +51,22 @@ export const AccountSchema = z
   })
   .openapi({ title: 'Account', description: 'What is metered and billed: plan, limits and this month’s use' });
 
+export const PlanSchema = z
+  .object({
+    name: z.enum(PLAN_NAMES).describe('The plan, as an account names it'),
+    rps: z
+      .number()
+      .int()
+      .describe('Identify requests per second, across all keys of an account. Above it: 429 with `Retry-After: 1` (there is no burst allowance)'),
+    monthly: z
+      .number()
+      .int()
+      .describe(
+        'Identify calls with live keys per calendar month (UTC); test keys never count. Above it: 429 until the month ends (there is no overage: calls are refused, not billed)',
+      ),
+  })
+  .openapi({ title: 'Plan', description: "A plan and its limits, as this instance's operator set them (PLANS)" });
+
 export const UsageSchema = z
   .object({
     period: Period.describe('Calendar month in UTC, YYYY-MM'),
@@ -243,6 +259,18 @@ export const accountContract = c.router(
         }),
       },
       metadata: meta({ auth: 'session', role: 'viewer' }),
+    },
+    listPlans: {
+      method: 'GET',
+      path: '/api/plans',
+      summary: 'Every plan with its limits',
+      description:
+        "The plans an account can be on, with the limits this instance applies to each (the defaults, or the operator's PLANS). For any signed-in user: an account's plan and limits are visible to all its members.",
+      responses: {
+        200: z.object({ plans: z.array(PlanSchema).describe('Every plan, smallest first: ' + PLAN_NAMES.join(', ')) }),
+        ...sessionRoutes,
+      },
+      metadata: meta({ auth: 'session', role: 'signedIn' }),
     },
     setPlan: {
       method: 'PUT',

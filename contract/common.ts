@@ -36,7 +36,8 @@ export type Role = (typeof ROLES)[number];
 
 /**
  * What a session route requires of the signed-in member, in the account it
- * acts on (the path's `:accountId`, else the session's current account):
+ * acts on (the path's `:accountId`, or the body's where the route declares
+ * `accountInBody`, else the session's current account):
  * at least this role, or `signedIn` (a member of the current account, any role).
  */
 export type RoleRequirement = Role | 'signedIn';
@@ -55,9 +56,19 @@ interface BaseMeta {
   proxy?: boolean;
 }
 
+interface SessionMeta extends BaseMeta {
+  auth: 'session' | 'admin';
+  role: RoleRequirement;
+  /**
+   * The route may name the account it acts on in its JSON body's `accountId`
+   * (absent: the session's current account): the role is then checked there,
+   * as for a path's `:accountId`.
+   */
+  accountInBody?: true;
+}
+
 /** Every session route declares the role it needs: a route without one does not type-check. */
-export type RouteMeta =
-  (BaseMeta & { auth: 'public' | 'browserKey' | 'secretKey' | 'anyKey'; role?: never }) | (BaseMeta & { auth: 'session' | 'admin'; role: RoleRequirement });
+export type RouteMeta = (BaseMeta & { auth: 'public' | 'browserKey' | 'secretKey' | 'anyKey'; role?: never; accountInBody?: never }) | SessionMeta;
 
 /** Typed route metadata (ts-rest types `metadata` as unknown). */
 export const meta = (m: RouteMeta): RouteMeta => m;

@@ -5,7 +5,7 @@
 // pending → denied (our addition). The token endpoint maps them to
 // 200 pending / 200 authorized (once) / 410 expired|consumed|denied.
 import { z } from 'zod';
-import { initContract, commonErrorResponses, described, meta, errorResponse } from './common.js';
+import { initContract, commonErrorResponses, described, meta, errorResponse, ROLES } from './common.js';
 
 const c = initContract();
 
@@ -112,9 +112,25 @@ export const GrantViewSchema = z
     expiresAt: z.string().datetime().describe('End of the 600 s window'),
     requestIp: z.string().describe('IP address the tool started the grant from'),
     requestUserAgent: z.string().nullable().describe('User-Agent header of that request'),
+    accountId: z.string().nullable().describe('The account chosen on approval (the key is created there); null otherwise'),
     projectId: z.string().nullable().describe('The project chosen on approval; null otherwise'),
   })
   .openapi({ title: 'DeviceGrant', description: "A command-line tool's request for a key, as its consent page shows it" });
+
+export const GrantAccountSchema = z
+  .object({
+    id: z.string().describe('The account (acc_…)'),
+    role: z.enum(ROLES).describe('Your role in it: one that may create keys (admin or owner)'),
+    current: z.boolean().describe("The session's current account: the one approval uses when the request names none"),
+    projects: z
+      .array(
+        z
+          .object({ id: z.string().describe('The project (prj_…)'), name: z.string().describe('Its name') })
+          .openapi({ title: 'GrantAccountProject', description: 'A project the key may be created in' }),
+      )
+      .describe("The account's projects, oldest first"),
+  })
+  .openapi({ title: 'GrantAccount', description: 'An account where the signed-in user may approve a grant, with its projects' });
 
 const UserCodeParam = z.object({
   userCode: z.string().max(64).describe('The user code; any case, with or without the dash (other punctuation and spaces are ignored)'),
@@ -190,26 +206,54 @@ export const deviceFlowContract = c.router(
       responses: { 200: GrantViewSchema, ...grantErrors },
       metadata: meta({ auth: 'session', role: 'signedIn' }),
     },
+    listGrantAccounts: {
+      method: 'GET',
+      path: '/api/cli/accounts',
+      summary: 'The accounts where you may approve a grant, with their projects',
+      description:
+        'The accounts of the signed-in user where their role may create keys (admin or owner), oldest membership first, each with its projects: what the consent page offers. Accounts where the user has a lower role are not listed.',
+      responses: {
+        200: z.object({ accounts: z.array(GrantAccountSchema).describe('Where you may approve a grant; empty when nowhere') }),
+        ...commonErrorResponses,
+        401: errorResponse('not_signed_in', 'Not signed in'),
+      },
+      metadata: meta({ auth: 'session', role: 'signedIn' }),
+    },
     authorizeGrant: {
       method: 'POST',
       path: '/api/cli/grants/:userCode/authorize',
-      summary: 'Approve a pending grant for one of your projects',
+      summary: 'Approve a pending grant for a project of one of your accounts',
       description:
-        'The consent page calls this only after the user confirmed that the code matches the terminal. The tool’s next poll then receives a new live key of the project named `<client_name> (CLI)`, source `cli`. Repeating the same approval answers 200 again. The project is one of the session’s current account (choose another account with PUT /api/session/account first), and approving needs a role that may create keys there (admin or owner; checked again when the tool polls: a member no longer allowed gets the tool `denied`).',
+        'The consent page calls this only after the user confirmed that the code matches the terminal. The tool’s next poll then receives a new live key of the project named `<client_name> (CLI)`, source `cli`, in the account named by `accountId` (default the session’s current account). Repeating the same approval answers 200 again. Approving needs a role that may create keys in that account (admin or owner), read from the database on this request whatever account is named, and checked again when the tool polls: a member no longer allowed gets the tool `denied`.',
       pathParams: UserCodeParam,
       body: z
-        .object({ projectId: z.string().min(1).max(100).describe('The project of your account the new live key belongs to') })
-        .openapi({ title: 'AuthorizeGrantRequest', description: 'Approve the grant for one of your projects' }),
+        .object({
+          accountId: z
+            .string()
+            .min(1)
+            .max(64)
+            .optional()
+            .describe("The account the key is created in, one where you are admin or owner (acc_…); absent: the session's current account"),
+          projectId: z.string().min(1).max(100).describe('The project of that account the new live key belongs to'),
+        })
+        .openapi({ title: 'AuthorizeGrantRequest', description: 'Approve the grant for a project of one of your accounts' }),
       responses: {
         200: GrantViewSchema,
         ...grantErrors,
         ...csrfResponses,
-        404: errorResponse('project_not_found', "Unknown code, or 'Project not found' (not a project of your account)"),
+        403: errorResponse(
+          'role_not_allowed',
+          "'Your role does not allow this': your role in the chosen account may not create keys; or 'Cross-site request rejected' (Origin or Referer is not this service)",
+        ),
+        404: errorResponse(
+          'project_not_found',
+          "Unknown code, 'Project not found' (not a project of the chosen account), or 'Account not found' (not one of your accounts)",
+        ),
         409: errorResponse('already_decided', 'You already decided this grant differently (denied it, or approved it for another project)', {
           error: 'You already denied this request',
         }),
       },
-      metadata: meta({ auth: 'session', csrf: true, role: 'admin' }),
+      metadata: meta({ auth: 'session', csrf: true, role: 'admin', accountInBody: true }),
     },
     denyGrant: {
       method: 'POST',

@@ -242,6 +242,7 @@ try {
   await take('deleteWebhook', await admin.delete(`/api/projects/${projectId}/webhooks/${hook.endpoint.id}`).set('origin', origin));
   await take('getAccount', await admin.get('/api/account'));
   await take('getUsage', await admin.get('/api/account/usage'));
+  await take('listPlans', await admin.get('/api/plans'));
   await take('listKeys', await admin.get(`/api/projects/${projectId}/keys`));
   await take('getAccountEvent', await admin.get(`/api/events/${first.requestId}`));
   await take('updateAccountEvent', await admin.patch(`/api/events/${first.requestId}`).set('origin', origin).send({ suspect: false }));
@@ -254,7 +255,8 @@ try {
     await request(app).post('/api/cli/device-code').set('user-agent', 'acme-deploy/2.1.0 (linux)').send({ client_name: 'acme-deploy' }),
   );
   await take('getGrant', await admin.get(`/api/cli/grants/${grant.user_code}`));
-  await take('authorizeGrant', await admin.post(`/api/cli/grants/${grant.user_code}/authorize`).set('origin', origin).send({ projectId }));
+  await take('listGrantAccounts', await admin.get('/api/cli/accounts'));
+  await take('authorizeGrant', await admin.post(`/api/cli/grants/${grant.user_code}/authorize`).set('origin', origin).send({ accountId, projectId }));
   const token = await take('pollToken', await request(app).post('/api/cli/token').send({ device_code: grant.device_code }));
   await take('getSelf', await request(app).get('/v1/keys/self').set('x-api-key', token.api_key));
   await take('revokeSelf', await request(app).delete('/v1/keys/self').set('x-api-key', token.api_key));

@@ -23,7 +23,7 @@ import { repoFile } from '../server/paths.js';
 import { OPENAPI_FILES, type Audience } from '../server/routes/openapi.js';
 
 const c = initContract();
-const { getGrant, authorizeGrant, denyGrant, ...toolSide } = contract.deviceFlow;
+const { getGrant, listGrantAccounts, authorizeGrant, denyGrant, ...toolSide } = contract.deviceFlow;
 
 /** Which document each part of the contract belongs to (a test checks every route is in exactly one). */
 export const ROUTERS: Record<Audience, AppRouter> = {
@@ -39,7 +39,7 @@ export const ROUTERS: Record<Audience, AppRouter> = {
     enforcement: contract.enforcement,
   }),
   dashboard: c.router({
-    deviceFlow: { getGrant, authorizeGrant, denyGrant },
+    deviceFlow: { getGrant, listGrantAccounts, authorizeGrant, denyGrant },
     account: contract.account,
     demo: contract.demo,
     admin: contract.admin,

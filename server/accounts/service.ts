@@ -4,7 +4,7 @@ import type { MonthUsage } from '../store/usage.js';
 import { ulid } from '../ids.js';
 import { ACCOUNT_LIMITS } from '../../contract/account.js';
 import type { Clock } from '../clock.js';
-import type { Config, PlanName } from '../config.js';
+import { PLAN_NAMES, type Config, type PlanName } from '../config.js';
 import { ApiError } from '../errors.js';
 import { dayOf, daysInPeriod, periodOf } from '../metering/period.js';
 import type { Role } from '../../contract/common.js';
@@ -291,6 +291,11 @@ export class AccountsService {
         return { date: `${month}-${dd}`, count: days[dd] ?? 0, test: testDays[dd] ?? 0 };
       }),
     };
+  }
+
+  /** Every plan with the limits this instance applies (config.plans: the defaults and PLANS). */
+  plans() {
+    return PLAN_NAMES.map((name) => ({ name, rps: this.config.plans[name].rps, monthly: this.config.plans[name].monthly }));
   }
 
   /** Whether the account administers the instance. */

@@ -56,6 +56,7 @@ export interface GrantView {
   expiresAt: string;
   requestIp: string;
   requestUserAgent: string | null;
+  accountId: string | null;
   projectId: string | null;
 }
 
@@ -183,56 +184,100 @@ export class DeviceFlowService {
     return { status: 200, body: { status: 'authorized', api_key: issued.key } };
   }
 
-  // ---- The consent page's side: /api/cli/grants/:userCode[/authorize|/deny] ----
+  // ---- The consent page's side: /api/cli/accounts, /api/cli/grants/:userCode[/authorize|/deny] ----
+
+  /** The accounts where the user may approve a grant (their role may create keys), each with its projects. */
+  async accounts(session: Session) {
+    const memberships = (await this.store.members.ofUser(session.userId)).filter((m) => roleAllows(m.role, KEY_CREATOR));
+    return Promise.all(
+      memberships.map(async (m) => ({
+        id: m.accountId,
+        role: m.role,
+        current: m.accountId === session.accountId,
+        projects: (await this.store.projects.listForAccount(m.accountId)).map((p) => ({ id: p._id, name: p.name })),
+      })),
+    );
+  }
 
   async view(session: Session, rawCode: string, ip: string): Promise<GrantView> {
     const { grant, state } = await this.lookup(session, rawCode, ip);
     if (state.status === 'expired') throw expiredUserCode();
     if (state.status === 'pending') return this.viewOf(grant, 'pending', null);
-    if (state.decision?.accountId !== session.accountId) throw usedUserCode();
-    return this.viewOf(grant, state.status, state.decision.projectId);
+    if (!(await this.seesDecision(session, state.decision, session.accountId))) throw usedUserCode();
+    return this.viewOf(grant, state.status, state.decision);
   }
 
-  async authorize(session: Session, rawCode: string, projectId: string, ip: string): Promise<GrantView> {
+  /**
+   * Approves for a project of `accountId`: the account the request named, in
+   * which the auth middleware has just read the user's role (the route's
+   * `accountInBody`), never the posted value unchecked.
+   */
+  async authorize(session: Session, accountId: string, rawCode: string, projectId: string, ip: string): Promise<GrantView> {
     const { grant, state } = await this.lookup(session, rawCode, ip);
-    if (state.status !== 'pending') return this.decided(session, grant, state, 'authorized', projectId);
-    if (!(await this.store.projects.ofAccount(session.accountId, projectId))) throw new ApiError('project_not_found');
-    if (!(await this.store.grants.claimDecision(this.decision(session, grant, 'authorized', projectId)))) {
-      return this.decided(session, grant, await this.state(grant), 'authorized', projectId);
+    const chosen = { accountId, projectId };
+    if (state.status !== 'pending') return this.decided(session, accountId, grant, state, 'authorized', chosen);
+    if (!(await this.store.projects.ofAccount(accountId, projectId))) throw new ApiError('project_not_found');
+    const decision = this.decision(session, accountId, grant, 'authorized', projectId);
+    if (!(await this.store.grants.claimDecision(decision))) {
+      return this.decided(session, accountId, grant, await this.state(grant), 'authorized', chosen);
     }
-    await this.audit.record(session.accountId, 'deviceflow.authorize', { target: { type: 'project', id: projectId }, after: { clientName: grant.clientName } });
-    return this.viewOf(grant, 'authorized', projectId);
+    await this.audit.record(accountId, 'deviceflow.authorize', {
+      target: { type: 'project', id: projectId },
+      after: { clientName: grant.clientName, accountId, projectId },
+    });
+    return this.viewOf(grant, 'authorized', decision);
   }
 
   async deny(session: Session, rawCode: string, ip: string): Promise<GrantView> {
     const { grant, state } = await this.lookup(session, rawCode, ip);
-    if (state.status !== 'pending') return this.decided(session, grant, state, 'denied', null);
-    if (!(await this.store.grants.claimDecision(this.decision(session, grant, 'denied', null)))) {
-      return this.decided(session, grant, await this.state(grant), 'denied', null);
+    if (state.status !== 'pending') return this.decided(session, session.accountId, grant, state, 'denied', null);
+    if (!(await this.store.grants.claimDecision(this.decision(session, session.accountId, grant, 'denied', null)))) {
+      return this.decided(session, session.accountId, grant, await this.state(grant), 'denied', null);
     }
     await this.audit.record(session.accountId, 'deviceflow.deny', { after: { clientName: grant.clientName } });
     return this.viewOf(grant, 'denied', null);
   }
 
-  /** A decision arrived for a grant that is no longer pending: repeat answers 200, anything else is refused. */
-  private decided(session: Session, grant: GrantDoc, state: GrantState, wanted: DecisionDoc['decision'], projectId: string | null): GrantView {
+  /**
+   * A decision arrived for a grant that is no longer pending: repeat answers
+   * 200, anything else is refused. `accountId` is the account this request
+   * acts in, whose membership the auth middleware checked.
+   */
+  private async decided(
+    session: Session,
+    accountId: string,
+    grant: GrantDoc,
+    state: GrantState,
+    wanted: DecisionDoc['decision'],
+    chosen: { accountId: string; projectId: string } | null,
+  ): Promise<GrantView> {
     if (state.status === 'expired') throw expiredUserCode();
     const d = state.decision;
-    if (!d || d.accountId !== session.accountId) throw usedUserCode();
+    if (!d || !(await this.seesDecision(session, d, accountId))) throw usedUserCode();
     if (d.decision === 'denied' && wanted === 'denied') return this.viewOf(grant, 'denied', null);
-    if (d.decision === 'authorized' && wanted === 'authorized' && d.projectId === projectId) {
-      return this.viewOf(grant, state.status === 'consumed' ? 'consumed' : 'authorized', d.projectId);
+    if (d.decision === 'authorized' && wanted === 'authorized' && d.accountId === chosen?.accountId && d.projectId === chosen.projectId) {
+      return this.viewOf(grant, state.status === 'consumed' ? 'consumed' : 'authorized', d);
     }
     if (d.decision === 'denied') throw new ApiError('already_decided', 'You already denied this request');
     throw new ApiError('already_decided', wanted === 'denied' ? 'You already approved this request' : 'You already approved this request for another project');
   }
 
-  private decision(session: Session, grant: GrantDoc, decision: DecisionDoc['decision'], projectId: string | null): DecisionDoc {
+  /**
+   * A decided grant is shown only to members of the account it was decided
+   * in (anyone else learns only that the code was used). `checked` is an
+   * account whose membership this request already read.
+   */
+  private async seesDecision(session: Session, decision: DecisionDoc | null, checked: string): Promise<boolean> {
+    if (!decision) return false;
+    return decision.accountId === checked || (await this.store.members.get(decision.accountId, session.userId)) !== null;
+  }
+
+  private decision(session: Session, accountId: string, grant: GrantDoc, decision: DecisionDoc['decision'], projectId: string | null): DecisionDoc {
     return {
       _id: decisionId(grant._id),
       grantId: grant._id,
       decision,
-      accountId: session.accountId,
+      accountId,
       userId: session.userId,
       projectId,
       decidedAt: this.now(),
@@ -291,7 +336,9 @@ export class DeviceFlowService {
     return { status: 'pending', decision: null };
   }
 
-  private viewOf(grant: GrantDoc, status: GrantView['status'], projectId: string | null): GrantView {
+  private viewOf(grant: GrantDoc, status: GrantView['status'], decision: Pick<DecisionDoc, 'accountId' | 'projectId'> | null): GrantView {
+    // A denial names no project, so it shows no account either.
+    const approved = decision?.projectId ? decision : null;
     return {
       userCode: displayUserCode(grant.userCode),
       clientName: grant.clientName,
@@ -301,7 +348,8 @@ export class DeviceFlowService {
       expiresAt: grant.expiresAt.toISOString(),
       requestIp: grant.requestIp,
       requestUserAgent: grant.requestUserAgent,
-      projectId,
+      accountId: approved?.accountId ?? null,
+      projectId: approved?.projectId ?? null,
     };
   }
 

@@ -35,6 +35,16 @@ function serverKey(req: Request): string | undefined {
 }
 
 /**
+ * The account a route declared `accountInBody` names. Read before validation:
+ * anything but a string is left to the route's schema to refuse (400), while
+ * the role is checked in the current account.
+ */
+function bodyAccountId(req: Request): string | undefined {
+  const v = (req.body as { accountId?: unknown } | undefined)?.accountId;
+  return typeof v === 'string' ? v : undefined;
+}
+
+/**
  * CSRF for cookie-authenticated state changes: the request must be JSON (a
  * cross-site form cannot send that without a CORS preflight we never grant)
  * and its Origin, or else Referer, must be our own origin.
@@ -86,8 +96,9 @@ export function authMiddleware({ store, clock, accounts, proxy, ownOrigin, clien
         case 'session':
         case 'admin': {
           const session = await mustSession(req);
-          // A route naming an account acts on it; any other on the session's current account. Administration acts on the administrator's.
-          const named = meta.auth === 'session' ? req.params.accountId : undefined;
+          // A route naming an account (in its path, or its body where it says so) acts on it; any other on the session's
+          // current account. Administration acts on the administrator's.
+          const named = meta.auth === 'session' ? (req.params.accountId ?? (meta.accountInBody ? bodyAccountId(req) : undefined)) : undefined;
           const member = await store.members.get(named ?? session.accountId, session.userId);
           if (!member) {
             if (named !== undefined && named !== session.accountId) throw new ApiError('account_not_found');

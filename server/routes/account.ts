@@ -42,6 +42,7 @@ export const accountRoutes = ({ services, config }: RouteDeps) => {
     },
     getAccount: async ({ req }) => ({ status: 200, body: await services.accounts.view(sessionOf(req), memberOf(req)) }),
     getUsage: async ({ req, query }) => ({ status: 200, body: await services.accounts.usage(sessionOf(req), query.period) }),
+    listPlans: async () => ({ status: 200, body: { plans: services.accounts.plans() } }),
     setPlan: async ({ req, body }) => ({ status: 200, body: await services.accounts.setPlan(sessionOf(req), body.plan) }),
     listProjects: async ({ req }) => ({
       status: 200,

@@ -3,7 +3,7 @@
 // codes and keys must not be cached.
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
-import { sessionOf } from '../http/context.js';
+import { memberOf, sessionOf } from '../http/context.js';
 import type { RouteDeps } from '../services.js';
 
 const s = initServer();
@@ -20,8 +20,11 @@ export const deviceFlowRoutes = ({ services }: RouteDeps) =>
       status: 200,
       body: await services.deviceFlow.view(sessionOf(req), params.userCode, services.clientIp(req)),
     }),
+    listGrantAccounts: async ({ req }) => ({ status: 200, body: { accounts: await services.deviceFlow.accounts(sessionOf(req)) } }),
     authorizeGrant: async ({ req, params, body }) => {
-      const view = await services.deviceFlow.authorize(sessionOf(req), params.userCode, body.projectId, services.clientIp(req));
+      // The account the middleware checked the role in: the body's accountId, else the current account.
+      const { accountId } = memberOf(req);
+      const view = await services.deviceFlow.authorize(sessionOf(req), accountId, params.userCode, body.projectId, services.clientIp(req));
       return { status: 200, body: view };
     },
     denyGrant: async ({ req, params }) => ({

@@ -1,9 +1,12 @@
 // Signing up through the real dashboard API, as the dashboard page does.
 import request from 'supertest';
+import type { Role } from '../../contract/common.js';
 import type { Harness } from './harness.js';
 
 export interface Customer {
   agent: ReturnType<typeof request.agent>;
+  email: string;
+  /** The account of their own, made at sign-up (they are its owner). */
   accountId: string;
   projectId: string;
   origin: string;
@@ -22,6 +25,7 @@ export async function signUp(h: Harness, email = `user${++n}-${Date.now()}@examp
   const projectId = projects.body.projects[0].id as string;
   return {
     agent,
+    email,
     accountId: res.body.account.id,
     projectId,
     origin,
@@ -34,4 +38,18 @@ export async function signUp(h: Harness, email = `user${++n}-${Date.now()}@examp
       return k.body.key as string;
     },
   };
+}
+
+/**
+ * `member` joins `owner`'s account with `role` through an invitation, then
+ * works in their own account again (accepting makes the joined one current).
+ */
+export async function joinAccount(owner: Customer, member: Customer, role: Role): Promise<void> {
+  const invited = await owner.agent.post(`/api/accounts/${owner.accountId}/invitations`).set('origin', owner.origin).send({ email: member.email, role });
+  if (invited.status !== 201) throw new Error(`invitation failed: ${invited.status} ${JSON.stringify(invited.body)}`);
+  const invitation = new URL(invited.body.url as string).searchParams.get('invite');
+  const joined = await member.agent.post('/api/invitations/accept').set('origin', member.origin).send({ invitation });
+  if (joined.status !== 200) throw new Error(`accepting failed: ${joined.status} ${JSON.stringify(joined.body)}`);
+  const back = await member.agent.put('/api/session/account').set('origin', member.origin).send({ accountId: member.accountId });
+  if (back.status !== 200) throw new Error(`switching back failed: ${back.status} ${JSON.stringify(back.body)}`);
 }

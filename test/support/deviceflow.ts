@@ -22,11 +22,12 @@ export const poll = (h: Harness, deviceCode: string) => h.http().post('/api/cli/
 
 export const getGrant = (c: Customer, userCode: string) => c.agent.get(`/api/cli/grants/${encodeURIComponent(userCode)}`);
 
-export const authorizeGrant = (c: Customer, userCode: string, projectId = c.projectId) =>
+/** Approves for `projectId`, in `accountId` when given (else the session's current account). */
+export const authorizeGrant = (c: Customer, userCode: string, projectId = c.projectId, accountId?: string) =>
   c.agent
     .post(`/api/cli/grants/${encodeURIComponent(userCode)}/authorize`)
     .set('origin', c.origin)
-    .send({ projectId });
+    .send(accountId === undefined ? { projectId } : { accountId, projectId });
 
 export const denyGrant = (c: Customer, userCode: string) =>
   c.agent

@@ -1,12 +1,13 @@
 // The consent page script. Everything from the server is set with
 // textContent, so a hostile client name is shown, never interpreted.
 import type { z } from 'zod';
-import type { GrantViewSchema } from '../../../contract/deviceflow.js';
-import { api, errorText, retryAfter, toLogin, type Answer } from '../browser/client.js';
+import type { GrantAccountSchema, GrantViewSchema } from '../../../contract/deviceflow.js';
+import { api, errorBody, errorText, retryAfter, toLogin, type Answer } from '../browser/client.js';
 import { el, problem as alert, showOnly, text } from '../browser/dom.js';
 import { showSignedIn } from '../browser/session.js';
 
 type GrantView = z.infer<typeof GrantViewSchema>;
+type GrantAccount = z.infer<typeof GrantAccountSchema>;
 type Decision = Awaited<ReturnType<typeof grants.authorizeGrant | typeof grants.denyGrant>>;
 
 const SECTIONS = ['loading', 'enter', 'problem', 'consent', 'done'] as const;
@@ -58,7 +59,33 @@ function ago(iso: string): string {
   return minutes === 1 ? '(1 minute ago)' : `(${minutes} minutes ago)`;
 }
 
-function consent(grant: GrantView, projects: { id: string; name: string }[]): void {
+const option = (value: string, label: string) => Object.assign(document.createElement('option'), { value, textContent: label });
+
+/**
+ * The account and project the key is created in: the accounts are those
+ * where the user may create keys (the server lists only those, and checks
+ * the role again on approval), the choice shown only when there are several.
+ */
+function chooser(accounts: GrantAccount[], changed: () => void): HTMLSelectElement {
+  const account = el<HTMLSelectElement>('account');
+  const project = el<HTMLSelectElement>('project');
+  account.replaceChildren(...accounts.map((a) => option(a.id, `${a.id} (${a.role})`)));
+  account.value = (accounts.find((a) => a.current) ?? accounts[0])?.id ?? '';
+  el('account-choice').hidden = accounts.length < 2;
+  el('project-choice').hidden = accounts.length === 0;
+  el('no-account').hidden = accounts.length > 0;
+  const fill = () => {
+    const projects = accounts.find((a) => a.id === account.value)?.projects ?? [];
+    project.replaceChildren(...projects.map((p) => option(p.id, p.name)));
+    changed();
+  };
+  account.addEventListener('change', fill);
+  project.addEventListener('change', changed);
+  fill();
+  return account;
+}
+
+function consent(grant: GrantView, accounts: GrantAccount[]): void {
   text('client-name', grant.clientName);
   text('user-code', grant.userCode);
   text('request-ip', grant.requestIp);
@@ -67,23 +94,15 @@ function consent(grant: GrantView, projects: { id: string; name: string }[]): vo
   text('request-ago', ago(grant.requestedAt));
   text('expires', new Date(grant.expiresAt).toLocaleTimeString());
   text('key-name', grant.keyName);
-  const select = el<HTMLSelectElement>('project');
-  select.textContent = '';
-  for (const p of projects) {
-    const option = document.createElement('option');
-    option.value = p.id;
-    option.textContent = p.name;
-    select.append(option);
-  }
   const confirm = el<HTMLInputElement>('confirm');
   const approve = el<HTMLButtonElement>('approve');
   const deny = el<HTMLButtonElement>('deny');
+  const project = el<HTMLSelectElement>('project');
   const sync = () => {
-    approve.disabled = !confirm.checked || select.value === '';
+    approve.disabled = !confirm.checked || project.value === '';
   };
+  const account = chooser(accounts, sync);
   confirm.addEventListener('change', sync);
-  select.addEventListener('change', sync);
-  sync();
 
   const decide = async (call: () => Promise<Decision>) => {
     approve.disabled = deny.disabled = true;
@@ -93,14 +112,17 @@ function consent(grant: GrantView, projects: { id: string; name: string }[]): vo
     const res: Answer = decision;
     deny.disabled = false;
     sync();
-    // Refusals of this decision stay beside its buttons; an unusable code replaces the form.
-    if (res.status === 403 || res.status === 0 || res.status >= 500) return alert('consent-error', res);
+    // Refusals of this decision (role, account, project) stay beside its buttons; an unusable code replaces the form.
+    const refusal = errorBody(res)?.code;
+    if (res.status === 403 || refusal === 'project_not_found' || refusal === 'account_not_found' || res.status === 0 || res.status >= 500) {
+      return alert('consent-error', res);
+    }
     problem(res);
   };
   el('consent-form').addEventListener('submit', (event) => {
     event.preventDefault();
     if (!confirm.checked) return;
-    void decide(() => grants.authorizeGrant({ params, body: { projectId: select.value } }));
+    void decide(() => grants.authorizeGrant({ params, body: { accountId: account.value, projectId: project.value } }));
   });
   deny.addEventListener('click', () => void decide(() => grants.denyGrant({ params, body: {} })));
   show('consent');
@@ -114,11 +136,11 @@ async function start(): Promise<void> {
     el<HTMLInputElement>('enter-code').focus();
     return;
   }
-  const [grant, projects] = await Promise.all([grants.getGrant({ params }), api.account.listProjects()]);
+  const [grant, accounts] = await Promise.all([grants.getGrant({ params }), grants.listGrantAccounts()]);
   if (grant.status !== 200) return problem(grant);
   if (grant.body.status !== 'pending') return finished(grant.body);
-  if (projects.status !== 200) return problem(projects);
-  consent(grant.body, projects.body.projects);
+  if (accounts.status !== 200) return problem(accounts);
+  consent(grant.body, accounts.body.accounts);
 }
 
 void start();

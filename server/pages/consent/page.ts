@@ -1,8 +1,10 @@
 // GET /cli/auth?code=<user code>: the consent page of the device code flow.
 // Not signed in → /login?next=<this page> (same origin), then back here.
 // The page is static markup; its script reads the grant through
-// GET /api/cli/grants/:userCode and decides through the authorize / deny
-// endpoints (session cookie, CSRF-checked). This GET never changes anything.
+// GET /api/cli/grants/:userCode and the accounts the user may approve in
+// (GET /api/cli/accounts; a choice only when there are several), and decides
+// through the authorize / deny endpoints (session cookie, CSRF-checked).
+// This GET never changes anything.
 import type { RequestHandler } from 'express';
 import type { AccountsService } from '../../accounts/service.js';
 import { pageHtml } from '../html.js';
@@ -42,7 +44,9 @@ const BODY = `<main>
     <dd id="expires"></dd>
   </dl>
   <form id="consent-form" novalidate>
-    <label>Project <select id="project" name="project" required></select></label>
+    <label id="account-choice" hidden>Account <select id="account" name="account" required></select></label>
+    <label id="project-choice">Project <select id="project" name="project" required></select></label>
+    <p id="no-account" class="error" hidden>Your role does not allow creating API keys in any of your accounts (admin or owner needed). Ask an owner of the account to approve, or deny.</p>
     <p>Approving creates a <strong>live</strong> API key named <strong id="key-name" class="client-name"></strong> in this project and hands it to the tool once. You can revoke it in the dashboard at any time.</p>
     <label class="confirm"><input type="checkbox" id="confirm"> <span>The code above matches the code in my terminal</span></label>
     <p id="consent-error" class="error" role="alert" hidden></p>

@@ -2,8 +2,10 @@
 // with every filter of GET /v1/events. The filters live in the address
 // (/dashboard/events?project=…&vpn=true&country=DE), so a search survives a
 // reload and Back returns to it; Load more pages on, a row opens its full
-// event as JSON (so does event=<requestId> in the address), a visitor id
-// links to that visitor's page.
+// event as JSON and names it in the address (event=<requestId>: a reload or a
+// shared link opens it, Close removes it, Back and Forward step through the
+// events opened without reading the list again), a visitor id links to that
+// visitor's page.
 import type { z } from 'zod';
 import type { EventSummarySchema } from '../../../contract/explorer.js';
 import { api } from '../browser/client.js';
@@ -37,6 +39,14 @@ function queryOf(params: URLSearchParams): Query {
     else q[name] = raw;
   }
   return q;
+}
+
+/** The address's query but the open event: what the list shown depends on. */
+function withoutEvent(params: URLSearchParams): string {
+  const rest = new URLSearchParams(params);
+  rest.delete('event');
+  rest.sort();
+  return rest.toString();
 }
 
 /** datetime-local fields are read and written as UTC. */
@@ -105,7 +115,7 @@ export function eventsView(projects: Projects, nav: Nav): { show(route: Route): 
     if (e.requestId === selected) tr.classList.add('selected');
     const time = node('td');
     // The accessible name starts with the visible text (what voice control users say).
-    const open = button(when(e.timestamp), 'link nowrap', () => void showEvent(e.requestId), `${when(e.timestamp)}: full event ${e.requestId}`);
+    const open = button(when(e.timestamp), 'link nowrap', () => openEvent(e.requestId), `${when(e.timestamp)}: full event ${e.requestId}`);
     open.title = e.requestId;
     time.append(open);
     if (e.linkedId !== undefined) time.append(node('span', `linkedId ${e.linkedId}`, 'sub-line text'));
@@ -120,7 +130,7 @@ export function eventsView(projects: Projects, nav: Nav): { show(route: Route): 
     // The whole row opens the event (its first button does the same for the keyboard).
     tr.addEventListener('click', (ev) => {
       if ((ev.target as HTMLElement).closest('button, a')) return;
-      void showEvent(e.requestId);
+      openEvent(e.requestId);
     });
     return tr;
   };
@@ -194,6 +204,12 @@ export function eventsView(projects: Projects, nav: Nav): { show(route: Route): 
     el('event-json').focus();
   };
 
+  /** An event chosen in the list: shown, and named in the address. */
+  const openEvent = (requestId: string) => {
+    nav.amend({ event: requestId });
+    void showEvent(requestId);
+  };
+
   /** Hides the event's JSON; `focus`: back to its row's button (the Close button). */
   const closeEvent = (focus = false) => {
     const was = selected;
@@ -209,10 +225,20 @@ export function eventsView(projects: Projects, nav: Nav): { show(route: Route): 
   });
   el('events-clear').addEventListener('click', () => nav.go(nav.href('events')));
   el('events-more').addEventListener('click', () => void load(true));
-  el('event-detail-close').addEventListener('click', () => closeEvent(true));
+  el('event-detail-close').addEventListener('click', () => {
+    nav.amend({ event: null });
+    closeEvent(true);
+  });
 
   return {
     show(route) {
+      const event = route.query.get('event');
+      // Back or Forward over opening or closing an event: the list stays as it was read (Load more included).
+      if (route.from?.view === 'events' && withoutEvent(route.from.query) === withoutEvent(route.query)) {
+        if (!event) closeEvent();
+        else if (event !== selected) void showEvent(event);
+        return;
+      }
       projectId = projects.current()?.id ?? '';
       query = queryOf(route.query);
       writeForm(route.query);
@@ -225,8 +251,7 @@ export function eventsView(projects: Projects, nav: Nav): { show(route: Route): 
       el('events-more').hidden = true;
       text('events-status', projectId ? 'Loading…' : '');
       void load();
-      // ?event=req_…: that event's JSON as well (the rule editor's sample links here).
-      const event = route.query.get('event');
+      // ?event=req_…: that event's JSON as well (a reload, a shared link; the rule editor's sample links here).
       if (event) void showEvent(event);
     },
   };

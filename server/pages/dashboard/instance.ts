@@ -1,10 +1,11 @@
 // Instance, for its administrator: every account with its users and plan
-// (assigned here), and invitations to sign up (the link shown once; revoke).
+// (assigned here), every plan with its limits, and invitations to sign up
+// (the link shown once; revoke).
 import type { z } from 'zod';
 import type { AdminAccountSchema, InvitationSchema } from '../../../contract/admin.js';
 import { api } from '../browser/client.js';
 import { button, el, labelCells, node, reveal, text } from '../browser/dom.js';
-import { report, utcDate, utcTime, type Account } from './types.js';
+import { fmt, report, utcDate, utcTime, type Account } from './types.js';
 
 type AdminAccount = z.infer<typeof AdminAccountSchema>;
 type Invitation = z.infer<typeof InvitationSchema>;
@@ -49,6 +50,21 @@ export function instanceView(account: Account): { show(): void } {
     if (res.status !== 200) return report('accounts-error', res);
     const body = el<HTMLTableSectionElement>('accounts-body');
     body.replaceChildren(...res.body.accounts.map(accountRow));
+    labelCells(body);
+  };
+
+  const loadPlans = async () => {
+    report('plans-error', null);
+    const res = await api.account.listPlans();
+    if (res.status !== 200) return report('plans-error', res);
+    const body = el<HTMLTableSectionElement>('plans-body');
+    body.replaceChildren(
+      ...res.body.plans.map((p) => {
+        const tr = node('tr');
+        tr.append(node('td', planLabel(p.name)), node('td', fmt(p.rps)), node('td', fmt(p.monthly)));
+        return tr;
+      }),
+    );
     labelCells(body);
   };
 
@@ -101,9 +117,10 @@ export function instanceView(account: Account): { show(): void } {
     show() {
       el('instance-denied').hidden = account.admin;
       el('accounts-panel').hidden = !account.admin;
+      el('plans-panel').hidden = !account.admin;
       el('invitations-panel').hidden = !account.admin;
       el('invite-link').replaceChildren();
-      if (account.admin) void Promise.all([loadAccounts(), loadInvitations()]);
+      if (account.admin) void Promise.all([loadAccounts(), loadPlans(), loadInvitations()]);
     },
   };
 }

@@ -385,6 +385,15 @@ ${DECISIONS_MARKUP}
       <tbody id="accounts-body"></tbody>
     </table>
   </section>
+  <section class="panel" id="plans-panel" aria-labelledby="plans-title" hidden>
+    <h2 id="plans-title">Plans and their limits</h2>
+    <p id="plans-error" class="error" role="alert" hidden></p>
+    <table class="data">
+      <thead><tr><th scope="col">Plan</th><th scope="col">Requests per second</th><th scope="col">Live calls per month</th></tr></thead>
+      <tbody id="plans-body"></tbody>
+    </table>
+    <p class="muted">Per account, across its keys. Over either limit identify answers 429 with Retry-After: there is no burst above the per-second rate and no overage beyond the monthly quota, which counts calls with live keys only (test keys never count). The operator sets the limits with <code>PLANS</code>.</p>
+  </section>
   <section class="panel" id="invitations-panel" aria-labelledby="invitations-title" hidden>
     <h2 id="invitations-title">Invitations</h2>
     <form id="invite-form" class="row" novalidate>

@@ -8,6 +8,12 @@ export interface Route {
   view: View;
   visitorId?: string;
   query: URLSearchParams;
+  /**
+   * Back or Forward only: the page and query the browser moved from, so that
+   * a page can tell a step within itself (an event opened, then closed) from
+   * arriving. Absent at start and after a link, a form or a project change.
+   */
+  from?: { view: View; query: URLSearchParams };
 }
 
 export interface Nav {
@@ -17,12 +23,23 @@ export interface Nav {
   href(view: View, query?: Record<string, string>, visitorId?: string): string;
   /** Shows the page of the current address again (at start, or when the project changes). */
   refresh(): void;
+  /**
+   * Sets (null: removes) parameters of the current address in a new history
+   * entry, for what the page already shows (an open event): the page is not
+   * shown again, and Back returns to the address before.
+   */
+  amend(params: Record<string, string | null>): void;
 }
 
 export function router(projectId: () => string | undefined, show: (route: Route, moved: boolean) => void): Nav {
-  const route = (moved: boolean) => {
+  /** The page and query of the address shown now. */
+  let here: NonNullable<Route['from']> | undefined;
+  const route = (moved: boolean, traversed = false) => {
     const found = viewOf(location.pathname) ?? { view: 'overview' as const };
-    show({ ...found, query: new URLSearchParams(location.search) }, moved);
+    const query = new URLSearchParams(location.search);
+    const from = traversed ? here : undefined;
+    here = { view: found.view, query };
+    show({ ...found, query, ...(from ? { from } : {}) }, moved);
   };
   const nav: Nav = {
     go(href, replace = false) {
@@ -38,6 +55,17 @@ export function router(projectId: () => string | undefined, show: (route: Route,
       return search ? `${path}?${search}` : path;
     },
     refresh: () => route(false),
+    amend(params) {
+      const query = new URLSearchParams(location.search);
+      for (const [name, value] of Object.entries(params)) {
+        if (value === null) query.delete(name);
+        else query.set(name, value);
+      }
+      const search = query.toString() ? `?${query.toString()}` : '';
+      if (search === location.search) return;
+      history.pushState(null, '', location.pathname + search);
+      if (here) here = { ...here, query };
+    },
   };
   // Links to dashboard pages stay in the page (a modified click still opens a tab).
   document.addEventListener('click', (event) => {
@@ -47,6 +75,6 @@ export function router(projectId: () => string | undefined, show: (route: Route,
     event.preventDefault();
     nav.go(a.pathname + a.search);
   });
-  window.addEventListener('popstate', () => route(true));
+  window.addEventListener('popstate', () => route(true, true));
   return nav;
 }

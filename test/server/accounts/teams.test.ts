@@ -64,6 +64,7 @@ const ROLE_TABLE: Record<string, RoleRequirement> = {
   logout: 'signedIn',
   getAccount: 'signedIn',
   getUsage: 'viewer',
+  listPlans: 'signedIn',
   setPlan: 'owner',
   listProjects: 'viewer',
   createProject: 'admin',
@@ -79,6 +80,7 @@ const ROLE_TABLE: Record<string, RoleRequirement> = {
   getVisitorTimeline: 'analyst',
   // device flow consent
   getGrant: 'signedIn',
+  listGrantAccounts: 'signedIn',
   authorizeGrant: 'admin',
   denyGrant: 'signedIn',
   // project settings

@@ -10,7 +10,7 @@ import { GRANT_TOMBSTONE_MS, grantSweep } from '../../../server/deviceflow/servi
 import { ipLimitKey } from '../../../server/edge/address.js';
 import { normalizeUserCode } from '../../../server/deviceflow/codes.js';
 import { safeNext } from '../../../server/pages/next.js';
-import { signUp, type Customer } from '../../support/dashboard.js';
+import { joinAccount, signUp, type Customer } from '../../support/dashboard.js';
 import { authorizeGrant, cliKeys, denyGrant, getGrant, poll, startGrant } from '../../support/deviceflow.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { deviceValues, identifyBody } from '../../support/signals.js';
@@ -179,13 +179,14 @@ describe('approval, consumption and the issued key', () => {
       expiresAt: new Date(h.clock.now() + TTL_MS).toISOString(),
       requestIp: expect.stringMatching(/127\.0\.0\.1|::1/),
       requestUserAgent: 'acme-cli/1.2.3 (linux)',
+      accountId: null,
       projectId: null,
     });
     expect(await cliKeys(c)).toEqual([]);
 
     const approved = await authorizeGrant(c, g.user_code);
     expect(approved.status).toBe(200);
-    expect(approved.body).toMatchObject({ status: 'authorized', projectId: c.projectId });
+    expect(approved.body).toMatchObject({ status: 'authorized', accountId: c.accountId, projectId: c.projectId });
     // Approval alone creates no key: it is created when the tool collects it.
     expect(await cliKeys(c)).toEqual([]);
 
@@ -271,7 +272,7 @@ describe('deny', () => {
     const g = await startGrant(h, 'unwanted');
     const res = await denyGrant(customer, g.user_code);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'denied', projectId: null, clientName: 'unwanted' });
+    expect(res.body).toMatchObject({ status: 'denied', accountId: null, projectId: null, clientName: 'unwanted' });
     const polled = await poll(h, g.device_code);
     expect(polled.status).toBe(410);
     expect(polled.body).toEqual({ status: 'denied' });
@@ -314,6 +315,111 @@ describe('deny', () => {
     const polled = await poll(h, g.device_code);
     if (winner === 'denied') expect(polled.body).toEqual({ status: 'denied' });
     else expect(polled.body).toEqual({ status: 'authorized', api_key: expect.stringMatching(LIVE_KEY_RE) });
+  });
+});
+
+describe('approval in one of several accounts', () => {
+  /** A user who owns their account, is an admin of `teamB`'s and an analyst of `teamC`'s. */
+  async function memberOfThree() {
+    const [user, teamB, teamC] = await Promise.all([signUp(h), signUp(h), signUp(h)]);
+    await joinAccount(teamB, user, 'admin');
+    await joinAccount(teamC, user, 'analyst');
+    return { user, teamB, teamC };
+  }
+  const audit = async (owner: Customer, action: string) => {
+    const res = await owner.agent.get(`/api/accounts/${owner.accountId}/audit?action=${action}`);
+    expect(res.status).toBe(200);
+    return res.body.entries as Array<{ action: string; target: unknown; after: unknown; actor: unknown }>;
+  };
+  /** The CLI keys of `owner`'s project, read through that account's own key list. */
+  const keysOf = (owner: Customer) => cliKeys(owner).then((keys) => keys.map((k) => k.name));
+
+  it('lists the accounts where the user may create keys, each with its projects; not those where the role is lower', async () => {
+    const { user, teamB } = await memberOfThree();
+    const staging = await teamB.agent.post('/api/projects').set('origin', teamB.origin).send({ name: 'Staging' });
+    const res = await user.agent.get('/api/cli/accounts');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      accounts: [
+        { id: user.accountId, role: 'owner', current: true, projects: [{ id: user.projectId, name: 'Default project' }] },
+        {
+          id: teamB.accountId,
+          role: 'admin',
+          current: false,
+          projects: [
+            { id: teamB.projectId, name: 'Default project' },
+            { id: staging.body.id, name: 'Staging' },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('creates the key in the chosen account and project, audited there; the session stays in its account', async () => {
+    const { user, teamB } = await memberOfThree();
+    const g = await startGrant(h, 'team-tool');
+    const approved = await authorizeGrant(user, g.user_code, teamB.projectId, teamB.accountId);
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'authorized', accountId: teamB.accountId, projectId: teamB.projectId });
+    // Still working in their own account, they see the decision they made in the other.
+    expect((await user.agent.get('/api/account')).body.account.id).toBe(user.accountId);
+    expect((await getGrant(user, g.user_code)).body).toMatchObject({ status: 'authorized', accountId: teamB.accountId });
+    expect((await authorizeGrant(user, g.user_code, teamB.projectId, teamB.accountId)).status).toBe(200);
+    const moved = await authorizeGrant(user, g.user_code);
+    expect(moved.status).toBe(409);
+    expect(moved.body.error).toBe('You already approved this request for another project');
+
+    expect((await poll(h, g.device_code)).body).toMatchObject({ status: 'authorized' });
+    expect(await keysOf(teamB)).toEqual(['team-tool (CLI)']);
+    expect(await keysOf(user)).toEqual([]);
+
+    const userId = (await user.agent.get('/api/account')).body.user.id as string;
+    const [entry, ...more] = await audit(teamB, 'deviceflow.authorize');
+    expect(more).toEqual([]);
+    expect(entry).toMatchObject({
+      actor: { type: 'user', id: userId },
+      target: { type: 'project', id: teamB.projectId },
+      after: { clientName: 'team-tool', accountId: teamB.accountId, projectId: teamB.projectId },
+    });
+    expect(await audit(user, 'deviceflow.authorize')).toEqual([]);
+  });
+
+  it('refuses an account where the role may not create keys (403), one the user is not in (404) and another account’s project (404); nothing is approved', async () => {
+    const { user, teamB, teamC } = await memberOfThree();
+    const stranger = await signUp(h);
+    const g = await startGrant(h, 'refused-tool');
+
+    const analyst = await authorizeGrant(user, g.user_code, teamC.projectId, teamC.accountId);
+    expect(analyst.status).toBe(403);
+    expect(analyst.body).toEqual({ error: 'Your role does not allow this', code: 'role_not_allowed' });
+    const notMine = await authorizeGrant(user, g.user_code, stranger.projectId, stranger.accountId);
+    expect(notMine.status).toBe(404);
+    expect(notMine.body).toEqual({ error: 'Account not found', code: 'account_not_found' });
+    const mixed = await authorizeGrant(user, g.user_code, user.projectId, teamB.accountId);
+    expect(mixed.status).toBe(404);
+    expect(mixed.body).toEqual({ error: 'Project not found', code: 'project_not_found' });
+    const malformed = await user.agent
+      .post(`/api/cli/grants/${g.user_code}/authorize`)
+      .set('origin', user.origin)
+      .send({ accountId: 7, projectId: user.projectId });
+    expect(malformed.status).toBe(400);
+
+    expect((await poll(h, g.device_code)).body).toEqual({ status: 'pending', interval: 5 });
+    expect((await getGrant(user, g.user_code)).body.status).toBe('pending');
+    expect(await audit(teamC, 'deviceflow.authorize')).toEqual([]);
+    expect(await audit(stranger, 'deviceflow.authorize')).toEqual([]);
+    expect(await keysOf(teamC)).toEqual([]);
+  });
+
+  it('checks the role in the chosen account again when the tool polls', async () => {
+    const { user, teamB } = await memberOfThree();
+    const g = await startGrant(h, 'demoted-tool');
+    expect((await authorizeGrant(user, g.user_code, teamB.projectId, teamB.accountId)).status).toBe(200);
+    const userId = (await user.agent.get('/api/account')).body.user.id as string;
+    const lowered = await teamB.agent.patch(`/api/accounts/${teamB.accountId}/members/${userId}`).set('origin', teamB.origin).send({ role: 'analyst' });
+    expect(lowered.status).toBe(200);
+    expect((await poll(h, g.device_code)).body).toEqual({ status: 'denied' });
+    expect(await keysOf(teamB)).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-// Plans and metering (spec 8) and the domain allowlist (spec 5.4), through identify.
+// Plans and metering (spec 8) and the domain allowlist (spec 5.4), through identify; the plans' list.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../support/harness.js';
@@ -18,6 +18,28 @@ afterAll(async () => {
 let seed = 5000;
 const body = (extra: Record<string, unknown> = {}) => identifyBody(deviceValues(++seed), extra);
 const identify = (key: string, b: object = body()) => request(h.app).post('/v1/identify').set('x-api-key', key).send(b);
+
+describe('GET /api/plans', () => {
+  it('answers every plan with the limits this instance applies (PLANS over the defaults), to any signed-in user', async () => {
+    const c = await signUp(h);
+    const res = await c.agent.get('/api/plans');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      plans: [
+        { name: 'free', rps: 10, monthly: 3 },
+        { name: 'builder', rps: 1_000, monthly: 50 },
+        { name: 'growth', rps: 1_000, monthly: 250_000 },
+        { name: 'scale', rps: 1_000, monthly: 2_000_000 },
+      ],
+    });
+    // The account's own limits are its plan's row.
+    const account = (await c.agent.get('/api/account')).body.account;
+    expect(res.body.plans.find((p: { name: string }) => p.name === account.plan)).toEqual({ name: account.plan, ...account.limits });
+    const anonymous = await request(h.app).get('/api/plans');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.code).toBe('not_signed_in');
+  });
+});
 
 describe('per-second limit', () => {
   it('answers the 11th call in one second on the free plan with 429, usage, limit and Retry-After', async () => {

@@ -102,6 +102,8 @@ describe.skipIf(!hasChromium)('device code flow in headless Chromium', () => {
     expect(await page.textContent('#key-name')).toBe('acme-cli on build-box (CLI)');
     expect(await page.textContent('#who')).toContain('browser-user@example.com');
     expect(await page.locator('#project option').allTextContents()).toEqual(['Default project']);
+    // One account where keys may be created: no choice of account.
+    expect(await page.isHidden('#account-choice')).toBe(true);
     // Approve needs the code confirmed; Deny is always there, the same size.
     expect(await page.isDisabled('#approve')).toBe(true);
     expect(await page.isEnabled('#deny')).toBe(true);
@@ -170,6 +172,92 @@ describe.skipIf(!hasChromium)('device code flow in headless Chromium', () => {
     expect(result.http).toBe(410);
     expect(result.body).toEqual({ status: 'denied' });
     await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  /** A user signed up through the API in a context of their own (its cookies are theirs). */
+  async function apiUser(email: string) {
+    const ctx = await browser.newContext({ viewport: { width: 900, height: 1000 } });
+    const res = await ctx.request.post(`${origin}/api/auth/signup`, { headers: { origin }, data: { email, password: 'correct horse battery' } });
+    expect(res.status()).toBe(201);
+    const accountId = ((await res.json()) as { account: { id: string } }).account.id;
+    const call = async (method: 'get' | 'post' | 'put', path: string, data?: object) => {
+      const answer = await ctx.request[method](`${origin}${path}`, { headers: { origin }, ...(data ? { data } : {}) });
+      expect(answer.ok(), `${method} ${path}: ${answer.status()}`).toBe(true);
+      return answer.json() as Promise<Record<string, any>>;
+    };
+    return { ctx, email, accountId, call };
+  }
+  type ApiUser = Awaited<ReturnType<typeof apiUser>>;
+  /** `member` joins `owner`'s account with `role`, then works in their own account again. */
+  async function join(owner: ApiUser, member: ApiUser, role: string) {
+    const invited = await owner.call('post', `/api/accounts/${owner.accountId}/invitations`, { email: member.email, role });
+    await member.call('post', '/api/invitations/accept', { invitation: new URL(invited.url).searchParams.get('invite') });
+    await member.call('put', '/api/session/account', { accountId: member.accountId });
+  }
+
+  it('offers only the accounts where the user may create keys, each with its projects, and creates the key in the chosen one', async () => {
+    const [user, team, club] = await Promise.all([apiUser('many@example.com'), apiUser('team@example.com'), apiUser('club@example.com')]);
+    await join(team, user, 'admin');
+    await join(club, user, 'analyst');
+    const staging = await team.call('post', '/api/projects', { name: 'Staging' });
+    const grant = await startGrant('team-deploy');
+
+    const page = watch(await user.ctx.newPage());
+    await page.goto(grant.verification_url);
+    await page.locator('#consent').waitFor({ state: 'visible' });
+    expect(await page.isVisible('#account-choice')).toBe(true);
+    // Their own account first (the current one, chosen), then the team's; not the club's, where they are an analyst.
+    expect(await page.locator('#account option').allTextContents()).toEqual([`${user.accountId} (owner)`, `${team.accountId} (admin)`]);
+    expect(await page.inputValue('#account')).toBe(user.accountId);
+    expect(await page.locator('#project option').allTextContents()).toEqual(['Default project']);
+    await page.selectOption('#account', team.accountId);
+    expect(await page.locator('#project option').allTextContents()).toEqual(['Default project', 'Staging']);
+    await page.selectOption('#project', staging.id as string);
+    await page.screenshot({ path: new URL('07-choose-account.png', SHOTS).pathname, fullPage: true });
+    await page.check('#confirm');
+    await page.click('#approve');
+    await page.locator('#done').waitFor({ state: 'visible' });
+
+    h.clock.advance(grant.interval * 1000);
+    const token = await fetch(`${origin}/api/cli/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ device_code: grant.device_code }),
+    });
+    expect(((await token.json()) as { status: string }).status).toBe('authorized');
+    // The key is in the team's Staging project, listed by the team's owner; none in the user's own account.
+    const teamKeys = await team.call('get', `/api/projects/${staging.id}/keys`);
+    expect(teamKeys.keys).toEqual([expect.objectContaining({ name: 'team-deploy (CLI)', source: 'cli' })]);
+    const ownProject = (await user.call('get', '/api/projects')).projects[0].id as string;
+    expect((await user.call('get', `/api/projects/${ownProject}/keys`)).keys).toEqual([]);
+    for (const u of [user, team, club]) await u.ctx.close();
+    expect(problems).toEqual([]);
+  });
+
+  it('tells a member with no account where they may create keys that they cannot approve; Deny still works', async () => {
+    const owner = await apiUser('boss@example.com');
+    const invited = await owner.call('post', `/api/accounts/${owner.accountId}/invitations`, { email: 'reader@example.com', role: 'viewer' });
+    const ctx = await browser.newContext({ viewport: { width: 900, height: 1000 } });
+    const joined = await ctx.request.post(`${origin}/api/auth/signup`, {
+      headers: { origin },
+      data: { email: 'reader@example.com', password: 'correct horse battery', invitation: new URL(invited.url).searchParams.get('invite') },
+    });
+    expect(joined.status()).toBe(201);
+    const grant = await startGrant('read-only-tool');
+    const page = watch(await ctx.newPage());
+    await page.goto(grant.verification_url);
+    await page.locator('#consent').waitFor({ state: 'visible' });
+    expect(await page.isVisible('#no-account')).toBe(true);
+    expect(await page.isHidden('#account-choice')).toBe(true);
+    expect(await page.isHidden('#project-choice')).toBe(true);
+    await page.check('#confirm');
+    expect(await page.isDisabled('#approve')).toBe(true);
+    await page.click('#deny');
+    await page.locator('#done').waitFor({ state: 'visible' });
+    expect(await page.textContent('#done-title')).toBe('Request denied');
+    await ctx.close();
+    await owner.ctx.close();
     expect(problems).toEqual([]);
   });
 

@@ -116,7 +116,7 @@ describe.skipIf(!hasChromium)('the dashboard, a page per job', () => {
         settings: () => page.locator('#projects-body tr').first().waitFor(),
         members: () => page.locator('#members-body tr').first().waitFor(),
         audit: () => page.locator('#audit-body tr').first().waitFor(),
-        instance: () => page.locator('#accounts-body tr').first().waitFor(),
+        instance: () => Promise.all([page.locator('#accounts-body tr').first().waitFor(), page.locator('#plans-body tr').nth(3).waitFor()]),
       };
       for (const view of Object.keys(VIEWS) as View[]) {
         const res = await page.goto(`${origin}${address(view)}`);
@@ -138,6 +138,16 @@ describe.skipIf(!hasChromium)('the dashboard, a page per job', () => {
           view,
         ).toEqual([]);
       }
+      // The Instance page's plans, with their limits (the defaults).
+      await page.goto(`${origin}/dashboard/instance`);
+      await page.locator('#plans-body tr').nth(3).waitFor();
+      const plans = await page.locator('#plans-body tr').evaluateAll((rows) => rows.map((r) => Array.from(r.children, (td) => td.textContent)));
+      expect(plans).toEqual([
+        ['Free', '10', '10,000'],
+        ['Builder', '1,000', '50,000'],
+        ['Growth', '1,000', '250,000'],
+        ['Scale', '1,000', '2,000,000'],
+      ]);
       // The last-24-hours figures of the overview count the three identifications.
       await page.goto(`${origin}/dashboard`);
       await page.locator('#day-charts figure').first().waitFor();

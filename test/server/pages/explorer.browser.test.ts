@@ -1,8 +1,8 @@
 // The dashboard's events explorer and visitor timeline in headless Chromium:
 // devices identified with the project's key show as the newest events;
 // filters by visitor, linkedId, bot and suspect (a bad filter's error next to
-// the form); Load more; a row's full event as JSON; a visitor id opens its
-// timeline (Older visits, Back to events and the browser's Back); all of it
+// the form); Load more; a row's full event as JSON, named in the address;
+// a visitor id opens its timeline (Older visits, Back to events and the browser's Back); all of it
 // again at 390 px without horizontal scrolling. Screenshots go to
 // test-results/explorer/ (git-ignored).
 import { mkdirSync } from 'node:fs';
@@ -250,6 +250,75 @@ describe.skipIf(!hasChromium)('the events explorer and visitor timeline in the d
     await rows(page, 'visits-body').first().waitFor();
     await noSideScroll(page);
     await panelShot(page, 'visitor-panel', '43-visitor-timeline-390.png');
+    await context.close();
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('names the open event in the address: a reload or a shared link opens it, Close removes it, Back and Forward step through it', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, storageState: signedIn });
+    await context.clock.setFixedTime(h.clock.now());
+    const page = watchProblems(await context.newPage(), problems);
+    const openId = () => new URL(page.url()).searchParams.get('event');
+    const shownEvent = async () => {
+      await page.locator('#event-json', { hasText: '"requestId"' }).waitFor();
+      return (JSON.parse((await page.textContent('#event-json'))!) as { requestId: string }).requestId;
+    };
+    const selectedIds = () => page.locator('#events-body tr.selected').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.requestId));
+    const [b, a1] = req('b', 'a1');
+
+    const projectId = ((await (await context.request.get(`${origin}/api/projects`)).json()) as { projects: { id: string }[] }).projects[0]!.id;
+    await page.goto(`${origin}/dashboard/events?project=${projectId}`);
+    await rows(page).nth(19).waitFor();
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await rows(page).nth(24).waitFor();
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+
+    // Opening events from the list (b and a1 are on the second page) names each in the address.
+    await page.getByRole('button', { name: `full event ${b}` }).click();
+    expect(await shownEvent()).toBe(b);
+    expect(openId()).toBe(b);
+    expect(new URL(page.url()).searchParams.get('project')).toBe(projectId);
+    await page.getByRole('button', { name: `full event ${a1}` }).click();
+    await expect.poll(shownEvent).toBe(a1);
+    expect(openId()).toBe(a1);
+
+    // Back and Forward open and close them again, over the list as it was read (25 rows, no reload).
+    await page.goBack();
+    await expect.poll(shownEvent).toBe(b);
+    expect(openId()).toBe(b);
+    expect(await selectedIds()).toEqual([b]);
+    await page.goBack();
+    await page.locator('#event-detail').waitFor({ state: 'hidden' });
+    expect(openId()).toBeNull();
+    expect(await selectedIds()).toEqual([]);
+    await page.goForward();
+    await expect.poll(shownEvent).toBe(b);
+    expect(await rows(page).count()).toBe(25);
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+
+    // Close removes it from the address; Back opens it again.
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
+    expect(await page.locator('#event-detail').isVisible()).toBe(false);
+    expect(openId()).toBeNull();
+    await page.goBack();
+    await expect.poll(shownEvent).toBe(b);
+
+    // A reload opens the event the address names.
+    await page.reload();
+    expect(await shownEvent()).toBe(b);
+    expect(openId()).toBe(b);
+
+    // A shared link: the search and the open event together.
+    const link = `${origin}/dashboard/events?visitorId=${ids.a1!.visitorId}&event=${ids.a2!.requestId}`;
+    await page.goto(link);
+    await page.waitForFunction(() => document.querySelectorAll('#events-body tr').length === 2);
+    expect(await shownEvent()).toBe(ids.a2!.requestId);
+    expect(await selectedIds()).toEqual([ids.a2!.requestId]);
+    await shot(page, '37-explorer-event-in-address.png');
+    // A new search closes the event.
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.locator('#event-detail').waitFor({ state: 'hidden' });
+    expect(openId()).toBeNull();
     await context.close();
     expect(problems).toEqual([]);
   }, 120_000);
