@@ -1,8 +1,10 @@
 // What the Prometheus metrics cost identify, and whether they count it: two
 // servers on one database, one recording metrics as with METRICS_PORT (its
 // database commands observed through the driver's command events) and one
-// without, measured in turns (off, on, off, on, …) with the same returning
-// devices, so that the machine's drift falls on both. At the end, the
+// without, measured in turns (off, on, off, on, …), each with returning
+// devices of its own (a device visiting both would find each server's cached
+// revision stale after the other's write), so that the machine's drift falls
+// on both. At the end, the
 // metrics' identify count against the requests autocannon sent to that server.
 //
 //   node --import tsx bench/metrics.ts [--seconds 10] [--connections 10] [--rounds 3] [--devices 500] [--first-visits]
@@ -29,13 +31,20 @@ const metrics = new Metrics();
 const service = await startService(systemClock, {}, metrics);
 const withMetrics = service.base;
 const without = await service.another();
-const returning = Array.from({ length: devices }, (_, i) => JSON.stringify(identifyBody(deviceValues(i + 1))));
-for (const b of returning) await fetch(`${without}/v1/identify`, { method: 'POST', headers: { ...json, 'x-api-key': service.live }, body: b });
+const devicesOf = (from: number) => Array.from({ length: devices }, (_, i) => JSON.stringify(identifyBody(deviceValues(from + i))));
+const returning = new Map([
+  [without, devicesOf(1)],
+  [withMetrics, devicesOf(1 + devices)],
+]);
+for (const [base, bodies] of returning) {
+  for (const b of bodies) await fetch(`${base}/v1/identify`, { method: 'POST', headers: { ...json, 'x-api-key': service.live }, body: b });
+}
 let seed = 2_000_000;
 
 function measure(base: string): Promise<{ rps: number; p50: number; p99: number; sent: number; failed: number }> {
   let n = 0;
-  const body = () => (args['first-visits'] ? JSON.stringify(identifyBody(deviceValues(++seed))) : returning[n++ % returning.length]!);
+  const own = returning.get(base)!;
+  const body = () => (args['first-visits'] ? JSON.stringify(identifyBody(deviceValues(++seed))) : own[n++ % own.length]!);
   return new Promise((resolve, reject) =>
     autocannon(
       {
