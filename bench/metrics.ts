@@ -9,6 +9,8 @@
 //
 //   node --import tsx bench/metrics.ts [--seconds 10] [--connections 10] [--rounds 3] [--devices 500] [--first-visits]
 import autocannon from 'autocannon';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { systemClock } from '../server/clock.js';
 import { Metrics } from '../server/metrics/registry.js';
@@ -41,7 +43,40 @@ for (const [base, bodies] of returning) {
 }
 let seed = 2_000_000;
 
-function measure(base: string): Promise<{ rps: number; p50: number; p99: number; sent: number; failed: number }> {
+/**
+ * CPU seconds used so far by this process (both servers and autocannon) and
+ * by its descendants (the database): per request, far steadier than
+ * throughput on a machine whose speed moves.
+ */
+const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+function cpu(): { node: number; database: number } {
+  const { user, system } = process.cpuUsage();
+  const children = (pid: number): number[] => {
+    // ps exits 1 when the process has no children.
+    const out = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout.trim();
+    const direct = out ? out.split(/\s+/).map(Number) : [];
+    return direct.flatMap((c) => [c, ...children(c)]);
+  };
+  let database = 0;
+  for (const pid of children(process.pid)) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      database += (Number(fields[11]) + Number(fields[12])) / TICKS;
+    } catch {
+      // gone meanwhile (ps itself)
+    }
+  }
+  return { node: (user + system) / 1e6, database };
+}
+
+async function measure(base: string): Promise<{ rps: number; p50: number; p99: number; sent: number; failed: number; nodeMs: number; databaseMs: number }> {
+  const before = cpu();
+  const m = await load(base);
+  const after = cpu();
+  return { ...m, nodeMs: ((after.node - before.node) / m.sent) * 1000, databaseMs: ((after.database - before.database) / m.sent) * 1000 };
+}
+
+function load(base: string): Promise<{ rps: number; p50: number; p99: number; sent: number; failed: number }> {
   let n = 0;
   const own = returning.get(base)!;
   const body = () => (args['first-visits'] ? JSON.stringify(identifyBody(deviceValues(++seed))) : own[n++ % own.length]!);
@@ -79,15 +114,19 @@ await measure(withMetrics);
 await new Promise((r) => setTimeout(r, 1_000));
 const before = await identified();
 let sentWith = 0;
-const results = { off: [] as number[], on: [] as number[] };
+const results = { off: [] as number[], on: [] as number[], offCpu: [] as number[], onCpu: [] as number[], offDb: [] as number[], onDb: [] as number[] };
 for (let round = 1; round <= rounds; round++) {
   const off = await measure(without);
   const on = await measure(withMetrics);
   sentWith += on.sent;
   results.off.push(off.rps);
   results.on.push(on.rps);
+  results.offCpu.push(off.nodeMs);
+  results.onCpu.push(on.nodeMs);
+  results.offDb.push(off.databaseMs);
+  results.onDb.push(on.databaseMs);
   console.log(
-    `  round ${round}: without ${off.rps.toFixed(1)} req/s (p50 ${off.p50} ms, p99 ${off.p99} ms)   with ${on.rps.toFixed(1)} req/s (p50 ${on.p50} ms, p99 ${on.p99} ms)   ${((on.rps / off.rps - 1) * 100).toFixed(1)} %   failed ${off.failed + on.failed}`,
+    `  round ${round}: without ${off.rps.toFixed(1)} req/s (p50 ${off.p50} ms, CPU ${off.nodeMs.toFixed(2)} + ${off.databaseMs.toFixed(2)} ms)   with ${on.rps.toFixed(1)} req/s (p50 ${on.p50} ms, CPU ${on.nodeMs.toFixed(2)} + ${on.databaseMs.toFixed(2)} ms)   ${((on.rps / off.rps - 1) * 100).toFixed(1)} %   failed ${off.failed + on.failed}`,
   );
 }
 // Requests still in flight when a measure stopped finish (or are abandoned) within a moment.
@@ -95,6 +134,10 @@ await new Promise((r) => setTimeout(r, 1_000));
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 console.log(
   `  mean: without ${mean(results.off).toFixed(1)} req/s, with ${mean(results.on).toFixed(1)} req/s: ${((mean(results.on) / mean(results.off) - 1) * 100).toFixed(1)} %`,
+);
+const [offCpu, onCpu] = [mean(results.offCpu) + mean(results.offDb), mean(results.onCpu) + mean(results.onDb)];
+console.log(
+  `  CPU per identify (this process, autocannon included, + the database): without ${mean(results.offCpu).toFixed(2)} + ${mean(results.offDb).toFixed(2)} ms, with ${mean(results.onCpu).toFixed(2)} + ${mean(results.onDb).toFixed(2)} ms: ${((onCpu / offCpu - 1) * 100).toFixed(1)} % (on saturated cores throughput follows CPU per request)`,
 );
 console.log(`  the metrics counted ${(await identified()) - before} identifies; autocannon sent ${sentWith} to that server`);
 await service.close();
