@@ -4,6 +4,7 @@
 // own sweeps to the list. And the start-up maintenance: moving data an older
 // version stored into today's layout.
 import type { Logger } from 'pino';
+import { PENDING_GRACE_MS } from './audit/log.js';
 import type { Clock } from './clock.js';
 import { MIN_AUDIT_RETENTION_DAYS } from './config.js';
 import { grantSweep } from './deviceflow/service.js';
@@ -36,6 +37,8 @@ export function defaultSweeps(store: Store, retentionDays: number, auditRetentio
   return {
     retention: retentionSweep(store, retentionDays),
     audit: (now) => store.audit.deleteBefore(new Date(now.getTime() - auditRetentionDays * 24 * 3600_000)),
+    // Entries whose change's process died before confirming them: settled by what their documents say (server/store/audit.ts).
+    auditPending: (now) => store.audit.settlePending(new Date(now.getTime() - PENDING_GRACE_MS)),
     sessions: (now) => store.sessions.deleteExpired(now),
     attemptSlots: (now) => store.attempts.deleteExpired(now),
     deviceGrants: grantSweep(store),

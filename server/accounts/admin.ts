@@ -53,8 +53,12 @@ export class AdminService {
       expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
       revokedAt: null,
     };
-    await this.store.invitations.insert(doc);
-    await this.audit.record(session.accountId, 'instance.invitation_create', { target: { type: 'invitation', id: doc.id }, after: { email: doc.email } });
+    await this.audit.change(
+      session.accountId,
+      'instance.invitation_create',
+      { target: { type: 'invitation', id: doc.id }, after: { email: doc.email } },
+      (stamp) => this.store.invitations.insert(doc, stamp),
+    );
     return { invitation: invitationView(doc, null, now), url: `${this.config.baseUrl}/login?invite=${token}` };
   }
 
@@ -64,13 +68,19 @@ export class AdminService {
   }
 
   async revokeInvitation(session: Session, invitationId: string) {
-    const revoked = await this.store.invitations.revoke(invitationId, this.now());
-    if (!revoked) throw new ApiError('invitation_not_found');
-    const { doc } = revoked;
+    const found = await this.store.invitations.byId(invitationId);
+    if (!found) throw new ApiError('invitation_not_found');
     // A repeated revocation changes nothing: recorded once, when it happened.
-    if (revoked.changed) {
-      await this.audit.record(session.accountId, 'instance.invitation_revoke', { target: { type: 'invitation', id: doc.id }, after: { email: doc.email } });
-    }
+    const doc = found.revokedAt
+      ? found
+      : (
+          await this.audit.change(
+            session.accountId,
+            'instance.invitation_revoke',
+            { target: { type: 'invitation', id: found.id }, after: { email: found.email } },
+            (stamp) => this.store.invitations.revoke(found, this.now(), stamp),
+          )
+        ).doc;
     return invitationView(doc, await this.store.invitations.use(doc.id), this.now());
   }
 
@@ -89,10 +99,17 @@ export class AdminService {
 
   async setPlan(accountId: string, plan: PlanName) {
     const before = await this.store.accounts.account(accountId);
-    const account = before && (await this.store.accounts.setPlan(accountId, plan));
+    if (!before) throw new ApiError('account_not_found');
+    const account =
+      before.plan === plan
+        ? await this.store.accounts.setPlan(accountId, plan)
+        : await this.audit.change(
+            accountId,
+            'plan.change',
+            { target: { type: 'account', id: accountId }, before: { plan: before.plan }, after: { plan } },
+            (stamp) => this.store.accounts.setPlan(accountId, plan, stamp),
+          );
     if (!account) throw new ApiError('account_not_found');
-    if (before.plan !== plan)
-      await this.audit.record(accountId, 'plan.change', { target: { type: 'account', id: accountId }, before: { plan: before.plan }, after: { plan } });
     const [members, adminId] = await Promise.all([this.store.members.ofAccount(accountId), this.store.accounts.adminAccountId(this.now())]);
     const emails = (await this.store.accounts.usersByIds(members.map((m) => m.userId))).map((u) => u.email);
     return adminAccountView({ ...account, emails }, adminId);

@@ -82,13 +82,20 @@ export class MembersService {
     if (member.role === role) return this.view(member);
     const demotesOwner = member.role === 'owner';
     if (demotesOwner && (await this.store.members.countOwners(accountId)) <= 1) throw lastOwner();
-    const before = await this.store.members.setRole(accountId, userId, role);
+    const before = await this.audit.change(
+      accountId,
+      'member.role',
+      { target: { type: 'member', id: userId }, before: { role: member.role }, after: { role } },
+      async (stamp) => {
+        const before = await this.store.members.setRole(accountId, userId, role, stamp);
+        if (before && demotesOwner && (await this.store.members.countOwners(accountId)) === 0) {
+          await this.store.members.restoreRole(accountId, userId, before.role, stamp);
+          throw lastOwner();
+        }
+        return before;
+      },
+    );
     if (!before) throw memberNotFound();
-    if (demotesOwner && (await this.store.members.countOwners(accountId)) === 0) {
-      await this.store.members.setRole(accountId, userId, before.role);
-      throw lastOwner();
-    }
-    await this.audit.record(accountId, 'member.role', { target: { type: 'member', id: userId }, before: { role: before.role }, after: { role } });
     return this.view({ ...before, role });
   }
 
@@ -102,16 +109,23 @@ export class MembersService {
     const member = await this.store.members.get(accountId, userId);
     if (!member) throw memberNotFound();
     if (member.role === 'owner' && (await this.store.members.countOwners(accountId)) <= 1) throw lastOwner();
-    const removed = await this.store.members.remove(accountId, userId);
+    const view = await this.view(member);
+    const removed = await this.audit.change(
+      accountId,
+      'member.remove',
+      { target: { type: 'member', id: userId }, before: { email: view.email, role: member.role } },
+      async (stamp) => {
+        const removed = await this.store.members.remove(accountId, userId, stamp);
+        if (removed?.role === 'owner' && (await this.store.members.countOwners(accountId)) === 0) {
+          await this.store.members.restore(removed);
+          throw lastOwner();
+        }
+        if (removed) await this.store.sessions.deleteInAccount(userId, accountId);
+        return removed;
+      },
+    );
     if (!removed) throw memberNotFound();
-    if (removed.role === 'owner' && (await this.store.members.countOwners(accountId)) === 0) {
-      await this.store.members.restore(removed);
-      throw lastOwner();
-    }
-    await this.store.sessions.deleteInAccount(userId, accountId);
-    const view = await this.view(removed);
-    await this.audit.record(accountId, 'member.remove', { target: { type: 'member', id: userId }, before: { email: view.email, role: removed.role } });
-    for (const revoked of await this.store.memberInvitations.revokePendingFor(accountId, view.email, this.now())) await this.auditRevoke(revoked);
+    for (const invitation of await this.store.memberInvitations.pendingFor(accountId, view.email, this.now())) await this.revokeOne(invitation, this.now());
     return view;
   }
 
@@ -139,8 +153,9 @@ export class MembersService {
       expiresAt: new Date(now.getTime() + MEMBER_INVITATION_TTL_MS),
       revokedAt: null,
     };
-    await this.store.memberInvitations.insert(doc);
-    await this.audit.record(accountId, 'member.invite', { target: { type: 'invitation', id: doc._id }, after: { email, role } });
+    await this.audit.change(accountId, 'member.invite', { target: { type: 'invitation', id: doc._id }, after: { email, role } }, (stamp) =>
+      this.store.memberInvitations.insert(doc, stamp),
+    );
     return { invitation: invitationView(doc, null, now), url: `${this.config.baseUrl}/login?invite=${token}` };
   }
 
@@ -151,19 +166,22 @@ export class MembersService {
 
   async revokeInvitation(accountId: string, invitationId: string) {
     const now = this.now();
-    const revoked = await this.store.memberInvitations.revoke(accountId, invitationId, now);
-    if (revoked) await this.auditRevoke(revoked);
+    const found = await this.store.memberInvitations.get(invitationId);
+    if (found?.accountId !== accountId) throw new ApiError('invitation_not_found');
     // Withdrawn by this call, or already before (repeating answers the same).
-    const doc = revoked ?? (await this.store.memberInvitations.get(invitationId));
-    if (doc?.accountId !== accountId) throw new ApiError('invitation_not_found');
+    const revoked = found.revokedAt ? null : await this.revokeOne(found, now);
+    const doc = revoked ?? (await this.store.memberInvitations.get(invitationId)) ?? found;
     return invitationView(doc, await this.store.memberInvitations.use(doc._id), now);
   }
 
-  private async auditRevoke(revoked: MemberInvitationDoc) {
-    await this.audit.record(revoked.accountId, 'member.invitation_revoke', {
-      target: { type: 'invitation', id: revoked._id },
-      after: { email: revoked.email, role: revoked.role },
-    });
+  /** Withdraws the invitation unless it already was: the invitation after, null when this call changed nothing. */
+  private revokeOne(invitation: MemberInvitationDoc, now: Date) {
+    return this.audit.change(
+      invitation.accountId,
+      'member.invitation_revoke',
+      { target: { type: 'invitation', id: invitation._id }, after: { email: invitation.email, role: invitation.role } },
+      (stamp) => this.store.memberInvitations.revoke(invitation.accountId, invitation._id, now, stamp),
+    );
   }
 
   /**
@@ -197,16 +215,17 @@ export class MembersService {
       role: invitation.role,
       joinedAt: now,
     };
-    if (!(await this.store.members.add(member))) {
-      await this.store.memberInvitations.releaseUse(invitation._id);
-      throw alreadyMember();
-    }
-    await this.audit.record(
+    const added = await this.audit.change(
       invitation.accountId,
       'member.join',
       { target: { type: 'member', id: user._id }, after: { email: user.email, role: invitation.role, invitation: invitation._id } },
+      (stamp) => this.store.members.add(member, stamp),
       { actor: { type: 'user', id: user._id, label: user.email } },
     );
+    if (!added) {
+      await this.store.memberInvitations.releaseUse(invitation._id);
+      throw alreadyMember();
+    }
     return member;
   }
 }

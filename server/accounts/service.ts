@@ -107,18 +107,25 @@ export class AccountsService {
         throw new ApiError(late.code, late.text);
       }
     }
-    await this.store.accounts.insertAccountAndUser(account, user);
-    // The one who signs up owns the account.
-    await this.store.members.add({ _id: memberId(account._id, user._id), accountId: account._id, userId: user._id, role: 'owner', joinedAt: now });
-    await this.store.projects.insert({
-      _id: `prj_${ulid()}`,
-      accountId: account._id,
-      name: 'Default project',
-      allowedDomains: [],
-      createdAt: now,
-    });
     const self = { actor: { type: 'user' as const, id: user._id, label: email } };
-    await this.audit.record(account._id, 'account.create', { target: { type: 'account', id: account._id }, after: { email, plan: account.plan } }, self);
+    await this.audit.change(
+      account._id,
+      'account.create',
+      { target: { type: 'account', id: account._id }, after: { email, plan: account.plan } },
+      async (stamp) => {
+        await this.store.accounts.insertAccountAndUser(account, user, stamp);
+        // The one who signs up owns the account.
+        await this.store.members.add({ _id: memberId(account._id, user._id), accountId: account._id, userId: user._id, role: 'owner', joinedAt: now });
+        await this.store.projects.insert({
+          _id: `prj_${ulid()}`,
+          accountId: account._id,
+          name: 'Default project',
+          allowedDomains: [],
+          createdAt: now,
+        });
+      },
+      self,
+    );
     return { user, account, role: 'owner' as const, ...(await this.signedIn(user, account._id)) };
   }
 
@@ -308,10 +315,14 @@ export class AccountsService {
       throw new ApiError('plan_change_not_allowed');
     }
     const before = await this.mustAccount(session.accountId);
-    const account = await this.store.accounts.setPlan(session.accountId, plan);
+    const id = session.accountId;
+    const account =
+      before.plan === plan
+        ? await this.store.accounts.setPlan(id, plan)
+        : await this.audit.change(id, 'plan.change', { target: { type: 'account', id }, before: { plan: before.plan }, after: { plan } }, (stamp) =>
+            this.store.accounts.setPlan(id, plan, stamp),
+          );
     if (!account) throw new ApiError('not_signed_in');
-    if (before.plan !== plan)
-      await this.audit.record(account._id, 'plan.change', { target: { type: 'account', id: account._id }, before: { plan: before.plan }, after: { plan } });
     return this.accountView(account);
   }
 

@@ -91,11 +91,12 @@ export class ListsService {
     await this.project(accountId, projectId);
     const now = new Date(this.clock.now());
     const doc: ListDoc = { _id: `lst_${ulid(now.getTime())}`, accountId, projectId, ...input, entries: 0, createdAt: now, updatedAt: now };
-    const outcome = await this.store.lists.insertBounded(doc, this.limits.lists);
+    const outcome = await this.audit.change(accountId, 'list.create', { target: { type: 'list', id: doc._id }, after: { projectId, ...input } }, (stamp) =>
+      this.store.lists.insertBounded(doc, this.limits.lists, stamp),
+    );
     if (outcome === 'exists') throw new ApiError('list_exists', `A list named ${input.name} already exists`);
     if (outcome === 'full') throw new ApiError('too_many_lists', `A project can have at most ${this.limits.lists} lists`);
     await this.changed(projectId);
-    await this.audit.record(accountId, 'list.create', { target: { type: 'list', id: doc._id }, after: { projectId, ...input } });
     return listView(doc);
   }
 
@@ -107,25 +108,27 @@ export class ListsService {
   async update(accountId: string, projectId: string, name: string, patch: { description?: string | undefined }) {
     const before = await this.listOf(accountId, projectId, name);
     if (patch.description === undefined || patch.description === before.description) return listView(before);
-    const after = await this.store.lists.setDescription(before._id, patch.description, new Date(this.clock.now()));
+    const description = patch.description;
+    const after = await this.audit.change(
+      accountId,
+      'list.update',
+      { target: { type: 'list', id: before._id }, before: { projectId, name, description: before.description }, after: { projectId, name, description } },
+      (stamp) => this.store.lists.setDescription(before._id, description, new Date(this.clock.now()), stamp),
+    );
     if (!after) throw listNotFound();
-    await this.audit.record(accountId, 'list.update', {
-      target: { type: 'list', id: before._id },
-      before: { projectId, name, description: before.description },
-      after: { projectId, name, description: after.description },
-    });
     return listView(after);
   }
 
   /** Deletes the list and its entries; rules naming it stop matching it. */
   async remove(accountId: string, projectId: string, name: string) {
     const list = await this.listOf(accountId, projectId, name);
-    await this.lock.run(list._id, () => this.store.lists.delete(list._id));
+    await this.audit.change(
+      accountId,
+      'list.delete',
+      { target: { type: 'list', id: list._id }, before: { projectId, name, kind: list.kind, description: list.description, entries: list.entries } },
+      (stamp) => this.lock.run(list._id, () => this.store.lists.delete(list._id, stamp)),
+    );
     await this.changed(projectId);
-    await this.audit.record(accountId, 'list.delete', {
-      target: { type: 'list', id: list._id },
-      before: { projectId, name, kind: list.kind, description: list.description, entries: list.entries },
-    });
     return listView(list);
   }
 
@@ -150,13 +153,6 @@ export class ListsService {
     const { add, remove } = this.checked(list.kind, change);
     const { added, updated, removed, entries } = await this.lock.run(list._id, () => this.write(list, add, remove));
     if (add.size || remove.size) await this.changed(projectId);
-    if (added || updated || removed) {
-      const first = (values: Iterable<string>) => [...values].slice(0, AUDIT_VALUES);
-      await this.audit.record(accountId, 'list.entries', {
-        target: { type: 'list', id: list._id },
-        after: { projectId, name, added, updated, removed, values: first(add.keys()), removedValues: first(remove) },
-      });
-    }
     return { added, updated, removed, entries };
   }
 
@@ -188,7 +184,8 @@ export class ListsService {
    * Under the list's lock: reads what the list holds of these values, checks
    * the cap, writes what differs, and records every value of the change for
    * the caches, also those that were already so: a change that failed
-   * midway (written, not recorded) is completed by repeating it.
+   * midway (written, not recorded) is completed by repeating it. Its audit
+   * entry goes with the list's new count, the change's last write.
    */
   private async write(list: ListDoc, add: Map<string, EntryInput>, remove: Set<string>) {
     const now = this.clock.now();
@@ -232,7 +229,16 @@ export class ListsService {
       ...[...add].map(([value, input]) => ({ value, expiresAt: input.expiresAt ?? null })),
     ]);
     if (!docs.length && !removed) return { added, updated, removed, entries: current };
-    const after = await this.store.lists.changedEntries(list._id, added - removed, new Date(now));
+    const first = (values: Iterable<string>) => [...values].slice(0, AUDIT_VALUES);
+    const after = await this.audit.change(
+      list.accountId,
+      'list.entries',
+      {
+        target: { type: 'list', id: list._id },
+        after: { projectId: list.projectId, name: list.name, added, updated, removed, values: first(add.keys()), removedValues: first(remove) },
+      },
+      (stamp) => this.store.lists.changedEntries(list._id, added - removed, new Date(now), stamp),
+    );
     return { added, updated, removed, entries: after?.entries ?? entries };
   }
 }

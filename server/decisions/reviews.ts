@@ -77,16 +77,24 @@ export class ReviewsService {
       labeledAt: new Date(this.clock.now()),
       labeledBy: await this.audit.actorLabel(),
     };
-    const updated = await this.store.events.update(requestId, { label });
-    if (!updated) throw new ApiError('event_not_found');
-    for (const { list, value } of additions) {
-      await this.lists.changeEntries(accountId, projectId, list, { add: [{ value, note: `${body.verdict}: ${requestId}` }] });
-    }
-    await this.audit.record(accountId, 'event.label', {
-      target: { type: 'event', id: requestId },
-      before: event.label ? { label: labelView(event.label) } : null,
-      after: { label: labelView(label), addedTo: additions.map((a) => a.list) },
-    });
+    const labeled = await this.audit.change(
+      accountId,
+      'event.label',
+      {
+        target: { type: 'event', id: requestId },
+        before: event.label ? { label: labelView(event.label) } : null,
+        after: { label: labelView(label), addedTo: additions.map((a) => a.list) },
+      },
+      async (stamp) => {
+        if (!(await this.store.events.update(requestId, { label }, stamp))) return false;
+        // Each addition is a change of its list with an entry of its own.
+        for (const { list, value } of additions) {
+          await this.lists.changeEntries(accountId, projectId, list, { add: [{ value, note: `${body.verdict}: ${requestId}` }] });
+        }
+        return true;
+      },
+    );
+    if (!labeled) throw new ApiError('event_not_found');
     await this.webhooks.resend(accountId, projectId, requestId);
     return labelView(label);
   }

@@ -93,14 +93,20 @@ export class RulesService {
       createdBy: await this.audit.actorLabel(),
     };
     if (!(await this.store.rulesets.insert(doc))) throw new ApiError('ruleset_conflict');
-    if (!(await this.store.projects.swapRulesetVersion(projectId, current, next))) throw new ApiError('ruleset_conflict');
-    await this.changes.announce(projectId);
     const before = current === 0 ? null : await this.store.rulesets.get(projectId, current);
-    await this.audit.record(accountId, 'ruleset.update', {
-      target: { type: 'project', id: projectId },
-      before: before && { version: before.version, defaultAction: before.defaultAction, rules: before.rules },
-      after: { version: next, defaultAction: doc.defaultAction, rules },
-    });
+    // Saved, the version is put in force by the swap: that write is the change.
+    const swapped = await this.audit.change(
+      accountId,
+      'ruleset.update',
+      {
+        target: { type: 'project', id: projectId },
+        before: before && { version: before.version, defaultAction: before.defaultAction, rules: before.rules },
+        after: { version: next, defaultAction: doc.defaultAction, rules },
+      },
+      (stamp) => this.store.projects.swapRulesetVersion(projectId, current, next, stamp),
+    );
+    if (!swapped) throw new ApiError('ruleset_conflict');
+    await this.changes.announce(projectId);
     return rulesetOf({ _id: '', ...doc });
   }
 

@@ -67,14 +67,16 @@ export class DeletionService {
       createdAt: new Date(this.clock.now()),
       finishedAt: null,
     };
-    if (!(await this.store.deletions.claim(job))) {
+    // Named by the deletion's id only: once done, nothing in the database names the visitor.
+    const claimed = await this.audit.change(accountId, 'visitor.delete', { target: { type: 'deletion', id: job.id } }, (stamp) =>
+      this.store.deletions.claim(job, stamp),
+    );
+    if (!claimed) {
       const other = await this.store.deletions.byKey(job._id);
       if (!other) throw new Error(`deletion ${job._id} vanished after a duplicate-key error`);
       return this.view(other);
     }
     if (visitorId !== survivor._id) await this.store.deletions.point(job, [visitorId]);
-    // Named by the deletion's id only: once done, nothing in the database names the visitor.
-    await this.audit.record(accountId, 'visitor.delete', { target: { type: 'deletion', id: job.id } });
     if (!this.paused) void this.run(job._id).catch(() => undefined);
     return this.view(job);
   }

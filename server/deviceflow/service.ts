@@ -218,23 +218,23 @@ export class DeviceFlowService {
     if (state.status !== 'pending') return this.decided(session, accountId, grant, state, 'authorized', chosen);
     if (!(await this.store.projects.ofAccount(accountId, projectId))) throw new ApiError('project_not_found');
     const decision = this.decision(session, accountId, grant, 'authorized', projectId);
-    if (!(await this.store.grants.claimDecision(decision))) {
-      return this.decided(session, accountId, grant, await this.state(grant), 'authorized', chosen);
-    }
-    await this.audit.record(accountId, 'deviceflow.authorize', {
-      target: { type: 'project', id: projectId },
-      after: { clientName: grant.clientName, accountId, projectId },
-    });
+    const claimed = await this.audit.change(
+      accountId,
+      'deviceflow.authorize',
+      { target: { type: 'project', id: projectId }, after: { clientName: grant.clientName, accountId, projectId } },
+      (stamp) => this.store.grants.claimDecision(decision, stamp),
+    );
+    if (!claimed) return this.decided(session, accountId, grant, await this.state(grant), 'authorized', chosen);
     return this.viewOf(grant, 'authorized', decision);
   }
 
   async deny(session: Session, rawCode: string, ip: string): Promise<GrantView> {
     const { grant, state } = await this.lookup(session, rawCode, ip);
     if (state.status !== 'pending') return this.decided(session, session.accountId, grant, state, 'denied', null);
-    if (!(await this.store.grants.claimDecision(this.decision(session, session.accountId, grant, 'denied', null)))) {
-      return this.decided(session, session.accountId, grant, await this.state(grant), 'denied', null);
-    }
-    await this.audit.record(session.accountId, 'deviceflow.deny', { after: { clientName: grant.clientName } });
+    const claimed = await this.audit.change(session.accountId, 'deviceflow.deny', { after: { clientName: grant.clientName } }, (stamp) =>
+      this.store.grants.claimDecision(this.decision(session, session.accountId, grant, 'denied', null), stamp),
+    );
+    if (!claimed) return this.decided(session, session.accountId, grant, await this.state(grant), 'denied', null);
     return this.viewOf(grant, 'denied', null);
   }
 

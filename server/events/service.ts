@@ -47,12 +47,15 @@ export class EventsService {
     if (patch.suspect !== undefined) set.suspect = patch.suspect;
     if (patch.linkedId !== undefined) set.linkedId = patch.linkedId;
     if (patch.tag !== undefined) set.tagJson = patch.tag === null ? null : JSON.stringify(patch.tag);
-    const updated = await this.store.events.update(requestId, set);
-    if (!updated) throw new ApiError('event_not_found');
     const fields = (d: EventDoc) => ({ suspect: d.suspect, linkedId: d.linkedId, tag: d.tagJson === null ? null : (JSON.parse(d.tagJson) as unknown) });
-    const [before, after] = [fields(e), fields(updated)];
-    if (JSON.stringify(before) !== JSON.stringify(after))
-      await this.audit.record(accountId, 'event.update', { target: { type: 'event', id: requestId }, before, after });
+    const [before, after] = [fields(e), fields({ ...e, ...set })];
+    const updated =
+      JSON.stringify(before) === JSON.stringify(after)
+        ? await this.store.events.update(requestId, set)
+        : await this.audit.change(accountId, 'event.update', { target: { type: 'event', id: requestId }, before, after }, (stamp) =>
+            this.store.events.update(requestId, set, stamp),
+          );
+    if (!updated) throw new ApiError('event_not_found');
     return (await this.full(accountId, [updated]))[0]!;
   }
 }

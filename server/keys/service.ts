@@ -71,12 +71,18 @@ export class KeysService {
       lastUsedAt: null,
       revokedAt: null,
     };
-    if (!(await this.store.apiKeys.insertBounded(doc, ACCOUNT_LIMITS.activeKeysPerProject))) {
+    const view = apiKeyView(doc);
+    const inserted = await this.audit.change(
+      accountId,
+      'key.create',
+      { target: { type: 'key', id: doc.id }, after: keyFacts(view) },
+      (stamp) => this.store.apiKeys.insertBounded(doc, ACCOUNT_LIMITS.activeKeysPerProject, stamp),
+      by,
+    );
+    if (!inserted) {
       await this.store.attempts.release(today.slots);
       throw new ApiError('limit_reached', `A project can have at most ${ACCOUNT_LIMITS.activeKeysPerProject} active keys; revoke one first`);
     }
-    const view = apiKeyView(doc);
-    await this.audit.record(accountId, 'key.create', { target: { type: 'key', id: doc.id }, after: keyFacts(view) }, by);
     return { apiKey: view, key };
   }
 
@@ -88,24 +94,29 @@ export class KeysService {
   /** `DELETE /v1/keys/self`: a device-flow key revokes itself. */
   async revokeSelf(key: ApiKeyDoc) {
     if (key.source !== 'cli') throw new ApiError('key_not_self_revocable');
-    const revoked = await this.store.apiKeys.revoke(key.projectId, key.id, new Date(this.clock.now()));
-    if (!revoked) throw new ApiError('invalid_api_key');
-    return this.revoked(revoked);
+    const doc = await this.store.apiKeys.ofProject(key.projectId, key.id);
+    if (!doc) throw new ApiError('invalid_api_key');
+    return this.revoked(doc);
   }
 
   async revoke(accountId: string, projectId: string, keyId: string) {
     await this.project(accountId, projectId);
-    const revoked = await this.store.apiKeys.revoke(projectId, keyId, new Date(this.clock.now()));
-    if (!revoked) throw new ApiError('key_not_found');
-    return this.revoked(revoked);
+    const doc = await this.store.apiKeys.ofProject(projectId, keyId);
+    if (!doc) throw new ApiError('key_not_found');
+    return this.revoked(doc);
   }
 
   /** Recorded once: when this call revoked it (revoking again answers the same and changes nothing). */
-  private async revoked({ doc, changed }: { doc: ApiKeyDoc; changed: boolean }) {
-    const view = apiKeyView(doc);
-    if (changed) {
-      await this.audit.record(doc.accountId, 'key.revoke', { target: { type: 'key', id: doc.id }, before: { status: 'active' }, after: keyFacts(view) });
-    }
-    return view;
+  private async revoked(doc: ApiKeyDoc) {
+    if (doc.status === 'revoked') return apiKeyView(doc);
+    const now = new Date(this.clock.now());
+    const after = keyFacts(apiKeyView({ ...doc, status: 'revoked', revokedAt: now }));
+    const revoked = await this.audit.change(
+      doc.accountId,
+      'key.revoke',
+      { target: { type: 'key', id: doc.id }, before: { status: 'active' }, after },
+      (stamp) => this.store.apiKeys.revoke(doc, now, stamp),
+    );
+    return apiKeyView(revoked.doc);
   }
 }

@@ -34,24 +34,25 @@ export class LinkedIdKeyService {
     const before = await this.project(accountId, projectId);
     // Versions only grow, a revoked key's included, so that no key is ever handed out twice.
     const linkedIdKey = { version: Math.max(before.linkedIdKey?.version ?? 0, before.linkedIdKeyVersions ?? 0) + 1, since: new Date(this.clock.now()) };
-    await this.store.projects.setLinkedIdKey(projectId, linkedIdKey);
-    await this.audit.record(accountId, 'linked_id_key.create', {
-      target: { type: 'project', id: projectId },
-      before: { enabled: Boolean(before.linkedIdKey) },
-      after: { enabled: true },
-    });
+    await this.audit.change(
+      accountId,
+      'linked_id_key.create',
+      { target: { type: 'project', id: projectId }, before: { enabled: Boolean(before.linkedIdKey) }, after: { enabled: true } },
+      (stamp) => this.store.projects.setLinkedIdKey(projectId, linkedIdKey, stamp),
+    );
     return { ...view({ linkedIdKey }), key: this.keys.key(projectId, linkedIdKey.version) };
   }
 
   async revoke(accountId: string, projectId: string) {
     const before = await this.project(accountId, projectId);
-    await this.store.projects.setLinkedIdKey(projectId, null);
-    if (before.linkedIdKey)
-      await this.audit.record(accountId, 'linked_id_key.revoke', {
-        target: { type: 'project', id: projectId },
-        before: { enabled: true },
-        after: { enabled: false },
-      });
+    if (!before.linkedIdKey) await this.store.projects.setLinkedIdKey(projectId, null);
+    else
+      await this.audit.change(
+        accountId,
+        'linked_id_key.revoke',
+        { target: { type: 'project', id: projectId }, before: { enabled: true }, after: { enabled: false } },
+        (stamp) => this.store.projects.setLinkedIdKey(projectId, null, stamp),
+      );
     return view({ linkedIdKey: null });
   }
 }

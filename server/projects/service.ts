@@ -21,13 +21,13 @@ export class ProjectsService {
 
   async create(accountId: string, name: string, allowedDomains: string[] = []) {
     const doc = { _id: `prj_${ulid()}`, accountId, name, allowedDomains: dedupe(allowedDomains), createdAt: new Date(this.clock.now()) };
-    if (!(await this.store.projects.insertBounded(doc, ACCOUNT_LIMITS.projects))) {
-      throw new ApiError('limit_reached', `An account can have at most ${ACCOUNT_LIMITS.projects} projects`);
-    }
-    await this.audit.record(accountId, 'project.create', {
-      target: { type: 'project', id: doc._id },
-      after: { name: doc.name, allowedDomains: doc.allowedDomains },
-    });
+    const created = await this.audit.change(
+      accountId,
+      'project.create',
+      { target: { type: 'project', id: doc._id }, after: { name: doc.name, allowedDomains: doc.allowedDomains } },
+      (stamp) => this.store.projects.insertBounded(doc, ACCOUNT_LIMITS.projects, stamp),
+    );
+    if (!created) throw new ApiError('limit_reached', `An account can have at most ${ACCOUNT_LIMITS.projects} projects`);
     return projectView(doc);
   }
 
@@ -38,14 +38,16 @@ export class ProjectsService {
     if (patch.name !== undefined) set.name = patch.name;
     if (patch.allowedDomains !== undefined) set.allowedDomains = dedupe(patch.allowedDomains);
     if (patch.linkedIdEvidence !== undefined) set.linkedIdEvidence = patch.linkedIdEvidence;
-    const doc = Object.keys(set).length ? await this.store.projects.update(projectId, set) : await this.store.projects.byId(projectId);
+    // Only the fields that change (an allowlist edit, a rename); none: nothing happens.
+    const [was, will] = [projectView(before), projectView({ ...before, ...set })];
+    const changed = (Object.keys(set) as (keyof typeof set)[]).filter((k) => JSON.stringify(was[k]) !== JSON.stringify(will[k]));
+    const pick = (v: typeof was) => Object.fromEntries(changed.map((k) => [k, v[k]]));
+    const doc = !changed.length
+      ? before
+      : await this.audit.change(accountId, 'project.update', { target: { type: 'project', id: projectId }, before: pick(was), after: pick(will) }, (stamp) =>
+          this.store.projects.update(projectId, set, stamp),
+        );
     if (!doc) throw new ApiError('project_not_found');
-    // Only the fields that changed (an allowlist edit, a rename); none: nothing happened.
-    const changed = (Object.keys(set) as (keyof typeof set)[]).filter((k) => JSON.stringify(projectView(before)[k]) !== JSON.stringify(projectView(doc)[k]));
-    if (changed.length) {
-      const pick = (p: typeof doc) => Object.fromEntries(changed.map((k) => [k, projectView(p)[k]]));
-      await this.audit.record(accountId, 'project.update', { target: { type: 'project', id: projectId }, before: pick(before), after: pick(doc) });
-    }
     return projectView(doc);
   }
 }

@@ -110,10 +110,14 @@ export class ProxyService {
       const secret = generateProxySecret();
       const current: ProxySecretDoc = { hash: hashKey(secret), hint: keyHint(secret), createdAt: new Date(now) };
       const next: ProjectProxy = { current, previous: proxy ? { ...proxy.current, until: new Date(now + PROXY_ROTATION_OVERLAP_MS) } : null };
-      if (!(await this.store.projects.swapProxy(projectId, proxy?.current.hash ?? null, next))) continue;
       const hints = (p: ProjectProxy | null | undefined) => ({ current: p?.current.hint ?? null, previous: p?.previous?.hint ?? null });
-      await this.audit.record(accountId, 'proxy.secret_create', { target: { type: 'project', id: projectId }, before: hints(proxy), after: hints(next) });
-      return { ...this.view(next), secret };
+      const swapped = await this.audit.change(
+        accountId,
+        'proxy.secret_create',
+        { target: { type: 'project', id: projectId }, before: hints(proxy), after: hints(next) },
+        (stamp) => this.store.projects.swapProxy(projectId, proxy?.current.hash ?? null, next, stamp),
+      );
+      if (swapped) return { ...this.view(next), secret };
     }
     throw new ApiError('conflict');
   }
@@ -121,14 +125,15 @@ export class ProxyService {
   /** Revokes the secret and a previous one still in its overlap. */
   async revoke(accountId: string, projectId: string) {
     const { proxy } = await this.project(accountId, projectId);
-    await this.store.projects.setProxy(projectId, null);
-    if (proxy) {
+    if (!proxy) await this.store.projects.setProxy(projectId, null);
+    else {
       const before = { current: proxy.current.hint, previous: proxy.previous?.hint ?? null };
-      await this.audit.record(accountId, 'proxy.secret_revoke', {
-        target: { type: 'project', id: projectId },
-        before,
-        after: { current: null, previous: null },
-      });
+      await this.audit.change(
+        accountId,
+        'proxy.secret_revoke',
+        { target: { type: 'project', id: projectId }, before, after: { current: null, previous: null } },
+        (stamp) => this.store.projects.setProxy(projectId, null, stamp),
+      );
     }
     return this.view(null);
   }

@@ -42,20 +42,25 @@ export class SealingService {
     const before = await this.project(accountId, projectId);
     const key = randomBytes(SEALING_KEY_BYTES);
     const sealing = { key: this.box.seal(key), since: new Date(this.clock.now()) };
-    await this.store.projects.setSealing(projectId, sealing);
-    await this.audit.record(accountId, 'sealing.key_create', {
-      target: { type: 'project', id: projectId },
-      before: { sealed: Boolean(before.sealing) },
-      after: { sealed: true },
-    });
+    await this.audit.change(
+      accountId,
+      'sealing.key_create',
+      { target: { type: 'project', id: projectId }, before: { sealed: Boolean(before.sealing) }, after: { sealed: true } },
+      (stamp) => this.store.projects.setSealing(projectId, sealing, stamp),
+    );
     return { ...view({ sealing }), key: key.toString('base64') };
   }
 
   async disable(accountId: string, projectId: string) {
     const before = await this.project(accountId, projectId);
-    await this.store.projects.setSealing(projectId, null);
-    if (before.sealing)
-      await this.audit.record(accountId, 'sealing.disable', { target: { type: 'project', id: projectId }, before: { sealed: true }, after: { sealed: false } });
+    if (!before.sealing) await this.store.projects.setSealing(projectId, null);
+    else
+      await this.audit.change(
+        accountId,
+        'sealing.disable',
+        { target: { type: 'project', id: projectId }, before: { sealed: true }, after: { sealed: false } },
+        (stamp) => this.store.projects.setSealing(projectId, null, stamp),
+      );
     return view({ sealing: null });
   }
 

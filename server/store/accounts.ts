@@ -3,6 +3,7 @@
 // (atomic on FerretDB and MongoDB) and sign-in is a point read.
 import type { Collection, Db } from 'mongodb';
 import type { PlanName } from '../config.js';
+import type { Stamp } from './audit.js';
 import { insertUnique } from './errors.js';
 import { TtlCache, type CacheOptions } from './ttlCache.js';
 
@@ -94,8 +95,11 @@ export class AccountsRepo {
     return ids.length ? this.accounts.find({ _id: { $in: ids } }).toArray() : Promise.resolve([]);
   }
 
-  async insertAccountAndUser(account: AccountDoc, user: UserDoc): Promise<void> {
-    await this.accounts.insertOne(account);
+  /** `stamp`: an audited sign-up, made by the account's write. */
+  async insertAccountAndUser(account: AccountDoc, user: UserDoc, stamp?: Stamp): Promise<void> {
+    await stamp?.intend(this.accounts, account._id);
+    await this.accounts.insertOne(stamp ? stamp.insert(account) : account);
+    stamp?.landed();
     await this.users.insertOne(user);
   }
 
@@ -129,9 +133,12 @@ export class AccountsRepo {
     return this.cache.get(id, () => this.accounts.findOne({ _id: id }));
   }
 
-  async setPlan(accountId: string, plan: PlanName): Promise<AccountDoc | null> {
+  async setPlan(accountId: string, plan: PlanName, stamp?: Stamp): Promise<AccountDoc | null> {
     this.cache.delete(accountId);
-    const doc = await this.accounts.findOneAndUpdate({ _id: accountId }, { $set: { plan } }, { returnDocument: 'after' });
+    await stamp?.intend(this.accounts, accountId);
+    const update = { $set: { plan } };
+    const doc = await this.accounts.findOneAndUpdate({ _id: accountId }, stamp ? stamp.update(update) : update, { returnDocument: 'after' });
+    if (doc) stamp?.landed();
     this.cache.delete(accountId);
     return doc;
   }

@@ -1,6 +1,7 @@
 // API keys are stored under `_id` = SHA-256 of the plaintext, so authentication
 // is a point read; the plaintext itself is never stored.
 import type { Collection, Db } from 'mongodb';
+import type { Stamp } from './audit.js';
 import { KeyedLock } from './keyedLock.js';
 import { TtlCache, type CacheOptions } from './ttlCache.js';
 
@@ -49,10 +50,12 @@ export class ApiKeysRepo {
    * Inserts unless the project already has `maxActive` active keys; false
    * then. Exact within this process (a lock per project), like projects.
    */
-  insertBounded(doc: ApiKeyDoc, maxActive: number): Promise<boolean> {
+  insertBounded(doc: ApiKeyDoc, maxActive: number, stamp?: Stamp): Promise<boolean> {
     return this.lock.run(doc.projectId, async () => {
       if ((await this.col.countDocuments({ projectId: doc.projectId, status: 'active' })) >= maxActive) return false;
-      await this.col.insertOne(doc);
+      await stamp?.intend(this.col, doc._id);
+      await this.col.insertOne(stamp ? stamp.insert(doc) : doc);
+      stamp?.landed();
       return true;
     });
   }
@@ -61,19 +64,22 @@ export class ApiKeysRepo {
     return this.col.find({ projectId }).sort({ createdAt: 1, id: 1 }).toArray();
   }
 
-  /** Revokes the project's key; null when it does not exist. Revoking twice keeps the first revokedAt. */
-  /** The key revoked, and whether this call revoked it (false: it already was); null when the project has no such key. */
-  async revoke(projectId: string, keyId: string, now: Date): Promise<{ doc: ApiKeyDoc; changed: boolean } | null> {
-    const doc = await this.col.findOne({ id: keyId, projectId });
-    if (!doc) return null;
+  /** The project's key by its public id (not cached). */
+  ofProject(projectId: string, keyId: string): Promise<ApiKeyDoc | null> {
+    return this.col.findOne({ id: keyId, projectId });
+  }
+
+  /**
+   * Revokes an active key: the key as it is after, and whether this call
+   * revoked it (false: another did first, whose revokedAt it keeps).
+   */
+  async revoke(doc: ApiKeyDoc, now: Date, stamp?: Stamp): Promise<{ doc: ApiKeyDoc; changed: boolean }> {
     this.cache.delete(doc._id);
-    if (doc.status === 'revoked') return { doc, changed: false };
-    const revoked = await this.col.findOneAndUpdate(
-      { _id: doc._id, status: 'active' },
-      { $set: { status: 'revoked', revokedAt: now } },
-      { returnDocument: 'after' },
-    );
+    await stamp?.intend(this.col, doc._id);
+    const update = { $set: { status: 'revoked' as const, revokedAt: now } };
+    const revoked = await this.col.findOneAndUpdate({ _id: doc._id, status: 'active' }, stamp ? stamp.update(update) : update, { returnDocument: 'after' });
     this.cache.delete(doc._id);
+    if (revoked) stamp?.landed();
     return revoked ? { doc: revoked, changed: true } : { doc: (await this.col.findOne({ _id: doc._id })) ?? doc, changed: false };
   }
 

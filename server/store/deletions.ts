@@ -12,6 +12,7 @@
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { EVENTS } from './eventIndex.js';
 import { pageOf } from './visits.js';
+import type { Stamp } from './audit.js';
 import { insertUnique } from './errors.js';
 
 export type DeletionStatus = 'queued' | 'running' | 'done';
@@ -69,8 +70,11 @@ export class DeletionsRepo {
   }
 
   /** Queues a job; false when one exists for the visitor already. */
-  claim(doc: DeletionDoc): Promise<boolean> {
-    return insertUnique(this.col, doc);
+  async claim(doc: DeletionDoc, stamp?: Stamp): Promise<boolean> {
+    await stamp?.intend(this.col, doc._id);
+    const claimed = await insertUnique(this.col, stamp ? stamp.insert(doc) : doc);
+    if (claimed) stamp?.landed();
+    return claimed;
   }
 
   /** How many jobs are not finished (metrics). */

@@ -18,6 +18,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { z } from 'zod';
 import type { DecisionSchema } from '../../contract/decisions.js';
 import { Binary, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
+import type { Stamp } from './audit.js';
 import { entriesOf, entryIdsOf, EVENTS, factsOf, type EventIndexRepo, type IndexEntry, type OutboxEntry } from './eventIndex.js';
 
 export { EVENTS };
@@ -154,10 +155,12 @@ export class EventsRepo {
     return (await this.col.find({ _id: { $in: ids } }).toArray()).map(asRead);
   }
 
-  async update(requestId: string, set: Partial<Pick<EventDoc, 'suspect' | 'linkedId' | 'tagJson' | 'label'>>): Promise<EventDoc | null> {
+  async update(requestId: string, set: Partial<Pick<EventDoc, 'suspect' | 'linkedId' | 'tagJson' | 'label'>>, stamp?: Stamp): Promise<EventDoc | null> {
     if (!isEventId(requestId)) return null;
-    const found = await this.col.findOneAndUpdate({ _id: requestId }, { $set: set }, { returnDocument: 'before' });
+    await stamp?.intend(this.col, requestId);
+    const found = await this.col.findOneAndUpdate({ _id: requestId }, stamp ? stamp.update({ $set: set }) : { $set: set }, { returnDocument: 'before' });
     if (!found) return null;
+    stamp?.landed();
     const before = asRead(found);
     const after = { ...before, ...set };
     if (after.suspect !== before.suspect || after.linkedId !== before.linkedId || after.label?.verdict !== before.label?.verdict)

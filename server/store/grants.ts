@@ -18,6 +18,7 @@
 // No TTL indexes: expiry is checked in code on every read and `deleteExpired`
 // is the periodic sweep.
 import type { Collection, Db } from 'mongodb';
+import type { Stamp } from './audit.js';
 import { insertUnique, isDuplicateKey } from './errors.js';
 import { KeyedLock } from './keyedLock.js';
 
@@ -127,8 +128,11 @@ export class GrantsRepo {
   }
 
   /** The pending → authorized|denied transition: true for the one caller whose insert won. */
-  claimDecision(doc: DecisionDoc): Promise<boolean> {
-    return this.claim(doc);
+  async claimDecision(doc: DecisionDoc, stamp?: Stamp): Promise<boolean> {
+    await stamp?.intend(this.claims, doc._id);
+    const claimed = await this.claim(stamp ? stamp.insert(doc) : doc);
+    if (claimed) stamp?.landed();
+    return claimed;
   }
 
   /** The authorized → consumed transition: true for the one poll whose insert won. */

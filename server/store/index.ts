@@ -171,6 +171,7 @@ export class Store {
       this.memberInvitations.ensureIndexes(),
       this.lists.ensureIndexes(),
       this.claims.ensureIndexes(),
+      this.audit.ensureIndexes(),
     ]);
   }
 

@@ -4,6 +4,7 @@
 // (`_id` = the invitation id), so an invitation admits exactly one account
 // even when it is used twice at the same moment.
 import type { Collection, Db } from 'mongodb';
+import type { Stamp } from './audit.js';
 import { insertUnique } from './errors.js';
 
 export interface InvitationDoc {
@@ -32,8 +33,14 @@ export class InvitationsRepo {
     this.uses = db.collection('invitationUses');
   }
 
-  async insert(doc: InvitationDoc): Promise<void> {
-    await this.col.insertOne(doc);
+  async insert(doc: InvitationDoc, stamp?: Stamp): Promise<void> {
+    await stamp?.intend(this.col, doc._id);
+    await this.col.insertOne(stamp ? stamp.insert(doc) : doc);
+    stamp?.landed();
+  }
+
+  byId(invitationId: string): Promise<InvitationDoc | null> {
+    return this.col.findOne({ id: invitationId });
   }
 
   byHash(hash: string): Promise<InvitationDoc | null> {
@@ -60,12 +67,12 @@ export class InvitationsRepo {
     return invitations.map((invitation) => ({ invitation, use: uses.find((u) => u._id === invitation.id) ?? null }));
   }
 
-  /** The invitation withdrawn, and whether this call withdrew it (false: it already was); null when there is none. */
-  async revoke(invitationId: string, now: Date): Promise<{ doc: InvitationDoc; changed: boolean } | null> {
-    const doc = await this.col.findOne({ id: invitationId });
-    if (!doc) return null;
-    if (doc.revokedAt) return { doc, changed: false };
-    const after = await this.col.findOneAndUpdate({ _id: doc._id, revokedAt: null }, { $set: { revokedAt: now } }, { returnDocument: 'after' });
+  /** Withdraws a pending invitation: as it is after, and whether this call withdrew it (false: another did first). */
+  async revoke(doc: InvitationDoc, now: Date, stamp?: Stamp): Promise<{ doc: InvitationDoc; changed: boolean }> {
+    await stamp?.intend(this.col, doc._id);
+    const update = { $set: { revokedAt: now } };
+    const after = await this.col.findOneAndUpdate({ _id: doc._id, revokedAt: null }, stamp ? stamp.update(update) : update, { returnDocument: 'after' });
+    if (after) stamp?.landed();
     return after ? { doc: after, changed: true } : { doc: (await this.col.findOne({ _id: doc._id })) ?? doc, changed: false };
   }
 }

@@ -20,7 +20,8 @@
 //   list document names its complete snapshot (`snapshot`); older ones are
 //   deleted once a newer one is named.
 import type { LIST_KINDS } from '../../contract/decisions.js';
-import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db, type UpdateFilter } from 'mongodb';
+import type { Stamp } from './audit.js';
 import { monotonicFactory } from 'ulid';
 import { isDuplicateKey } from './errors.js';
 import { KeyedLock } from './keyedLock.js';
@@ -136,11 +137,13 @@ export class ListsRepo {
    * project); several processes creating at once may each add one more. The
    * name is unique across processes (a unique index).
    */
-  insertBounded(doc: ListDoc, max: number): Promise<'created' | 'exists' | 'full'> {
+  insertBounded(doc: ListDoc, max: number, stamp?: Stamp): Promise<'created' | 'exists' | 'full'> {
     return this.lock.run(doc.projectId, async () => {
       if ((await this.lists.countDocuments({ projectId: doc.projectId })) >= max) return 'full';
+      await stamp?.intend(this.lists, doc._id);
       try {
-        await this.lists.insertOne(doc);
+        await this.lists.insertOne(stamp ? stamp.insert(doc) : doc);
+        stamp?.landed();
         return 'created';
       } catch (err) {
         if (isDuplicateKey(err)) return 'exists';
@@ -162,21 +165,29 @@ export class ListsRepo {
     return this.lists.findOne({ projectId, name });
   }
 
-  setDescription(listId: string, description: string, at: Date): Promise<ListDoc | null> {
-    return this.lists.findOneAndUpdate({ _id: listId }, { $set: { description, updatedAt: at } }, { returnDocument: 'after' });
+  setDescription(listId: string, description: string, at: Date, stamp?: Stamp): Promise<ListDoc | null> {
+    return this.updateList(listId, { $set: { description, updatedAt: at } }, stamp);
   }
 
-  /** After a change of its entries: `delta` more of them. */
-  async changedEntries(listId: string, delta: number, at: Date): Promise<ListDoc | null> {
-    return this.lists.findOneAndUpdate({ _id: listId }, { $inc: { entries: delta }, $set: { updatedAt: at } }, { returnDocument: 'after' });
+  /** After a change of its entries: `delta` more of them (the write an audited entries change is recorded with). */
+  changedEntries(listId: string, delta: number, at: Date, stamp?: Stamp): Promise<ListDoc | null> {
+    return this.updateList(listId, { $inc: { entries: delta }, $set: { updatedAt: at } }, stamp);
+  }
+
+  private async updateList(listId: string, update: UpdateFilter<ListDoc>, stamp?: Stamp): Promise<ListDoc | null> {
+    await stamp?.intend(this.lists, listId);
+    const doc = await this.lists.findOneAndUpdate({ _id: listId }, stamp ? stamp.update(update) : update, { returnDocument: 'after' });
+    if (doc) stamp?.landed();
+    return doc;
   }
 
   /** The list, its entries, change records and snapshots; the list document last, so that a deletion cut short leaves a list to delete again. */
-  async delete(listId: string): Promise<void> {
+  async delete(listId: string, stamp?: Stamp): Promise<void> {
     await this.entries.deleteMany({ _id: listRange(listId) });
     await this.changes.deleteMany({ _id: listRange(listId) });
     await this.snapshots.deleteMany({ _id: listRange(listId) });
-    await this.lists.deleteOne({ _id: listId });
+    await stamp?.intend(this.lists, listId, true);
+    if ((await this.lists.deleteOne({ _id: listId })).deletedCount) stamp?.landed();
   }
 
   /** The entries of these values that the list holds. */

@@ -5,6 +5,7 @@
 // one member even when accepted twice at the same moment.
 import type { Collection, Db } from 'mongodb';
 import type { Role } from '../../contract/common.js';
+import type { Stamp } from './audit.js';
 import { insertUnique } from './errors.js';
 
 export interface MemberInvitationDoc {
@@ -39,8 +40,10 @@ export class MemberInvitationsRepo {
     await this.col.createIndex({ accountId: 1 });
   }
 
-  async insert(doc: MemberInvitationDoc): Promise<void> {
-    await this.col.insertOne(doc);
+  async insert(doc: MemberInvitationDoc, stamp?: Stamp): Promise<void> {
+    await stamp?.intend(this.col, doc._id);
+    await this.col.insertOne(stamp ? stamp.insert(doc) : doc);
+    stamp?.landed();
   }
 
   get(id: string): Promise<MemberInvitationDoc | null> {
@@ -68,17 +71,19 @@ export class MemberInvitationsRepo {
     return invitations.map((invitation) => ({ invitation, use: uses.find((u) => u._id === invitation._id) ?? null }));
   }
 
-  /** Withdraws the account's pending invitations (not withdrawn, expired or used) addressed to `email`: those this call withdrew. */
-  async revokePendingFor(accountId: string, email: string, now: Date): Promise<MemberInvitationDoc[]> {
+  /** The account's pending invitations (not withdrawn, expired or used) addressed to `email`. */
+  async pendingFor(accountId: string, email: string, now: Date): Promise<MemberInvitationDoc[]> {
     const open = await this.col.find({ accountId, email, revokedAt: null, expiresAt: { $gt: now } }).toArray();
     const used = open.length ? await this.uses.find({ _id: { $in: open.map((i) => i._id) } }).toArray() : [];
-    const pending = open.filter((i) => !used.some((u) => u._id === i._id));
-    const revoked = await Promise.all(pending.map((i) => this.revoke(accountId, i._id, now)));
-    return revoked.filter((i): i is MemberInvitationDoc => i !== null);
+    return open.filter((i) => !used.some((u) => u._id === i._id));
   }
 
   /** Withdraws one of the account's invitations: the one this call withdrew, null when none was pending a withdrawal. */
-  revoke(accountId: string, id: string, now: Date): Promise<MemberInvitationDoc | null> {
-    return this.col.findOneAndUpdate({ _id: id, accountId, revokedAt: null }, { $set: { revokedAt: now } }, { returnDocument: 'after' });
+  async revoke(accountId: string, id: string, now: Date, stamp?: Stamp): Promise<MemberInvitationDoc | null> {
+    await stamp?.intend(this.col, id);
+    const update = { $set: { revokedAt: now } };
+    const after = await this.col.findOneAndUpdate({ _id: id, accountId, revokedAt: null }, stamp ? stamp.update(update) : update, { returnDocument: 'after' });
+    if (after) stamp?.landed();
+    return after;
   }
 }

@@ -4,6 +4,7 @@
 // member or lowering a role must hold on their next request in every process.
 import type { Collection, Db } from 'mongodb';
 import type { Role } from '../../contract/common.js';
+import type { Stamp } from './audit.js';
 import { insertUnique } from './errors.js';
 
 export interface MemberDoc {
@@ -28,8 +29,11 @@ export class MembersRepo {
   }
 
   /** Adds the member; false when they already belong to the account. */
-  add(doc: MemberDoc): Promise<boolean> {
-    return insertUnique(this.col, doc);
+  async add(doc: MemberDoc, stamp?: Stamp): Promise<boolean> {
+    await stamp?.intend(this.col, doc._id);
+    const added = await insertUnique(this.col, stamp ? stamp.insert(doc) : doc);
+    if (added) stamp?.landed();
+    return added;
   }
 
   get(accountId: string, userId: string): Promise<MemberDoc | null> {
@@ -56,13 +60,26 @@ export class MembersRepo {
   }
 
   /** Sets the role; the membership as it was before, or null when there is none. */
-  setRole(accountId: string, userId: string, role: Role): Promise<MemberDoc | null> {
-    return this.col.findOneAndUpdate({ _id: memberId(accountId, userId) }, { $set: { role } }, { returnDocument: 'before' });
+  async setRole(accountId: string, userId: string, role: Role, stamp?: Stamp): Promise<MemberDoc | null> {
+    const _id = memberId(accountId, userId);
+    await stamp?.intend(this.col, _id);
+    const before = await this.col.findOneAndUpdate({ _id }, stamp ? stamp.update({ $set: { role } }) : { $set: { role } }, { returnDocument: 'before' });
+    if (before) stamp?.landed();
+    return before;
+  }
+
+  /** Puts back the role a refused change replaced, and takes its stamp out with it. */
+  async restoreRole(accountId: string, userId: string, role: Role, stamp: Stamp): Promise<void> {
+    await this.col.updateOne({ _id: memberId(accountId, userId) }, stamp.undo({ $set: { role } }));
   }
 
   /** Removes the membership; the removed one, or null when there was none. */
-  remove(accountId: string, userId: string): Promise<MemberDoc | null> {
-    return this.col.findOneAndDelete({ _id: memberId(accountId, userId) });
+  async remove(accountId: string, userId: string, stamp?: Stamp): Promise<MemberDoc | null> {
+    const _id = memberId(accountId, userId);
+    await stamp?.intend(this.col, _id, true);
+    const removed = await this.col.findOneAndDelete({ _id });
+    if (removed) stamp?.landed();
+    return removed;
   }
 
   /** Puts back a membership a refused change removed (`add` semantics otherwise). */

@@ -1,4 +1,5 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
+import type { Stamp } from './audit.js';
 import { KeyedLock } from './keyedLock.js';
 import { TtlCache, type CacheOptions } from './ttlCache.js';
 
@@ -72,12 +73,27 @@ export class ProjectsRepo {
    * within this process (counted under a lock per account); several
    * processes creating at the same moment may each add one more.
    */
-  insertBounded(doc: ProjectDoc, max: number): Promise<boolean> {
+  insertBounded(doc: ProjectDoc, max: number, stamp?: Stamp): Promise<boolean> {
     return this.lock.run(doc.accountId, async () => {
       if ((await this.col.countDocuments({ accountId: doc.accountId })) >= max) return false;
-      await this.col.insertOne(doc);
+      await stamp?.intend(this.col, doc._id);
+      await this.col.insertOne(stamp ? stamp.insert(doc) : doc);
+      stamp?.landed(this.serial(doc._id));
       return true;
     });
+  }
+
+  /** Writes of a project document in this process one at a time, for an audit stamp's removal (the lock of swapProxy and the others). */
+  private serial(projectId: string) {
+    return (write: () => Promise<void>) => this.lock.run(projectId, write);
+  }
+
+  /** `update`, stamped for an audited change (written pending just before). */
+  private async stamped(projectId: string, filter: Filter<ProjectDoc>, update: UpdateFilter<ProjectDoc>, stamp?: Stamp): Promise<boolean> {
+    await stamp?.intend(this.col, projectId);
+    const { matchedCount } = await this.col.updateOne(filter, stamp ? stamp.update(update) : update);
+    if (matchedCount) stamp?.landed(this.serial(projectId));
+    return matchedCount === 1;
   }
 
   /** The project if it belongs to the account; another account's is null. */
@@ -95,23 +111,23 @@ export class ProjectsRepo {
     return this.col.find({ accountId }).sort({ createdAt: 1, _id: 1 }).toArray();
   }
 
-  async setLinkedIdKey(projectId: string, linkedIdKey: ProjectDoc['linkedIdKey']): Promise<void> {
+  async setLinkedIdKey(projectId: string, linkedIdKey: ProjectDoc['linkedIdKey'], stamp?: Stamp): Promise<void> {
     this.cache.delete(projectId);
-    await this.col.updateOne({ _id: projectId }, { $set: { linkedIdKey, ...(linkedIdKey && { linkedIdKeyVersions: linkedIdKey.version }) } });
+    await this.stamped(projectId, { _id: projectId }, { $set: { linkedIdKey, ...(linkedIdKey && { linkedIdKeyVersions: linkedIdKey.version }) } }, stamp);
     this.cache.delete(projectId);
   }
 
-  async setSealing(projectId: string, sealing: ProjectDoc['sealing']): Promise<void> {
+  async setSealing(projectId: string, sealing: ProjectDoc['sealing'], stamp?: Stamp): Promise<void> {
     this.cache.delete(projectId);
-    await this.col.updateOne({ _id: projectId }, { $set: { sealing } });
+    await this.stamped(projectId, { _id: projectId }, { $set: { sealing } }, stamp);
     this.cache.delete(projectId);
   }
 
   /** Under the project's lock, so that a revocation is not lost to a rotation's write (keyedLock.ts). */
-  setProxy(projectId: string, proxy: ProjectProxy | null): Promise<void> {
+  setProxy(projectId: string, proxy: ProjectProxy | null, stamp?: Stamp): Promise<void> {
     return this.lock.run(projectId, async () => {
       this.cache.delete(projectId);
-      await this.col.updateOne({ _id: projectId }, { $set: { proxy } });
+      await this.stamped(projectId, { _id: projectId }, { $set: { proxy } }, stamp);
       this.cache.delete(projectId);
     });
   }
@@ -124,13 +140,13 @@ export class ProjectsRepo {
    * v1 does not apply a conditional update atomically, so it is exact there
    * within a process, under the project's lock (as visitors.ts's updates).
    */
-  swapProxy(projectId: string, currentHash: string | null, proxy: ProjectProxy): Promise<boolean> {
+  swapProxy(projectId: string, currentHash: string | null, proxy: ProjectProxy, stamp?: Stamp): Promise<boolean> {
     return this.lock.run(projectId, async () => {
       this.cache.delete(projectId);
       const filter = currentHash === null ? { _id: projectId, proxy: null } : { _id: projectId, 'proxy.current.hash': currentHash };
-      const { matchedCount } = await this.col.updateOne(filter, { $set: { proxy } });
+      const swapped = await this.stamped(projectId, filter, { $set: { proxy } }, stamp);
       this.cache.delete(projectId);
-      return matchedCount === 1;
+      return swapped;
     });
   }
 
@@ -140,14 +156,14 @@ export class ProjectsRepo {
    * exact within a process on FerretDB (see swapProxy); the rulesets
    * collection's primary key decides between processes.
    */
-  swapRulesetVersion(projectId: string, from: number, to: number): Promise<boolean> {
+  swapRulesetVersion(projectId: string, from: number, to: number, stamp?: Stamp): Promise<boolean> {
     return this.lock.run(projectId, async () => {
       this.cache.delete(projectId);
       const filter =
         from === 0 ? { _id: projectId, $or: [{ rulesetVersion: { $exists: false } }, { rulesetVersion: 0 }] } : { _id: projectId, rulesetVersion: from };
-      const { matchedCount } = await this.col.updateOne(filter, { $set: { rulesetVersion: to } });
+      const swapped = await this.stamped(projectId, filter, { $set: { rulesetVersion: to } }, stamp);
       this.cache.delete(projectId);
-      return matchedCount === 1;
+      return swapped;
     });
   }
 
@@ -177,9 +193,11 @@ export class ProjectsRepo {
     });
   }
 
-  async update(projectId: string, set: Partial<Pick<ProjectDoc, 'name' | 'allowedDomains' | 'linkedIdEvidence'>>): Promise<ProjectDoc | null> {
+  async update(projectId: string, set: Partial<Pick<ProjectDoc, 'name' | 'allowedDomains' | 'linkedIdEvidence'>>, stamp?: Stamp): Promise<ProjectDoc | null> {
     this.cache.delete(projectId);
-    const doc = await this.col.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
+    await stamp?.intend(this.col, projectId);
+    const doc = await this.col.findOneAndUpdate({ _id: projectId }, stamp ? stamp.update({ $set: set }) : { $set: set }, { returnDocument: 'after' });
+    if (doc) stamp?.landed(this.serial(projectId));
     this.cache.delete(projectId);
     return doc;
   }

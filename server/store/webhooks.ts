@@ -12,6 +12,7 @@
 //   of several processes polling the queue one makes an attempt; a process
 //   that died holding a claim loses it with the window.
 import type { Collection, Db } from 'mongodb';
+import type { Stamp } from './audit.js';
 import { insertUnique } from './errors.js';
 
 export interface EndpointDoc {
@@ -89,17 +90,22 @@ export class WebhooksRepo {
     return this.endpoints.find({ accountId }).toArray();
   }
 
-  async insertEndpoint(doc: EndpointDoc): Promise<void> {
-    await this.endpoints.insertOne(doc);
+  async insertEndpoint(doc: EndpointDoc, stamp?: Stamp): Promise<void> {
+    await stamp?.intend(this.endpoints, doc._id);
+    await this.endpoints.insertOne(stamp ? stamp.insert(doc) : doc);
+    stamp?.landed();
   }
 
-  async setSecret(id: string, secret: string, secretHint: string, at: Date): Promise<void> {
-    await this.endpoints.updateOne({ _id: id }, { $set: { secret, secretHint, secretRotatedAt: at } });
+  async setSecret(id: string, secret: string, secretHint: string, at: Date, stamp?: Stamp): Promise<void> {
+    const update = { $set: { secret, secretHint, secretRotatedAt: at } };
+    await stamp?.intend(this.endpoints, id);
+    if ((await this.endpoints.updateOne({ _id: id }, stamp ? stamp.update(update) : update)).matchedCount) stamp?.landed();
   }
 
   /** Removes the endpoint and its deliveries (an `_id` range). */
-  async deleteEndpoint(id: string): Promise<void> {
-    await this.endpoints.deleteOne({ _id: id });
+  async deleteEndpoint(id: string, stamp?: Stamp): Promise<void> {
+    await stamp?.intend(this.endpoints, id, true);
+    if ((await this.endpoints.deleteOne({ _id: id })).deletedCount) stamp?.landed();
     await this.deliveries.deleteMany({ _id: { $gt: `${id}|`, $lt: `${id}|~` } });
   }
 

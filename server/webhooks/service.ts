@@ -157,9 +157,10 @@ export class WebhooksService {
       createdAt: now,
       secretRotatedAt: now,
     };
-    await this.store.webhooks.insertEndpoint(doc);
-    await this.recount(projectId);
-    await this.audit.record(accountId, 'webhook.create', { target: { type: 'webhook', id: doc._id }, after: { projectId, url: doc.url } });
+    await this.audit.change(accountId, 'webhook.create', { target: { type: 'webhook', id: doc._id }, after: { projectId, url: doc.url } }, async (stamp) => {
+      await this.store.webhooks.insertEndpoint(doc, stamp);
+      await this.recount(projectId);
+    });
     return { endpoint: endpointView(doc), secret };
   }
 
@@ -167,16 +168,18 @@ export class WebhooksService {
     const e = await this.endpointOf(accountId, projectId, endpointId);
     const secret = newSecret();
     const at = new Date(this.clock.now());
-    await this.store.webhooks.setSecret(e._id, this.box.seal(secret), secret.slice(-4), at);
-    await this.audit.record(accountId, 'webhook.rotate_secret', { target: { type: 'webhook', id: e._id }, after: { projectId, url: e.url } });
+    await this.audit.change(accountId, 'webhook.rotate_secret', { target: { type: 'webhook', id: e._id }, after: { projectId, url: e.url } }, (stamp) =>
+      this.store.webhooks.setSecret(e._id, this.box.seal(secret), secret.slice(-4), at, stamp),
+    );
     return { endpoint: endpointView({ ...e, secretHint: secret.slice(-4), secretRotatedAt: at }), secret };
   }
 
   async remove(accountId: string, projectId: string, endpointId: string) {
     const e = await this.endpointOf(accountId, projectId, endpointId);
-    await this.store.webhooks.deleteEndpoint(e._id);
-    await this.recount(projectId);
-    await this.audit.record(accountId, 'webhook.delete', { target: { type: 'webhook', id: e._id }, before: { projectId, url: e.url } });
+    await this.audit.change(accountId, 'webhook.delete', { target: { type: 'webhook', id: e._id }, before: { projectId, url: e.url } }, async (stamp) => {
+      await this.store.webhooks.deleteEndpoint(e._id, stamp);
+      await this.recount(projectId);
+    });
     return { endpoint: endpointView(e) };
   }
 
