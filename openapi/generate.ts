@@ -202,6 +202,23 @@ function fixNullable(node: unknown): void {
   for (const v of Object.values(o)) fixNullable(v);
 }
 
+/**
+ * A nullable reference is rendered `allOf: [$ref]` beside `nullable`, which
+ * loses the description: such a property gets its component's, where
+ * generators and readers look for a property's. (A plain `$ref` takes no
+ * siblings in OpenAPI 3.0; its component describes it.)
+ */
+function describeWrappedRefs(node: unknown, schemas: Record<string, Json>): void {
+  if (Array.isArray(node)) return node.forEach((n) => describeWrappedRefs(n, schemas));
+  if (!node || typeof node !== 'object') return;
+  const o = node as Json;
+  for (const property of Object.values((o.properties ?? {}) as Record<string, Json>)) {
+    const ref = Array.isArray(property.allOf) && property.allOf.length === 1 ? (property.allOf[0] as Json).$ref : undefined;
+    if (property.description === undefined && typeof ref === 'string') property.description = schemas[ref.split('/').pop()!]?.description;
+  }
+  for (const v of Object.values(o)) describeWrappedRefs(v, schemas);
+}
+
 const INT32 = 2 ** 31;
 
 /**
@@ -288,6 +305,7 @@ function finish(doc: Json, audience: Audience): Json {
   if (!schemas.Error) throw new Error(`the ${audience} document has no Error component`);
   addNumberFormats(doc);
   fixNullable(doc);
+  describeWrappedRefs(doc, schemas);
   return doc;
 }
 
