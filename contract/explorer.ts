@@ -5,8 +5,9 @@
 // visitor's data is the session's form of DELETE /v1/visitors/:visitorId.
 import { z } from 'zod';
 import { csrfResponses, sessionRoutes } from './account.js';
-import { described, errorResponse, initContract, meta, queryInteger, RequestIdSchema, TimestampMs, VisitorIdSchema } from './common.js';
+import { described, errorResponse, initContract, meta, queryInteger, RequestIdSchema, TimestampMs, UNIX_MS_MAX, VisitorIdSchema } from './common.js';
 import { EventSearchQuerySchema } from './events.js';
+import { BOT_CATEGORIES } from './bots.js';
 import { BotInfoSchema, RiskFactorSchema } from './risk.js';
 import { DeletionSchema } from './visitors.js';
 import { VISITS_PAGE_SIZE } from './visits.js';
@@ -71,6 +72,45 @@ export const VisitorTimelineSchema = z
   })
   .openapi({ title: 'VisitorTimeline', description: 'A visitor (the whole device, merges included) and a page of its visits' });
 
+/** The hourly counts' window: 24 hours by default, at most 48; counts are kept for the last 48 hours (the longest window). */
+export const HOURLY_DEFAULT_HOURS = 24;
+export const HOURLY_MAX_HOURS = 48;
+/** From this suspect score on, when it was identified (or flagged then), an identification counts as a suspect. */
+export const SUSPECT_SCORE_COUNTED = 50;
+
+const count = (what: string) => z.number().int().nonnegative().describe(what);
+
+export const HourCountsSchema = z
+  .object({
+    start: TimestampMs.describe('The hour’s start (UTC), Unix ms'),
+    identifications: count('Identifications served in the hour'),
+    bots: count('Of them, those judged a bot, good or bad'),
+    suspects: count(`Of them, suspects: flagged, or a suspect score of ${SUSPECT_SCORE_COUNTED} or more, when identified`),
+  })
+  .openapi({ title: 'HourCounts', description: 'One hour of a project’s identifications' });
+
+export const BotCategoryCountsSchema = z
+  .object({
+    category: z.enum(BOT_CATEGORIES).describe('What kind of automation (`verdicts.bot.info.category`)'),
+    good: count('Bots of the category proven to be who they say (verified or signed)'),
+    bad: count('Any other bots of the category'),
+  })
+  .openapi({ title: 'BotCategoryCounts', description: 'Bots of one category in the window' });
+
+export const ProjectHourlySchema = z
+  .object({
+    hours: z.array(HourCountsSchema).max(HOURLY_MAX_HOURS).describe('Every hour of the window, oldest first; an hour without identifications holds zeros'),
+    botCategories: z.array(BotCategoryCountsSchema).describe('The window’s bots by category, most first; categories without bots are left out'),
+    keptSince: TimestampMs.describe(
+      `The start of the oldest hour still kept (${HOURLY_MAX_HOURS - 1} hours before the current one): the window's hours before it read as zeros`,
+    ),
+  })
+  .openapi({
+    title: 'ProjectHourly',
+    description:
+      'A project’s identifications per hour as they were served: exact, from counters every process keeps (deleting a visitor later does not take its identifications off)',
+  });
+
 export const explorerContract = c.router(
   {
     listProjectEvents: {
@@ -94,6 +134,30 @@ export const explorerContract = c.router(
           'A filter that fails validation or an unknown parameter (`error` names it), or a paginationKey this endpoint did not return',
           { error: 'paginationKey: not a key this endpoint returned' },
         ),
+        404: errorResponse('project_not_found', "'Project not found': unknown project, or another account's"),
+      },
+      metadata: meta({ auth: 'session', role: 'viewer' }),
+    },
+    getProjectHourly: {
+      method: 'GET',
+      path: '/api/projects/:projectId/hourly',
+      summary: "A project's identifications, bots and suspects per hour (dashboard overview)",
+      description: `Counts of the identifications served with the keys of one of your projects, hour by hour (UTC): by default the ${HOURLY_DEFAULT_HOURS} hours ending with the current one. Counted as identify answers, so exact whatever the number of events; kept for the last ${HOURLY_MAX_HOURS} hours.`,
+      pathParams: z.object({ projectId: z.string().max(64) }),
+      query: z
+        .object({
+          end: queryInteger(0, UNIX_MS_MAX).optional().describe('Unix ms: the window ends with the hour holding it (default: now)'),
+          hours: queryInteger(1, HOURLY_MAX_HOURS)
+            .optional()
+            .describe(`How many hours the window holds, 1–${HOURLY_MAX_HOURS} (default ${HOURLY_DEFAULT_HOURS})`),
+        })
+        .strict(),
+      responses: {
+        200: ProjectHourlySchema,
+        ...sessionRoutes,
+        400: errorResponse('validation_failed', 'An unknown parameter, or a value out of its bounds (`error` names it)', {
+          error: `hours: Number must be less than or equal to ${HOURLY_MAX_HOURS}`,
+        }),
         404: errorResponse('project_not_found', "'Project not found': unknown project, or another account's"),
       },
       metadata: meta({ auth: 'session', role: 'viewer' }),

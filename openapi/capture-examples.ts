@@ -247,6 +247,7 @@ try {
   await take('getAccountEvent', await admin.get(`/api/events/${first.requestId}`));
   await take('updateAccountEvent', await admin.patch(`/api/events/${first.requestId}`).set('origin', origin).send({ suspect: false }));
   await take('listProjectEvents', await admin.get(`/api/projects/${projectId}/events?limit=1`));
+  await take('getProjectHourly', await admin.get(`/api/projects/${projectId}/hourly?hours=3`));
   await take('getVisitorTimeline', await admin.get(`/api/visitors/${first.visitorId}`));
 
   // A command-line tool and its user.

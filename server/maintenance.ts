@@ -4,6 +4,7 @@
 // own sweeps to the list. And the start-up maintenance: moving data an older
 // version stored into today's layout.
 import type { Logger } from 'pino';
+import { HOURLY_MAX_HOURS } from '../contract/explorer.js';
 import { PENDING_GRACE_MS } from './audit/log.js';
 import type { Clock } from './clock.js';
 import { MIN_AUDIT_RETENTION_DAYS } from './config.js';
@@ -46,6 +47,8 @@ export function defaultSweeps(store: Store, retentionDays: number, auditRetentio
     rateLeases: (now) => store.rate.sweep(new Date(now.getTime() - 60_000)),
     // The dashboard shows a day of first-party proxy traffic.
     proxyStats: (now) => store.proxyStats.sweep(now),
+    // The hourly counts of the longest window GET /api/projects/:projectId/hourly serves.
+    hourlyCounts: (now) => store.usage.sweepHours(now.getTime() - HOURLY_MAX_HOURS * 3_600_000),
     // Loads replay change records from within this only, less a margin (server/decisions/listCache.ts).
     listChanges: (now) => store.lists.sweepChanges(now.getTime() - CHANGES_KEPT_MS),
     // What a cache's first load of a big list reads instead of its entries, rebuilt from them daily (server/decisions/listCache.ts).

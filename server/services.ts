@@ -142,7 +142,10 @@ export function createServices(deps: AppDeps): Services {
     {
       respond: (project, result, decision) => sealing.respond(project, result, decision),
       withEvent: (project, event) => webhooks.outboxFor(project, event),
-      stored: (project, event) => webhooks.stored(project, event),
+      stored: (project, event) => {
+        meter.served(event);
+        webhooks.stored(project, event);
+      },
       decide: (project, event, signals) => decider.decide(project, event, signals),
     },
     config.visitorCacheSize,
@@ -169,7 +172,7 @@ export function createServices(deps: AppDeps): Services {
     visits,
     deviceFlow: new DeviceFlowService(store, keys, config, clock, audit),
     search,
-    explorer: new ExplorerService(store, search, visits),
+    explorer: new ExplorerService(store, search, visits, meter, clock),
     deletions,
     sealing,
     linkedIdKey: new LinkedIdKeyService(store, linkedIds, clock, audit),

@@ -3,17 +3,19 @@
 // before the work and given back if the call does not succeed, so only
 // successful live calls count and concurrent calls never overshoot; units
 // come from blocks this process leases (leases.ts) and are counted per day
-// in memory, written at most once a second (usageCounter.ts).
+// in memory, written at most once a second (usageCounter.ts), with the
+// identifications served per project and hour (the dashboard's overview).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../clock.js';
 import type { PlanTable } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { ApiKeyDoc } from '../store/apiKeys.js';
+import type { EventDoc } from '../store/events.js';
 import type { Store } from '../store/index.js';
-import type { MonthUsage } from '../store/usage.js';
+import type { HourDoc, MonthUsage } from '../store/usage.js';
 import { periodOf, secondsUntilNextPeriod } from './period.js';
 import { Leases } from './leases.js';
-import { UsageCounter } from './usageCounter.js';
+import { servedOf, UsageCounter } from './usageCounter.js';
 import { PerSecondLimiter } from './rateLimiter.js';
 
 export interface Reservation {
@@ -95,6 +97,16 @@ export class Meter {
   /** A month's usage, exact up to this process's last call. */
   month(accountId: string, period: string): Promise<MonthUsage> {
     return this.usage.month(accountId, period);
+  }
+
+  /** Counts an identification served (its event stored), for its project's hourly counts (in memory; written with the usage). */
+  served(event: EventDoc): void {
+    this.usage.served(servedOf(event));
+  }
+
+  /** A project's hourly counts of these days (`YYYY-MM-DD`), exact up to this process's last identification. */
+  hourly(projectId: string, firstDay: string, lastDay: string): Promise<{ day: string; hours: Record<string, HourDoc> }[]> {
+    return this.usage.hourly(projectId, firstDay, lastDay);
   }
 
   /** Writes what is counted and gives unused quota back (on shutdown). */

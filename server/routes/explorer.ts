@@ -1,4 +1,4 @@
-// The dashboard's events explorer and visitor timeline: thin adapters to ExplorerService (and deletion).
+// The dashboard's events explorer, hourly counts and visitor timeline: thin adapters to ExplorerService (and deletion).
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
 import { sessionOf } from '../http/context.js';
@@ -11,6 +11,10 @@ export const explorerRoutes = ({ services }: RouteDeps) =>
     listProjectEvents: async ({ req, params, query }) => ({
       status: 200,
       body: await services.explorer.projectEvents(sessionOf(req).accountId, params.projectId, query),
+    }),
+    getProjectHourly: async ({ req, params, query }) => ({
+      status: 200,
+      body: await services.explorer.hourly(sessionOf(req).accountId, params.projectId, query),
     }),
     getVisitorTimeline: async ({ req, params, query }) => ({
       status: 200,

@@ -15,7 +15,14 @@
 // (`<account>:<YYYY-MM>:s<n>`, claimed by unique insert), which only it
 // updates: exact on both servers. A month's usage is the sum of its slots,
 // plus `<account>:<YYYY-MM>` where calls were counted before leases existed.
-import type { Collection, Db } from 'mongodb';
+//
+// Hourly counts of a project's identifications (the dashboard's overview):
+// each process adds its own to `h|<projectId>|<YYYY-MM-DD>|<process>`, one
+// document per UTC day with a field per hour (`h13`), written in the same
+// command as its usage slot; only that process writes it, so exact on both
+// servers too. A window's hours are one `_id` range. Swept once older than
+// the longest window served.
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { isDuplicateKey, upsert } from './errors.js';
 import { LeaseChain, type LeaseStore, type Link } from './leaseChain.js';
 
@@ -33,7 +40,28 @@ interface UsageDoc {
   /** Identify calls with test keys (never against the quota), and per day. */
   testCount?: number;
   testDays?: Record<string, number>;
+  /** Hourly document: the day's start (Unix ms); beside it, per hour, `h00`…`h23`: a HourDoc. */
+  t?: number;
 }
+
+/** One hour of a project's identifications as stored: all, bots, suspects, and bots by category (good, bad). */
+export interface HourDoc {
+  n?: number;
+  bots?: number;
+  suspects?: number;
+  good?: Record<string, number>;
+  bad?: Record<string, number>;
+}
+
+/** Increments of one process's hourly document: `h<HH>.<count>` → how many more. */
+export type HourIncrements = Record<string, number>;
+
+const DAY_MS = 24 * 3_600_000;
+/** The UTC day of a time, `YYYY-MM-DD`. */
+export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const hourlyId = (projectId: string, day: string, owner: string) => `h|${projectId}|${day}|${owner}`;
+/** Every hourly document: `h|` … `h}` ('}' follows '|'). */
+const HOURLY = { $gt: 'h|', $lt: 'h}' };
 
 export interface MonthUsage {
   count: number;
@@ -92,13 +120,46 @@ export class UsageRepo implements LeaseStore {
     throw new Error(`usage: more than ${MAX_SLOTS} processes counted ${accountId} in ${period}`);
   }
 
-  /** Adds calls counted by the slot's owner (the only writer of the slot): live calls per day, test calls per day. */
-  async count(slot: string, days: Record<string, number>, testDays: Record<string, number>): Promise<void> {
-    const sum = (d: Record<string, number>) => Object.values(d).reduce((a, b) => a + b, 0);
-    const $inc: Record<string, number> = { count: sum(days), testCount: sum(testDays) };
-    for (const [day, k] of Object.entries(days)) $inc[`days.${day}`] = k;
-    for (const [day, k] of Object.entries(testDays)) $inc[`testDays.${day}`] = k;
-    await this.col.updateOne({ _id: slot }, { $inc });
+  /**
+   * Adds what `owner` (this process) counted, in one command: calls to its
+   * slot (live and test, per day; none: no slot), and identifications to its
+   * hourly documents (per `<projectId>|<YYYY-MM-DD>`).
+   */
+  async count(
+    owner: string,
+    slot: string | null,
+    days: Record<string, number>,
+    testDays: Record<string, number>,
+    hours: ReadonlyMap<string, HourIncrements>,
+  ): Promise<void> {
+    const ops: AnyBulkWriteOperation<UsageDoc>[] = [];
+    if (slot !== null) {
+      const sum = (d: Record<string, number>) => Object.values(d).reduce((a, b) => a + b, 0);
+      const $inc: Record<string, number> = { count: sum(days), testCount: sum(testDays) };
+      for (const [day, k] of Object.entries(days)) $inc[`days.${day}`] = k;
+      for (const [day, k] of Object.entries(testDays)) $inc[`testDays.${day}`] = k;
+      ops.push({ updateOne: { filter: { _id: slot }, update: { $inc } } });
+    }
+    for (const [key, $inc] of hours) {
+      const [projectId, day] = key.split('|') as [string, string];
+      const filter = { _id: hourlyId(projectId, day, owner) };
+      ops.push({ updateOne: { filter, update: { $inc, $setOnInsert: { t: Date.parse(day) } }, upsert: true } });
+    }
+    if (ops.length) await this.col.bulkWrite(ops, { ordered: false });
+  }
+
+  /** A project's hourly documents of the days from `firstDay` to `lastDay` (`YYYY-MM-DD`), every process's: one range read. */
+  async hourly(projectId: string, firstDay: string, lastDay: string): Promise<{ day: string; hours: Record<string, HourDoc> }[]> {
+    const docs = await this.col.find({ _id: { $gte: `h|${projectId}|${firstDay}|`, $lt: `h|${projectId}|${lastDay}|~` } }).toArray();
+    return docs.map((d) => ({
+      day: d._id.split('|')[2]!,
+      hours: Object.fromEntries(Object.entries(d as Record<string, unknown>).filter(([k]) => /^h\d\d$/.test(k))) as Record<string, HourDoc>,
+    }));
+  }
+
+  /** Deletes the hourly documents of the days that had ended by `before` (Unix ms). */
+  async sweepHours(before: number): Promise<number> {
+    return (await this.col.deleteMany({ _id: HOURLY, t: { $lte: before - DAY_MS } })).deletedCount;
   }
 
   async month(accountId: string, period: string): Promise<MonthUsage> {

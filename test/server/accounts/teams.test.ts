@@ -77,6 +77,7 @@ const ROLE_TABLE: Record<string, RoleRequirement> = {
   deleteAccountVisitor: 'admin',
   updateAccountEvent: 'analyst',
   listProjectEvents: 'viewer',
+  getProjectHourly: 'viewer',
   getVisitorTimeline: 'analyst',
   // device flow consent
   getGrant: 'signedIn',
