@@ -140,7 +140,7 @@ export class AuditRepo {
   }
 
   async ensureIndexes(): Promise<void> {
-    // The settling sweep's query (a scan on FerretDB, where the collection is an account's changes only).
+    // The settling sweep's query on MongoDB (FerretDB scans: the log holds dashboard changes, not identifications).
     await this.col.createIndex({ pending: 1 });
   }
 
@@ -201,7 +201,12 @@ export class AuditRepo {
       await this.col.deleteOne(filter);
       return;
     }
-    await this.col.updateOne(filter, { $unset: { pending: '' } });
+    const { matchedCount } = await this.col.updateOne(filter, { $unset: { pending: '' } });
+    // Settling its own change, a process puts back an entry the sweep dropped before the write landed.
+    if (!matchedCount && !onlyPending) {
+      const { pending: _subject, ...entry } = doc;
+      await insertUnique(this.col, entry);
+    }
     if (!removes) await clearStamp(subject, id, doc._id);
   }
 

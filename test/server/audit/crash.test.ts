@@ -203,6 +203,26 @@ describe('settling an entry at once', () => {
     expect(await shown(c)).toEqual(['account.create', 'project.update', 'project.update']);
   });
 
+  it('puts back an entry the sweep dropped while its change was slower than the grace, whether the change then returns or throws', async () => {
+    const c = await signUp(h);
+    const projects = h.store.db.collection<{ _id: string; name: string }>('projects');
+    for (const outcome of ['returns', 'throws'] as const) {
+      const made = audit.change(c.accountId, 'project.update', { after: { name: outcome } }, async (stamp) => {
+        // A store method's steps, with the sweep running between the entry and the write.
+        await stamp.intend(projects, c.projectId);
+        h.clock.advance(PENDING_GRACE_MS);
+        await sweep();
+        expect(await pendingOf(c)).toEqual([]);
+        await projects.updateOne({ _id: c.projectId }, stamp.update({ $set: { name: outcome } }));
+        stamp.landed();
+        if (outcome === 'throws') throw new Error('a later step failed');
+      });
+      await (outcome === 'throws' ? expect(made).rejects.toThrow('a later step failed') : made);
+    }
+    expect(await shown(c)).toEqual(['account.create', 'project.update', 'project.update']);
+    expect(await stamps('projects', c.projectId)).toBeUndefined();
+  });
+
   it('costs two commands more than writing the entry afterwards: its confirmation and the stamp taken out', async () => {
     const c = await signUp(h);
     commands = [];
