@@ -8,15 +8,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LauncherStatus } from '../database.js';
 
-export const IDENTIFY_OUTCOMES = ['returning', 'first_visit', 'sealed', 'refused', 'failed', 'abandoned'] as const;
-export type IdentifyOutcome = (typeof IDENTIFY_OUTCOMES)[number];
+export type IdentifyOutcome = 'returning' | 'first_visit' | 'sealed' | 'refused' | 'failed' | 'abandoned';
 
 /** Why a request was turned away without being served (each a 429 or 503 a client may retry). */
-export const REFUSALS = ['rate_limit', 'monthly_quota', 'body_budget', 'database_unavailable'] as const;
-export type Refusal = (typeof REFUSALS)[number];
-
-export const DELIVERY_RESULTS = ['delivered', 'failed', 'gave_up'] as const;
-export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
+export type Refusal = 'rate_limit' | 'monthly_quota' | 'body_budget' | 'database_unavailable';
 
 /** Cumulative counts a module keeps as plain numbers (no prom-client on its path). */
 export interface CacheCounts {
