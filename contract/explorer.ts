@@ -8,6 +8,7 @@ import { csrfResponses, sessionRoutes } from './account.js';
 import { described, errorResponse, initContract, meta, queryInteger, RequestIdSchema, TimestampMs, UNIX_MS_MAX, VisitorIdSchema } from './common.js';
 import { EventSearchQuerySchema } from './events.js';
 import { BOT_CATEGORIES } from './bots.js';
+import { SUSPECT_SCORE_COUNTED } from './suspects.js';
 import { BotInfoSchema, RiskFactorSchema } from './risk.js';
 import { DeletionSchema } from './visitors.js';
 import { VISITS_PAGE_SIZE } from './visits.js';
@@ -75,8 +76,6 @@ export const VisitorTimelineSchema = z
 /** The hourly counts' window: 24 hours by default, at most 48; counts are kept for the last 48 hours (the longest window). */
 export const HOURLY_DEFAULT_HOURS = 24;
 export const HOURLY_MAX_HOURS = 48;
-/** From this suspect score on, when it was identified (or flagged then), an identification counts as a suspect. */
-export const SUSPECT_SCORE_COUNTED = 50;
 
 const count = (what: string) => z.number().int().nonnegative().describe(what);
 

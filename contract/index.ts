@@ -88,6 +88,7 @@ export * from './risk.js';
 export * from './sealing.js';
 export * from './linkedIds.js';
 export * from './signals.js';
+export * from './suspects.js';
 export * from './visitors.js';
 export * from './visits.js';
 export * from './webhooks.js';

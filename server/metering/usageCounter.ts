@@ -6,7 +6,7 @@
 // writes those documents, so the counts are exact on MongoDB and FerretDB
 // whatever the number of processes; a process that dies loses at most
 // FLUSH_MS of counting.
-import { SUSPECT_SCORE_COUNTED } from '../../contract/explorer.js';
+import { SUSPECT_SCORE_COUNTED } from '../../contract/suspects.js';
 import { ulid } from '../ids.js';
 import type { Clock } from '../clock.js';
 import { botKindOf } from '../store/eventIndex.js';

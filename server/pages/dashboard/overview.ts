@@ -1,7 +1,7 @@
 // Overview: plan, quota and the month's usage (plan.ts), and the chosen
 // project's last 24 hours: identifications, bots and suspects per hour as
 // small charts, from the hourly counts identify keeps (exact, however many).
-import { SUSPECT_SCORE_COUNTED } from '../../../contract/explorer.js';
+import { SUSPECT_SCORE_COUNTED } from '../../../contract/suspects.js';
 import { api } from '../browser/client.js';
 import { el, node, text } from '../browser/dom.js';
 import { hourBars } from './chart.js';

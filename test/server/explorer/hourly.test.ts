@@ -5,7 +5,8 @@
 // per project and account, kept for the longest window.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOURLY_MAX_HOURS, SUSPECT_SCORE_COUNTED } from '../../../contract/explorer.js';
+import { HOURLY_MAX_HOURS } from '../../../contract/explorer.js';
+import { SUSPECT_SCORE_COUNTED } from '../../../contract/suspects.js';
 import { defaultSweeps } from '../../../server/maintenance.js';
 import { signUp, type Customer } from '../../support/dashboard.js';
 import { createHarness, type Harness } from '../../support/harness.js';
