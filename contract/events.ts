@@ -113,6 +113,14 @@ export const FullEventSchema = z
     // What the project's ruleset decided (allow at rulesetVersion 0 when none was in force), and an analyst's label once given.
     decision: DecisionSchema,
     label: LabelSchema.optional(),
+    relatedVisitors: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        "Present on GET /v1/events/:requestId: how many related visitors (the same machine in other browsers) the event's visitor has in the event's project now; GET /v1/visitors/:visitorId/related lists them. Absent in search results and webhooks",
+      ),
     createdAt: z.string().datetime().describe('ISO 8601 time the event was stored'),
   })
   .openapi({ title: 'FullEvent', description: 'One stored identification event with everything known about it (spec 2.3). Server-side only.' });

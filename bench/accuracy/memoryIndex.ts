@@ -169,7 +169,8 @@ export class MemoryIndex implements LinkIndex {
     }
     if (r.related) {
       const list = this.related.get(r.related) ?? { visitorIds: [], n: 0 };
-      if (!list.visitorIds.includes(r.visitorId)) this.related.set(r.related, { visitorIds: [r.visitorId, ...list.visitorIds].slice(0, RELATED_CAP), n: list.n + 1 });
+      if (!list.visitorIds.includes(r.visitorId))
+        this.related.set(r.related, { visitorIds: [r.visitorId, ...list.visitorIds].slice(0, RELATED_CAP), n: list.n + 1 });
     }
     if (r.linked) {
       const ids = this.linked.get(r.linked) ?? [];

@@ -16,17 +16,11 @@
 // what the OS and hardware show, and where they cannot be (identical fleet
 // machines on one office network) the crowd keeps every probability low.
 import { createHash } from 'node:crypto';
+import { RELATED_EVIDENCE, RELATED_THRESHOLD } from '../../contract/visitors.js';
 import type { RelatedList } from '../store/identity.js';
 import type { Components } from './components.js';
 import type { VisitorRecord } from './linker.js';
 
-/** A relative is answered from this probability on. */
-export const RELATED_THRESHOLD = 0.8;
-/** Relatives answered per page, by default and at most. */
-export const RELATED_PAGE_SIZE = 10;
-export const RELATED_PAGE_MAX = 50;
-
-export const RELATED_EVIDENCE = ['hardware', 'os_rendering', 'network'] as const;
 export type RelatedEvidence = (typeof RELATED_EVIDENCE)[number];
 
 export interface Relative {
@@ -129,8 +123,9 @@ const SHARED_NETWORK_LR = 4;
  * list that holds `self`, every other visitor (`resolve` gives its current
  * record, following merges; null when deleted) is weighed by the evidence
  * and by the crowd of look-alikes as likely as it on that list (the list's
- * `n`, the unread part counted like the read one); each relative keeps its
- * best list. Newest together first.
+ * `n`, the unread part counted like the read one), whose number divides the
+ * odds twice over: two or three alike are a machine's browsers, more an
+ * office image. Each relative keeps its best list. Newest together first.
  */
 export function relatedOf(self: VisitorRecord, lists: RelatedList[], resolve: (id: string) => VisitorRecord | null): Relative[] {
   const best = new Map<string, Relative>();
@@ -152,8 +147,9 @@ export function relatedOf(self: VisitorRecord, lists: RelatedList[], resolve: (i
     const unread = Math.max(0, list.n - list.visitorIds.length);
     const scale = 1 + unread / Math.max(1, list.visitorIds.length);
     for (const w of weighed) {
-      const comparable = weighed.filter((o) => o.lr >= w.lr / 10).length * scale;
-      const odds = (RELATED_PRIOR_ODDS * w.lr) / Math.max(1, comparable - 1);
+      // A machine has a few browsers and profiles; more visitors as alike as this one on the list are a fleet of one image.
+      const others = weighed.filter((o) => o !== w && o.lr >= w.lr / 10).length * scale + (scale - 1);
+      const odds = (RELATED_PRIOR_ODDS * w.lr) / Math.max(1, others) ** 2;
       const probability = Math.round((odds / (1 + odds)) * 1000) / 1000;
       const families: [RelatedEvidence, number][] = [
         ['hardware', w.e.hardware],

@@ -150,6 +150,29 @@ export function drifted(v: Values): Values {
   };
 }
 
+/** The same machine in Firefox: what the OS and hardware fix is the same, what the engine decides is its own. */
+export function inFirefox(v: Values): Values {
+  // Firefox has no navigator.deviceMemory.
+  const { deviceMemory: _, ...rest } = v;
+  return withNewToken({
+    ...(rest as Values),
+    canvas: { hash: `ff${v.canvas.hash.slice(2)}`, isFarbled: false },
+    // Firefox names the GPU without its PCI id.
+    webgl: { vendor: 'Mozilla', renderer: v.webgl.renderer.replace(/, D3D11\)$/, '), or similar') },
+    audio: { ...v.audio, hash: `ff${v.audio.hash.slice(2)}` },
+    math: { hash: `ff${v.math.hash.slice(2)}` },
+    plugins: { count: 5, names: ['PDF Viewer'], hash: 'ff00' },
+    vendor: { vendor: '', flavors: [] },
+    webglExtensions: { ...v.webglExtensions, extensionsHash: 'ff01', parametersHash: 'ff02' },
+    fontPreferences: { ...v.fontPreferences, default: 147 },
+    userAgent: {
+      ...v.userAgent,
+      userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:144.0) Gecko/20100101 Firefox/144.0',
+      brands: [],
+    },
+  });
+}
+
 export function withoutToken(v: Values): Values {
   return { ...v, deviceToken: { token: null, storage: null, createdAt: null } };
 }

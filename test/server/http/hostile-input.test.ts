@@ -118,6 +118,7 @@ describe('numeric query parameters: every value out of bounds or not in decimal 
       `/v1/events start 0..${UNIX_MS_MAX}`,
       `/v1/events end 0..${UNIX_MS_MAX}`,
       '/v1/events limit 1..100',
+      '/v1/visitors/:visitorId/related limit 1..50',
       '/api/projects/:projectId/events minSuspectScore 0..100',
       `/api/projects/:projectId/events start 0..${UNIX_MS_MAX}`,
       `/api/projects/:projectId/events end 0..${UNIX_MS_MAX}`,
