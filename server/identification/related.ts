@@ -66,8 +66,9 @@ export function gpuModel(webgl: string | undefined): string | null {
   if (!webgl) return null;
   const renderer = webgl.slice(webgl.indexOf('|') + 1);
   if (/^Apple GPU$/.test(renderer)) return null;
-  const angle = /^ANGLE \([^,]+, (.+?)(?: \(0x[0-9A-Fa-f]+\))?(?: Direct3D| OpenGL| Metal|, |\)|$)/.exec(renderer);
-  const name = (angle?.[1] ?? renderer).replace(/^ANGLE Metal Renderer: /, '').trim();
+  // PCI ids first (Chromium names them, Firefox does not), then the name up to the API or the closing parenthesis.
+  const bare = renderer.replace(/ \(0x[0-9A-Fa-f]+\)/g, '').replace('ANGLE Metal Renderer: ', '');
+  const name = (/^ANGLE \([^,]+, (.+?)(?: Direct3D| OpenGL| Metal|, |\)$)/.exec(bare)?.[1] ?? bare).trim();
   return name ? name.toLowerCase() : null;
 }
 
@@ -140,7 +141,7 @@ export function relatedOf(self: VisitorRecord, lists: RelatedList[], resolve: (i
     const weighed = [...members.values()].map((v) => {
       const e = pairEvidence(self, v);
       const shared = v.prefixes.filter((p) => self.prefixes.some((q) => q.p === p.p)).length;
-      const network = Math.log(SHARED_NETWORK_LR) * Math.min(2, shared - 1);
+      const network = Math.log(SHARED_NETWORK_LR) * Math.min(2, Math.max(0, shared - 1));
       return { v, e, network, lr: Math.exp(e.hardware + e.os_rendering + network) };
     });
     // Members not read (beyond the list's cap) are taken to look like those read.
