@@ -70,7 +70,7 @@ export class MemoryIndex implements LinkIndex {
     return v ? structuredClone(v) : null;
   }
 
-  async createVisitor(components: Components, suspects: Suspect[], residual: number | null) {
+  async createVisitor(components: Components, suspects: Suspect[], residual: number | null, highRecall: string | null = null) {
     const id = `v${++this.seq}`;
     this.visitors.set(id, {
       id,
@@ -86,6 +86,7 @@ export class MemoryIndex implements LinkIndex {
       tokens: [],
       linked: [],
       mergedInto: null,
+      highRecall,
       suspects,
       residual,
     });

@@ -32,6 +32,8 @@ export interface ServerClientOptions extends ClientOptions {
 /** Filters of `GET /v1/events`; every one given must match. */
 export interface EventSearch {
   visitorId?: string;
+  /** Events answered this high-recall id, or of its visitor itself. */
+  highRecallVisitorId?: string;
   linkedId?: string;
   /** An IP address or a CIDR (`203.0.113.0/24`, `2001:db8::/48`). */
   ip?: string;
@@ -122,7 +124,7 @@ export function segment(name: string, value: unknown): string {
   return encodeURIComponent(value);
 }
 
-const STRING_FILTERS = new Set(['linkedId', 'visitorId', 'ip', 'paginationKey', 'country']);
+const STRING_FILTERS = new Set(['linkedId', 'visitorId', 'highRecallVisitorId', 'ip', 'paginationKey', 'country']);
 const BOOLEAN_FILTERS = new Set(['suspect', 'vpn', 'tor', 'proxy', 'incognito', 'tampering', 'virtualMachine', 'devtools', 'ipBlocklist', 'reverse']);
 
 /** The query of a search: Dates as Unix ms; unset filters left out (ts-rest writes booleans as `true`/`false`). */

@@ -31,8 +31,16 @@ export class EventsService {
   /** Full events with their visitor ids resolved through merges (one walk per distinct visitor). */
   async full(accountId: string, events: EventDoc[]): Promise<FullEvent[]> {
     const ids = [...new Set(events.map((e) => e.visitorId))];
-    const survivors = new Map(await Promise.all(ids.map(async (id) => [id, (await this.aliases.survivor(accountId, id))?._id ?? id] as const)));
-    return events.map((e) => fullEvent(e, survivors.get(e.visitorId) ?? e.visitorId));
+    const now = new Map(
+      await Promise.all(
+        ids.map(async (id) => {
+          const survivor = await this.aliases.survivor(accountId, id);
+          // A visitor being deleted: the ids as identify answered them.
+          return [id, survivor ? { visitorId: survivor._id, highRecallVisitorId: await this.aliases.highRecallOf(survivor) } : null] as const;
+        }),
+      ),
+    );
+    return events.map((e) => fullEvent(e, now.get(e.visitorId) ?? { visitorId: e.visitorId, highRecallVisitorId: e.highRecallVisitorId ?? e.visitorId }));
   }
 
   /** Another account's event is 404 exactly like a missing one. */
@@ -73,11 +81,12 @@ export class EventsService {
   }
 }
 
-function fullEvent(e: EventDoc, visitorId: string): FullEvent {
+function fullEvent(e: EventDoc, { visitorId, highRecallVisitorId }: { visitorId: string; highRecallVisitorId: string }): FullEvent {
   return {
     requestId: e._id,
     visitorId,
     ...(visitorId !== e.visitorId ? { originalVisitorId: e.visitorId } : {}),
+    highRecallVisitorId,
     confidence: e.confidence,
     botProbability: e.botProbability,
     suspectScore: e.suspectScore,
