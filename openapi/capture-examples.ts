@@ -257,6 +257,7 @@ try {
   await take('listProjectEvents', await admin.get(`/api/projects/${projectId}/events?limit=1`));
   await take('getProjectHourly', await admin.get(`/api/projects/${projectId}/hourly?hours=3`));
   await take('getVisitorTimeline', await admin.get(`/api/visitors/${first.visitorId}`));
+  await take('getProjectRelatedVisitors', await admin.get(`/api/projects/${projectId}/visitors/${first.visitorId}/related`));
 
   // A command-line tool and its user.
   const grant = await take(

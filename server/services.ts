@@ -83,7 +83,7 @@ export interface Services {
   related: RelatedVisitorsService;
   deviceFlow: DeviceFlowService;
   search: EventSearchService;
-  /** The dashboard's events explorer and visitor timeline. */
+  /** The dashboard's events explorer, visitor timeline and a visitor's related visitors in a project. */
   explorer: ExplorerService;
   deletions: DeletionService;
   sealing: SealingService;
@@ -177,7 +177,7 @@ export function createServices(deps: AppDeps): Services {
     related,
     deviceFlow: new DeviceFlowService(store, keys, config, clock, audit),
     search,
-    explorer: new ExplorerService(store, search, visits, meter, clock),
+    explorer: new ExplorerService(store, search, visits, related, meter, clock),
     deletions,
     sealing,
     linkedIdKey: new LinkedIdKeyService(store, linkedIds, clock, audit),

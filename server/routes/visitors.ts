@@ -1,6 +1,5 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
-import { RELATED_THRESHOLD } from '../../contract/visitors.js';
 import { apiKeyOf } from '../http/context.js';
 import type { RouteDeps } from '../services.js';
 
@@ -14,15 +13,6 @@ export const visitorsRoutes = ({ services }: RouteDeps) =>
     }),
     getRelatedVisitors: async ({ req, params, query }) => {
       const key = apiKeyOf(req);
-      const page = await services.related.page(key.accountId, key.projectId, params.visitorId, query.limit, query.paginationKey);
-      return {
-        status: 200,
-        body: {
-          visitorId: page.visitorId,
-          threshold: RELATED_THRESHOLD,
-          relatedVisitors: page.relatives,
-          ...(page.paginationKey ? { paginationKey: page.paginationKey } : {}),
-        },
-      };
+      return { status: 200, body: await services.related.answer(key.accountId, key.projectId, params.visitorId, query.limit, query.paginationKey) };
     },
   });

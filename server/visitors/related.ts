@@ -3,7 +3,8 @@
 // the visitor (through its merges), its lists in the project, the visitors
 // on them; a fourth only when some of those were merged into visitors not
 // read yet.
-import { RELATED_PAGE_SIZE } from '../../contract/visitors.js';
+import type { z } from 'zod';
+import { RELATED_PAGE_SIZE, RELATED_THRESHOLD, type RelatedVisitorsSchema } from '../../contract/visitors.js';
 import { ApiError } from '../errors.js';
 import type { VisitorRecord } from '../identification/linker.js';
 import { toRecord } from '../identification/record.js';
@@ -18,6 +19,9 @@ export interface RelatedPage {
   /** The cursor of the next page; absent on the last. */
   paginationKey?: string;
 }
+
+/** A page as GET /v1/visitors/:visitorId/related and the dashboard's route answer it. */
+export type RelatedVisitors = z.infer<typeof RelatedVisitorsSchema>;
 
 const CURSOR = /^(\d{1,16})\.(iq_[0-9A-HJKMNP-TV-Z]{26})$/;
 const cursorOf = (r: Relative) => `${r.lastSeenTogetherAt}.${r.visitorId}`;
@@ -48,6 +52,17 @@ export class RelatedVisitorsService {
       : relatives;
     const page = rest.slice(0, limit);
     return { visitorId: id, relatives: page, ...(rest.length > limit ? { paginationKey: cursorOf(page[page.length - 1]!) } : {}) };
+  }
+
+  /** A page as the routes answer it (the threshold with it). */
+  async answer(accountId: string, projectId: string, visitorId: string, limit?: number, paginationKey?: string): Promise<RelatedVisitors> {
+    const page = await this.page(accountId, projectId, visitorId, limit, paginationKey);
+    return {
+      visitorId: page.visitorId,
+      threshold: RELATED_THRESHOLD,
+      relatedVisitors: page.relatives,
+      ...(page.paginationKey ? { paginationKey: page.paginationKey } : {}),
+    };
   }
 
   /** How many related visitors the visitor has in the project (the full event's `relatedVisitors`); 0 when it is gone. */

@@ -173,6 +173,22 @@ export function inFirefox(v: Values): Values {
   });
 }
 
+/** The same machine in Edge: Chromium renders as Chrome does; the browser and its settings are its own. */
+export function inEdge(v: Values): Values {
+  return withNewToken({
+    ...v,
+    plugins: { count: 5, names: ['PDF Viewer', 'Microsoft Edge PDF Viewer'], hash: 'ed00' },
+    webglExtensions: { ...v.webglExtensions, extensionsHash: 'ed01' },
+    fontPreferences: { ...v.fontPreferences, default: 150 },
+    navigator: { ...v.navigator, languages: ['en-GB', 'en'] },
+    userAgent: {
+      ...v.userAgent,
+      userAgent: `${v.userAgent.userAgent} Edg/130.0.2849.56`,
+      brands: [{ brand: 'Microsoft Edge', version: '130.0.2849.56' }],
+    },
+  });
+}
+
 export function withoutToken(v: Values): Values {
   return { ...v, deviceToken: { token: null, storage: null, createdAt: null } };
 }

@@ -125,6 +125,7 @@ describe('numeric query parameters: every value out of bounds or not in decimal 
       '/api/projects/:projectId/events limit 1..100',
       `/api/projects/:projectId/hourly end 0..${UNIX_MS_MAX}`,
       '/api/projects/:projectId/hourly hours 1..48',
+      '/api/projects/:projectId/visitors/:visitorId/related limit 1..50',
       `/api/accounts/:accountId/audit start 0..${UNIX_MS_MAX}`,
       `/api/accounts/:accountId/audit end 0..${UNIX_MS_MAX}`,
       '/api/accounts/:accountId/audit limit 1..100',

@@ -12,7 +12,7 @@ import type { Services } from '../../../server/services.js';
 import { signUp, type Customer } from '../../support/dashboard.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { listenApp, type Listening } from '../../support/httpServer.js';
-import { deviceValues, identifyBody, inFirefox, withNewToken } from '../../support/signals.js';
+import { deviceValues, identifyBody, inEdge, inFirefox, withNewToken } from '../../support/signals.js';
 
 type V = ReturnType<typeof deviceValues>;
 
@@ -36,22 +36,6 @@ afterAll(async () => {
 });
 
 let seed = 70_000;
-
-/** The same machine in Edge: Chromium renders as Chrome does; the browser and its settings are its own. */
-function inEdge(v: V): V {
-  return withNewToken({
-    ...v,
-    plugins: { count: 5, names: ['PDF Viewer', 'Microsoft Edge PDF Viewer'], hash: 'ed00' },
-    webglExtensions: { ...v.webglExtensions, extensionsHash: 'ed01' },
-    fontPreferences: { ...v.fontPreferences, default: 150 },
-    navigator: { ...v.navigator, languages: ['en-GB', 'en'] },
-    userAgent: {
-      ...v.userAgent,
-      userAgent: `${v.userAgent.userAgent} Edg/130.0.2849.56`,
-      brands: [{ brand: 'Microsoft Edge', version: '130.0.2849.56' }],
-    },
-  });
-}
 
 /** Another machine of the household: another model (GPU, screen, fonts), the same OS, cores and time zone. */
 function otherMachine(v: V): V {
