@@ -43,6 +43,7 @@ interface Result {
   visits: number;
   revisits: number;
   visitorId: { recall: number; falseMerges: number };
+  service: { recall: number; falseMerges: number };
   rows: Row[];
 }
 
@@ -80,8 +81,11 @@ async function measure(world: string, devices: number, seed: number): Promise<Re
   let revisits = 0;
   let seq = 0;
   const base = { recalled: 0, merged: 0 };
+  // The rule the service runs (linker.ts HIGH_RECALL_*), as identify answers it: the visitor's group after the visit.
+  const service = { recalled: 0, merged: 0 };
+  const firstGroup = new Map<number, string>();
   await simulate(worldNamed(world), devices, seed, {
-    trace: ({ dev, i, match }) => {
+    trace: ({ dev, i, match, index }) => {
       visits++;
       seq++;
       if (match.kind === 'new') owner.set(match.visitorId, dev);
@@ -100,6 +104,15 @@ async function measure(world: string, devices: number, seed: number): Promise<Re
         if (owner.get(root) !== dev) tally[k]!.merged++;
         if (i > 0 && root === g.find(first.get(dev)!)) tally[k]!.recalled++;
       });
+      const survivor = (id: string) => {
+        let v = index.visitors.get(id);
+        for (let hops = 0; v?.mergedInto && hops < 64; hops++) v = index.visitors.get(v.mergedInto);
+        return v?.id ?? id;
+      };
+      const answered = index.visitors.get(match.visitorId)?.highRecall ?? match.visitorId;
+      if (i === 0) firstGroup.set(dev, answered);
+      if (owner.get(answered) !== dev) service.merged++;
+      if (i > 0 && survivor(answered) === survivor(firstGroup.get(dev)!)) service.recalled++;
       if (owner.get(match.visitorId) !== dev) base.merged++;
       if (i > 0) {
         revisits++;
@@ -112,6 +125,7 @@ async function measure(world: string, devices: number, seed: number): Promise<Re
     visits,
     revisits,
     visitorId: { recall: base.recalled / revisits, falseMerges: base.merged / visits },
+    service: { recall: service.recalled / revisits, falseMerges: service.merged / visits },
     rows: RULES.map((r, k) => ({ rule: label(r), recall: tally[k]!.recalled / revisits, falseMerges: tally[k]!.merged / visits })),
   };
 }
@@ -136,13 +150,13 @@ if (!isMainThread) {
     new URL(import.meta.url),
   );
   const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
-  console.log(`| world | visitorId | ${RULES.map(label).join(' | ')} |`);
-  console.log(`| --- | --- | ${RULES.map(() => '---').join(' | ')} |`);
+  console.log(`| world | visitorId | highRecallVisitorId | ${RULES.map(label).join(' | ')} |`);
+  console.log(`| --- | --- | --- | ${RULES.map(() => '---').join(' | ')} |`);
   const cell = (x: { recall: number; falseMerges: number }) => `${pct(x.recall)} / ${pct(x.falseMerges)}`;
   for (const r of results) console.log(`| ${r.world} | ${cell(r.visitorId)} | ${r.rows.map(cell).join(' | ')} |`);
   const mean = (f: (r: Result) => number) => results.reduce((s, r) => s + f(r), 0) / results.length;
   const meanOf = (f: (r: Result) => { recall: number; falseMerges: number }) =>
     cell({ recall: mean((r) => f(r).recall), falseMerges: mean((r) => f(r).falseMerges) });
-  console.log(`| **mean** | ${meanOf((r) => r.visitorId)} | ${RULES.map((_, k) => meanOf((r) => r.rows[k]!)).join(' | ')} |`);
+  console.log(`| **mean** | ${meanOf((r) => r.visitorId)} | ${meanOf((r) => r.service)} | ${RULES.map((_, k) => meanOf((r) => r.rows[k]!)).join(' | ')} |`);
   console.log('\nEach cell: recall / false merges.');
 }

@@ -59,12 +59,12 @@ export function relatedKeysOf(projectId: string, v: VisitorRecord): { key: strin
 /**
  * The GPU as far as engines agree on its name: Chromium says
  * "ANGLE (Intel, Intel(R) UHD Graphics 620 (0x…) Direct3D11 …)", Firefox
- * "ANGLE (Intel, Intel(R) UHD Graphics 620 Direct3D11 …)"; Safari says
- * "Apple GPU" for any (unknown: no evidence either way).
+ * the same without the PCI id; Safari says "Apple GPU" for any (unknown:
+ * no evidence either way).
  */
 export function gpuModel(webgl: string | undefined): string | null {
   if (!webgl) return null;
-  const renderer = webgl.slice(webgl.indexOf('|') + 1);
+  const renderer = webgl.slice(webgl.indexOf('|') + 1).replace(REDUCED, '');
   if (/^Apple GPU$/.test(renderer)) return null;
   // PCI ids first (Chromium names them, Firefox does not), then the name up to the API or the closing parenthesis.
   const bare = renderer.replace(/ \(0x[0-9A-Fa-f]+\)/g, '').replace('ANGLE Metal Renderer: ', '');
@@ -72,23 +72,63 @@ export function gpuModel(webgl: string | undefined): string | null {
   return name ? name.toLowerCase() : null;
 }
 
+/**
+ * Firefox names a representative of the GPU's family, not the GPU ("GeForce
+ * GTX 980, or similar" for any recent GeForce; webgl.sanitize-unmasked-renderer):
+ * against such a name only the maker can agree.
+ */
+const REDUCED = /, or similar$/;
+const MAKERS: readonly [RegExp, string][] = [
+  [/nvidia|geforce|quadro|rtx/i, 'nvidia'],
+  [/intel/i, 'intel'],
+  [/amd|radeon|\bati\b/i, 'amd'],
+  [/apple/i, 'apple'],
+  [/adreno|qualcomm/i, 'qualcomm'],
+  [/mali/i, 'arm'],
+  [/powervr|imagination/i, 'imagination'],
+];
+
+/** The GPU's maker from its name; null when unknown or masked. */
+export function gpuMaker(webgl: string | undefined): string | null {
+  const model = gpuModel(webgl);
+  return model ? (MAKERS.find(([re]) => re.test(model))?.[1] ?? null) : null;
+}
+
+const reduced = (v: VisitorRecord) => v.components.some((c) => c.webgl !== undefined && REDUCED.test(c.webgl));
+
+/** The rendering engine of a component set's browser: every iOS browser is WebKit. */
+function engineOf(c: Components): string | null {
+  if (!c.browser) return null;
+  const [browser, os] = c.browser.split('|');
+  if (os === 'iOS' || browser === 'Safari' || browser === 'Mobile Safari') return 'webkit';
+  return browser === 'Firefox' ? 'gecko' : 'blink';
+}
+
 const values = (v: VisitorRecord, pick: (c: Components) => string | null | undefined) =>
   new Set(v.components.map(pick).filter((x): x is string => x !== null && x !== undefined));
 
 const overlaps = (a: Set<string>, b: Set<string>) => [...a].some((x) => b.has(x));
 
-/** Jaccard similarity of the two font lists (the newest sets'). */
-function fontSimilarity(a: string, b: string): number {
+/**
+ * How alike two font lists are (the newest sets'): Jaccard within one
+ * engine; across engines the share of the shorter list in the longer (an
+ * engine may not see every font the OS has: Firefox's font visibility).
+ */
+function fontSimilarity(a: string, b: string, acrossEngines: boolean): number {
   const x = new Set(a.split(','));
   const y = new Set(b.split(','));
   const shared = [...x].filter((f) => y.has(f)).length;
-  return shared / (x.size + y.size - shared || 1);
+  return shared / ((acrossEngines ? Math.min(x.size, y.size) : x.size + y.size - shared) || 1);
 }
 
 /**
  * Likelihood ratios of "the same machine" against "a look-alike on the same
  * network", by family, as natural logs. A fact only one side collected
- * says nothing.
+ * says nothing. Across engines some facts are reported differently by the
+ * same machine, and weigh less: the GPU when Firefox names only its family
+ * (the maker then), the screen (Firefox's follows page zoom, each browser
+ * reports the monitor it is on), the language list (each browser has its
+ * own; the first is the OS's).
  */
 export function pairEvidence(a: VisitorRecord, b: VisitorRecord): Record<'hardware' | 'os_rendering', number> {
   let hardware = 0;
@@ -99,18 +139,20 @@ export function pairEvidence(a: VisitorRecord, b: VisitorRecord): Record<'hardwa
     if (!x.size || !y.size) return 0;
     return Math.log(overlaps(x, y) ? same : differ);
   };
-  hardware += compare((c) => gpuModel(c.webgl), 5, 0.03);
-  hardware += compare((c) => c.screen, 3, 0.15);
+  const [ea, eb] = [values(a, engineOf), values(b, engineOf)];
+  const acrossEngines = ea.size > 0 && eb.size > 0 && !overlaps(ea, eb);
+  hardware += reduced(a) || reduced(b) ? compare((c) => gpuMaker(c.webgl), 1.5, 0.1) : compare((c) => gpuModel(c.webgl), 5, 0.03);
+  hardware += compare((c) => c.screen, 3, acrossEngines ? 0.4 : 0.15);
   hardware += compare((c) => c.color, 1.5, 0.3);
   hardware += compare((c) => c.touch, 1, 0.1);
   hardware += compare((c) => c.audio?.split('|')[1], 1.3, 0.5);
   const fa = a.components[0]?.fonts;
   const fb = b.components[0]?.fonts;
   if (fa !== undefined && fb !== undefined) {
-    const s = fontSimilarity(fa, fb);
+    const s = fontSimilarity(fa, fb, acrossEngines);
     rendering += Math.log(s === 1 ? 4 : s >= 0.8 ? 1.5 : 0.1);
   }
-  rendering += compare((c) => c.languages, 1.3, 0.8);
+  rendering += acrossEngines ? compare((c) => c.languages?.split(',')[0], 1.3, 0.8) : compare((c) => c.languages, 1.3, 0.8);
   return { hardware, os_rendering: rendering };
 }
 

@@ -151,14 +151,22 @@ export function drifted(v: Values): Values {
 }
 
 /** The same machine in Firefox: what the OS and hardware fix is the same, what the engine decides is its own. */
+/** The GPU as Firefox names it: its family's representative, after Firefox's own table (SanitizeRenderer.cpp). */
+function firefoxGpu(renderer: string): string {
+  if (/NVIDIA/.test(renderer)) return 'ANGLE (NVIDIA, NVIDIA GeForce GTX 980 Direct3D11 vs_5_0 ps_5_0), or similar';
+  if (/Intel/.test(renderer)) return 'ANGLE (Intel, Intel(R) HD Graphics 400 Direct3D11 vs_5_0 ps_5_0), or similar';
+  if (/AMD/.test(renderer)) return 'ANGLE (AMD, Radeon R9 200 Series Direct3D11 vs_5_0 ps_5_0), or similar';
+  return 'Apple M1, or similar';
+}
+
 export function inFirefox(v: Values): Values {
   // Firefox has no navigator.deviceMemory.
   const { deviceMemory: _, ...rest } = v;
   return withNewToken({
     ...(rest as Values),
     canvas: { hash: `ff${v.canvas.hash.slice(2)}`, isFarbled: false },
-    // Firefox names the GPU without its PCI id.
-    webgl: { vendor: 'Mozilla', renderer: v.webgl.renderer.replace(/, D3D11\)$/, '), or similar') },
+    // Firefox names a representative of the GPU's family (webgl.sanitize-unmasked-renderer).
+    webgl: { vendor: 'Mozilla', renderer: firefoxGpu(v.webgl.renderer) },
     audio: { ...v.audio, hash: `ff${v.audio.hash.slice(2)}` },
     math: { hash: `ff${v.math.hash.slice(2)}` },
     plugins: { count: 5, names: ['PDF Viewer'], hash: 'ff00' },

@@ -6,7 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { RELATED_THRESHOLD } from '../../../contract/visitors.js';
 import type { Components } from '../../../server/identification/components.js';
 import type { VisitorRecord } from '../../../server/identification/linker.js';
-import { deviceKey, gpuModel, pairEvidence, RELATED_PRIOR_ODDS, relatedIndexKey, relatedKeysOf, relatedOf } from '../../../server/identification/related.js';
+import {
+  deviceKey,
+  gpuMaker,
+  gpuModel,
+  pairEvidence,
+  RELATED_PRIOR_ODDS,
+  relatedIndexKey,
+  relatedKeysOf,
+  relatedOf,
+} from '../../../server/identification/related.js';
 import type { RelatedList } from '../../../server/store/identity.js';
 
 const CHROME: Components = {
@@ -22,11 +31,14 @@ const CHROME: Components = {
   fonts: 'Arial,Calibri,Cambria,Consolas',
   languages: 'en-US,en',
 };
+/** The same machine in Edge: the same engine as Chrome. */
+const EDGE: Components = { ...CHROME, browser: 'Edge|Windows', audio: 'e1|48000' };
+/** And in Firefox, which names a representative of the GPU's family. */
 const FIREFOX: Components = {
   ...CHROME,
   browser: 'Firefox|Windows',
   hardware: '[8,null,255]',
-  webgl: 'Mozilla|ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11 vs_5_0 ps_5_0), or similar',
+  webgl: 'Mozilla|ANGLE (NVIDIA, NVIDIA GeForce GTX 980 Direct3D11 vs_5_0 ps_5_0), or similar',
   audio: 'f1|48000',
 };
 
@@ -104,7 +116,9 @@ describe('device key and lists', () => {
 describe('gpuModel', () => {
   it('names the GPU as Chromium and Firefox both do, without the PCI id', () => {
     expect(gpuModel(CHROME.webgl)).toBe('nvidia geforce rtx 3060');
-    expect(gpuModel(FIREFOX.webgl)).toBe('nvidia geforce rtx 3060');
+    expect(gpuModel(EDGE.webgl)).toBe('nvidia geforce rtx 3060');
+    expect(gpuModel(FIREFOX.webgl)).toBe('nvidia geforce gtx 980');
+    expect(gpuModel('x|Apple M1, or similar')).toBe('apple m1');
     expect(gpuModel('Google Inc. (Intel)|ANGLE (Intel, Intel(R) UHD Graphics 620 (0x00005917) Direct3D11 vs_5_0 ps_5_0, D3D11)')).toBe(
       'intel(r) uhd graphics 620',
     );
@@ -135,12 +149,65 @@ describe('gpuModel', () => {
   });
 });
 
+describe('gpuMaker', () => {
+  it('names the maker of a GPU however an engine names the GPU', () => {
+    const makers = {
+      nvidia: ['x|ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11)', 'x|GeForce GTX 980, or similar', 'x|Quadro P2000'],
+      intel: ['x|ANGLE (Intel, Intel(R) UHD Graphics 620 Direct3D11)', 'x|Mesa Intel(R) Xe Graphics'],
+      amd: ['x|ANGLE (AMD, AMD Radeon RX 6600 Direct3D11)', 'x|Radeon R9 200 Series, or similar', 'x|ATI Radeon HD 5770'],
+      apple: ['x|Apple M1, or similar', 'x|ANGLE (Apple, ANGLE Metal Renderer: Apple M2, Unspecified Version)'],
+      qualcomm: ['x|Adreno (TM) 740'],
+      arm: ['x|Mali-G78'],
+      imagination: ['x|PowerVR Rogue GE8320'],
+    };
+    for (const [maker, names] of Object.entries(makers)) for (const n of names) expect(gpuMaker(n), n).toBe(maker);
+    expect(gpuMaker('x|llvmpipe (LLVM 15.0.6, 256 bits)')).toBeNull();
+    expect(gpuMaker('Apple Inc.|Apple GPU')).toBeNull();
+    expect(gpuMaker(undefined)).toBeNull();
+  });
+});
+
 describe('pairEvidence', () => {
+  it('across engines: the GPU by its maker where Firefox names a family, the screen and the language list weigh less, fonts by containment', () => {
+    const cross = pairEvidence(rec('a', [CHROME]), rec('b', [FIREFOX]));
+    close(cross.hardware, ln(1.5) + ln(3) + ln(1.5) + ln(1) + ln(1.3));
+    close(cross.os_rendering, ln(4) + ln(1.3));
+    const other = (change: Components) => pairEvidence(rec('a', [CHROME]), rec('b', [{ ...FIREFOX, ...change }]));
+    close(other({ webgl: 'Mozilla|ANGLE (AMD, Radeon R9 200 Series Direct3D11 vs_5_0 ps_5_0), or similar' }).hardware - cross.hardware, ln(0.1) - ln(1.5));
+    close(other({ screen: '1536x864' }).hardware - cross.hardware, ln(0.4) - ln(3));
+    // The first language is the OS's; the rest is each browser's own.
+    close(other({ languages: 'en-US' }).os_rendering, cross.os_rendering);
+    close(other({ languages: 'de-DE,en-US,en' }).os_rendering - cross.os_rendering, ln(0.8) - ln(1.3));
+    // Firefox may not see every font the OS has: the shorter list inside the longer counts as the same.
+    close(other({ fonts: 'Arial,Calibri' }).os_rendering, cross.os_rendering);
+    close(other({ fonts: 'Arial,Calibri,Cambria,Zapfino' }).os_rendering - cross.os_rendering, ln(0.1) - ln(4));
+    close(other({ fonts: 'Arial,Calibri,Cambria,Consolas,A,B,C,D,E' }).os_rendering, cross.os_rendering);
+    // A reduced name on either side: the maker decides, whichever side it is on.
+    close(pairEvidence(rec('a', [FIREFOX]), rec('b', [CHROME])).hardware, cross.hardware);
+    // Two Firefoxes name the same family: the maker still.
+    close(pairEvidence(rec('a', [FIREFOX]), rec('b', [FIREFOX])).hardware, ln(1.5) + ln(3) + ln(1.5) + ln(1) + ln(1.3));
+    // Safari on a Mac and Chrome on it: different engines, the GPU masked on one side.
+    const mac: Components = {
+      ...CHROME,
+      browser: 'Chrome|Mac OS',
+      webgl: 'Google Inc. (Apple)|ANGLE (Apple, ANGLE Metal Renderer: Apple M2, Unspecified Version)',
+    };
+    const safari: Components = { ...mac, browser: 'Safari|Mac OS', webgl: 'Apple Inc.|Apple GPU', screen: '1440x900' };
+    close(pairEvidence(rec('a', [mac]), rec('b', [safari])).hardware, ln(0.4) + ln(1.5) + ln(1) + ln(1.3));
+    // Every browser on iOS is WebKit: one engine.
+    const iosChrome: Components = { ...CHROME, browser: 'Chrome|iOS', screen: '390x844' };
+    const iosSafari: Components = { ...iosChrome, browser: 'Mobile Safari|iOS', screen: '430x932' };
+    close(
+      pairEvidence(rec('a', [iosChrome]), rec('b', [iosSafari])).hardware - pairEvidence(rec('a', [iosChrome]), rec('b', [iosChrome])).hardware,
+      ln(0.15) - ln(3),
+    );
+  });
+
   const ln = Math.log;
   const close = (x: number, y: number) => expect(x).toBeCloseTo(y, 10);
-  const base = pairEvidence(rec('a', [CHROME]), rec('b', [FIREFOX]));
+  const base = pairEvidence(rec('a', [CHROME]), rec('b', [EDGE]));
 
-  it('the same machine in two engines: every fact agrees', () => {
+  it('the same machine in two browsers of one engine: every fact agrees', () => {
     close(base.hardware, ln(5) + ln(3) + ln(1.5) + ln(1) + ln(1.3));
     close(base.os_rendering, ln(4) + ln(1.3));
   });
@@ -155,31 +222,31 @@ describe('pairEvidence', () => {
     ['fonts, nearly', { fonts: 'Arial,Calibri,Cambria,Consolas,Corbel' }, 'os_rendering', ln(1.5) - ln(4)],
     ['fonts', { fonts: 'Arial,Helvetica' }, 'os_rendering', ln(0.1) - ln(4)],
   ] as const)('a different %s counts against', (_, change, family, delta) => {
-    const e = pairEvidence(rec('a', [CHROME]), rec('b', [{ ...FIREFOX, ...change }]));
+    const e = pairEvidence(rec('a', [CHROME]), rec('b', [{ ...EDGE, ...change }]));
     close(e[family] - base[family], delta);
     const other = family === 'hardware' ? 'os_rendering' : 'hardware';
     close(e[other], base[other]);
   });
 
   it('a fact only one side collected says nothing; any kept set may agree (docked and undocked)', () => {
-    const { screen: _, webgl: __, ...bare } = FIREFOX;
+    const { screen: _, webgl: __, ...bare } = EDGE;
     const e = pairEvidence(rec('a', [CHROME]), rec('b', [bare]));
     close(e.hardware, ln(1.5) + ln(1) + ln(1.3));
-    const docked = pairEvidence(rec('a', [{ ...CHROME, screen: '2560x1440' }, CHROME]), rec('b', [{ ...FIREFOX, screen: '1920x1080' }]));
+    const docked = pairEvidence(rec('a', [{ ...CHROME, screen: '2560x1440' }, CHROME]), rec('b', [{ ...EDGE, screen: '1920x1080' }]));
     close(docked.hardware, base.hardware);
     // Fonts compare the newest sets only.
-    close(pairEvidence(rec('a', [{ ...CHROME, fonts: undefined }]), rec('b', [FIREFOX])).os_rendering, ln(1.3));
-    close(pairEvidence(rec('a', [{ ...CHROME, fonts: 'Zapfino' }, CHROME]), rec('b', [FIREFOX])).os_rendering, ln(0.1) + ln(1.3));
-    close(pairEvidence(rec('a', [CHROME]), rec('b', [{ ...FIREFOX, fonts: undefined }])).os_rendering, ln(1.3));
+    close(pairEvidence(rec('a', [{ ...CHROME, fonts: undefined }]), rec('b', [EDGE])).os_rendering, ln(1.3));
+    close(pairEvidence(rec('a', [{ ...CHROME, fonts: 'Zapfino' }, CHROME]), rec('b', [EDGE])).os_rendering, ln(0.1) + ln(1.3));
+    close(pairEvidence(rec('a', [CHROME]), rec('b', [{ ...EDGE, fonts: undefined }])).os_rendering, ln(1.3));
     // A visitor with no component set kept says nothing.
-    expect(pairEvidence(rec('a', []), rec('b', [FIREFOX]))).toEqual({ hardware: 0, os_rendering: 0 });
+    expect(pairEvidence(rec('a', []), rec('b', [EDGE]))).toEqual({ hardware: 0, os_rendering: 0 });
     expect(pairEvidence(rec('a', [CHROME]), rec('b', []))).toEqual({ hardware: 0, os_rendering: 0 });
   });
 });
 
 describe('relatedOf', () => {
   const a = rec('a', [CHROME], [['81.2.69', 1000]]);
-  const b = rec('b', [FIREFOX], [['81.2.69', 900]]);
+  const b = rec('b', [EDGE], [['81.2.69', 900]]);
   const odds = (e: { hardware: number; os_rendering: number }, net = 0) => RELATED_PRIOR_ODDS * Math.exp(e.hardware + e.os_rendering + net);
   const p = (o: number) => Math.round((o / (1 + o)) * 1000) / 1000;
 
@@ -196,17 +263,17 @@ describe('relatedOf', () => {
   });
 
   it('skips deleted visitors and follows merges, itself included', () => {
-    const merged = rec('m', [FIREFOX], [['81.2.69', 500]], { mergedInto: 'b' });
+    const merged = rec('m', [EDGE], [['81.2.69', 500]], { mergedInto: 'b' });
     const alias = rec('s', [CHROME], [], { mergedInto: 'a' });
     expect(relatedOf(a, [list(['gone', 'm', 's'])], resolver([a, b, merged, alias])).map((x) => x.visitorId)).toEqual(['b']);
   });
 
   it('drops what falls under the threshold, and keeps what reaches it', () => {
     // Evidence against (another GPU and screen) sinks a candidate.
-    const c = rec('c', [{ ...FIREFOX, webgl: 'x|ANGLE (AMD, AMD Radeon RX 6600 Direct3D11)', screen: '1366x768' }]);
+    const c = rec('c', [{ ...EDGE, webgl: 'x|ANGLE (AMD, AMD Radeon RX 6600 Direct3D11)', screen: '1366x768' }]);
     expect(relatedOf(a, [list(['a', 'c'])], resolver([a, c]))).toEqual([]);
     // Agreeing on hardware only, fonts different: below.
-    const d = rec('d', [{ ...FIREFOX, fonts: 'Zapfino' }]);
+    const d = rec('d', [{ ...EDGE, fonts: 'Zapfino' }]);
     const pd = p(odds(pairEvidence(a, d)));
     expect(pd).toBeLessThan(RELATED_THRESHOLD);
     expect(relatedOf(a, [list(['a', 'd'])], resolver([a, d]))).toEqual([]);
@@ -214,7 +281,7 @@ describe('relatedOf', () => {
   });
 
   it('a further shared network counts (at most two), and the family says so when it weighs most', () => {
-    const weak = { ...FIREFOX, webgl: undefined, screen: undefined, color: undefined, touch: undefined, audio: undefined, languages: 'de' };
+    const weak = { ...EDGE, webgl: undefined, screen: undefined, color: undefined, touch: undefined, audio: undefined, languages: 'de' };
     const x = rec(
       'x',
       [CHROME],
@@ -269,7 +336,7 @@ describe('relatedOf', () => {
     const x = rec('x', [CHROME], [['1.1.1', 10]]);
     const y = rec(
       'y',
-      [FIREFOX],
+      [EDGE],
       [
         ['1.1.1', 5],
         ['7.7.7', 50],
@@ -279,7 +346,7 @@ describe('relatedOf', () => {
     expect(relatedOf(x, [list(['x', 'y'], 2, '1.1.1')], resolver([x, y]))).toEqual([
       { visitorId: 'y', probability: p(odds(pairEvidence(x, y))), evidence: 'hardware', lastSeenTogetherAt: 5 },
     ]);
-    const gone = rec('g', [FIREFOX], [['7.7.7', 50]]);
+    const gone = rec('g', [EDGE], [['7.7.7', 50]]);
     expect(relatedOf(x, [list(['x', 'g'], 2, '1.1.1')], resolver([x, gone]))).toEqual([
       { visitorId: 'g', probability: p(odds(pairEvidence(x, gone))), evidence: 'hardware', lastSeenTogetherAt: 0 },
     ]);
@@ -287,14 +354,14 @@ describe('relatedOf', () => {
 
   it('the OS rendering family when it weighs most', () => {
     // Screen (3) and audio (1.3) against fonts (4) and languages (1.3).
-    const fontsOnly = rec('f', [{ ...FIREFOX, webgl: undefined, color: undefined, touch: undefined }]);
+    const fontsOnly = rec('f', [{ ...EDGE, webgl: undefined, color: undefined, touch: undefined }]);
     const [rel] = relatedOf(a, [list(['a', 'f'])], resolver([a, fontsOnly]));
     expect(rel).toMatchObject({ visitorId: 'f', evidence: 'os_rendering' });
   });
 
   it('answers a relative exactly at the threshold', () => {
     // GPU (5) and fonts (4) alone: odds 0.2 × 20 = 4, a probability of 0.8.
-    const edge = rec('e', [{ ...FIREFOX, screen: undefined, color: undefined, touch: undefined, audio: undefined, languages: undefined }]);
+    const edge = rec('e', [{ ...EDGE, screen: undefined, color: undefined, touch: undefined, audio: undefined, languages: undefined }]);
     expect(relatedOf(a, [list(['a', 'e'])], resolver([a, edge]))).toEqual([
       { visitorId: 'e', probability: RELATED_THRESHOLD, evidence: 'hardware', lastSeenTogetherAt: 1000 },
     ]);
@@ -305,7 +372,7 @@ describe('relatedOf', () => {
     expect(relatedOf(a, [list(['a', 'b'], 6)], resolver([a, b]))[0]?.probability).toBe(p(odds(pairEvidence(a, b)) / 4));
     const strong = rec(
       's',
-      [{ ...FIREFOX, languages: 'en-US,en' }],
+      [{ ...EDGE, languages: 'en-US,en' }],
       [
         ['81.2.69', 900],
         ['5.5.5', 9],
@@ -326,7 +393,7 @@ describe('relatedOf', () => {
     // 3 read (itself, s and a twin of s), 6 joined: scale 2, s has 1 × 2 + 1 = 3 look-alikes.
     const twin = rec(
       't',
-      [{ ...FIREFOX, languages: 'en-US,en' }],
+      [{ ...EDGE, languages: 'en-US,en' }],
       [
         ['81.2.69', 800],
         ['5.5.5', 9],
@@ -337,7 +404,7 @@ describe('relatedOf', () => {
   });
 
   it('look-alikes as likely on the list divide the odds twice over: a fleet of one image is not related', () => {
-    const twins = ['b', 'c', 'd'].map((id) => rec(id, [FIREFOX]));
+    const twins = ['b', 'c', 'd'].map((id) => rec(id, [EDGE]));
     const r = resolver([a, ...twins]);
     // Two alike: a machine's browsers, related.
     const two = relatedOf(a, [list(['a', 'b', 'c'])], r);
@@ -345,10 +412,10 @@ describe('relatedOf', () => {
     // Three alike: each divided by 2².
     expect(relatedOf(a, [list(['a', 'b', 'c', 'd'])], r).every((x) => x.probability === p(odds(pairEvidence(a, b)) / 4))).toBe(true);
     // A full list of 8 out of 40 that joined: the unread 32 are counted like the 7 read.
-    const many = Array.from({ length: 7 }, (_, i) => rec(`f${i}`, [FIREFOX]));
+    const many = Array.from({ length: 7 }, (_, i) => rec(`f${i}`, [EDGE]));
     expect(relatedOf(a, [list(['a', ...many.map((m) => m.id)], 40)], resolver([a, ...many]))).toEqual([]);
     // An unlike visitor on the list does not count as a look-alike.
-    const unlike = rec('u', [{ ...FIREFOX, webgl: 'x|ANGLE (AMD, AMD Radeon RX 6600 Direct3D11)', screen: '1366x768', fonts: 'Zapfino' }]);
+    const unlike = rec('u', [{ ...EDGE, webgl: 'x|ANGLE (AMD, AMD Radeon RX 6600 Direct3D11)', screen: '1366x768', fonts: 'Zapfino' }]);
     expect(relatedOf(a, [list(['a', 'b', 'u'])], resolver([a, b, unlike])).map((x) => [x.visitorId, x.probability])).toEqual([
       ['b', p(odds(pairEvidence(a, b)))],
     ]);
@@ -357,7 +424,7 @@ describe('relatedOf', () => {
   it('keeps each relative once, at its best list, with its latest time together; newest together first, then by id', () => {
     const c = rec(
       'c',
-      [FIREFOX],
+      [EDGE],
       [
         ['81.2.69', 950],
         ['9.9.9', 2000],
@@ -371,7 +438,7 @@ describe('relatedOf', () => {
         ['9.9.9', 3000],
       ],
     );
-    const crowd = Array.from({ length: 3 }, (_, i) => rec(`z${i}`, [FIREFOX], [['9.9.9', 1]]));
+    const crowd = Array.from({ length: 3 }, (_, i) => rec(`z${i}`, [EDGE], [['9.9.9', 1]]));
     const r = resolver([self, b, c, ...crowd]);
     const out = relatedOf(self, [list(['a', 'b', 'c']), list(['a', 'c', ...crowd.map((z) => z.id)], 5, '9.9.9')], r);
     expect(out.map((x) => x.visitorId)).toEqual(['c', 'b']);
@@ -381,7 +448,7 @@ describe('relatedOf', () => {
     const reversed = relatedOf(self, [list(['a', 'c', ...crowd.map((z) => z.id)], 5, '9.9.9'), list(['a', 'b', 'c'])], r);
     expect(reversed).toEqual(out);
     // Ties in time go by id.
-    const ties = ['t2', 't0', 't1'].map((id) => rec(id, [FIREFOX], [['81.2.69', 1000]]));
+    const ties = ['t2', 't0', 't1'].map((id) => rec(id, [EDGE], [['81.2.69', 1000]]));
     expect(relatedOf(a, [list(['a', 't2', 't0', 't1'])], resolver([a, ...ties])).map((x) => x.visitorId)).toEqual(['t0', 't1', 't2']);
   });
 });
