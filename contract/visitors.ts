@@ -35,7 +35,7 @@ export const RelatedVisitorSchema = z
     evidence: z
       .enum(RELATED_EVIDENCE)
       .describe(
-        'What weighed most: `hardware` (GPU as both engines name it, screens, colour, touch, audio stack), `os_rendering` (the fonts the OS has, its languages) or `network` (more networks in common than look-alikes share). Every relative also shares a network, an OS, a core count and a time zone with the visitor',
+        'What weighed most: `hardware` (GPU as both engines name it, core count, screens, colour, touch, audio stack), `os_rendering` (the fonts the OS has, its languages) or `network` (more networks in common than look-alikes share). Every relative also shares a network, an OS, its platform and a time zone with the visitor',
       ),
     lastSeenTogetherAt: TimestampMs.describe('The latest time both were seen on a network they share: the earlier of their last visits from it'),
   })

@@ -2,14 +2,14 @@
 // device in another browser or browser profile. A visitorId is one browser
 // (its storage, its engine's rendering); what the operating system and the
 // hardware fix is shared by every browser of the machine: the OS and its
-// platform string, the core count, the time zone, the screen, the GPU
+// platform string, the time zone, the core count, the screen, the GPU
 // (named differently by each engine), the fonts the OS has, the colour and
 // touch capabilities, the audio stack's sample rate, and the networks the
 // machine is used on.
 //
 // The index: when a visitor is first seen on a network prefix, identify's
 // existing bulk write adds it to the list of `r:<project>|<device key>|
-// <prefix>` (the device key: OS, platform, cores, time zone), with how many
+// <prefix>` (the device key: OS, platform, time zone), with how many
 // visitors ever joined it. Answering reads the visitor, its lists (one read)
 // and the visitors on them (one read): browsers of one machine meet on its
 // home or office network, look-alikes crowd a list and are told apart by
@@ -37,9 +37,14 @@ const sha = (s: string) => createHash('sha256').update(s).digest('base64url').sl
 const osOf = (c: Components) => c.browser?.split('|')[1];
 const coresOf = (c: Components) => (c.hardware ? (JSON.parse(c.hardware) as unknown[])[0] : undefined);
 
-/** What every browser of one machine reports alike and look-alikes share: OS, platform, cores, time zone (null when one is missing). */
+/**
+ * What every browser of one machine reports alike and look-alikes share: OS,
+ * platform, time zone (null when one is missing). Not the core count: Safari
+ * on a Mac reports 8 whatever the chip, Brave and anti-fingerprinting
+ * extensions make it up; it is evidence instead (pairEvidence).
+ */
 export function deviceKey(c: Components): string | null {
-  const parts = [osOf(c), c.platform, coresOf(c), c.timezone];
+  const parts = [osOf(c), c.platform, c.timezone];
   if (parts.some((p) => p === undefined || p === null)) return null;
   return sha(JSON.stringify(parts));
 }
@@ -143,6 +148,7 @@ export function pairEvidence(a: VisitorRecord, b: VisitorRecord): Record<'hardwa
   const acrossEngines = ea.size > 0 && eb.size > 0 && !overlaps(ea, eb);
   hardware += reduced(a) || reduced(b) ? compare((c) => gpuMaker(c.webgl), 1.5, 0.1) : compare((c) => gpuModel(c.webgl), 5, 0.03);
   hardware += compare((c) => c.screen, 3, acrossEngines ? 0.4 : 0.15);
+  hardware += compare((c) => ((coresOf(c) ?? null) === null ? null : String(coresOf(c))), 1.5, acrossEngines ? 0.7 : 0.2);
   hardware += compare((c) => c.color, 1.5, 0.3);
   hardware += compare((c) => c.touch, 1, 0.1);
   hardware += compare((c) => c.audio?.split('|')[1], 1.3, 0.5);

@@ -73,17 +73,17 @@ const resolver = (records: VisitorRecord[]) => {
 const list = (visitorIds: string[], n = visitorIds.length, prefix = '81.2.69'): RelatedList => ({ prefix, visitorIds, n });
 
 describe('device key and lists', () => {
-  it('is the OS, platform, cores and time zone: alike in every browser of a machine, null when one is missing', () => {
+  it('is the OS, platform and time zone: alike in every browser of a machine, null when one is missing', () => {
     expect(deviceKey(CHROME)).toBe(deviceKey(FIREFOX));
-    for (const change of [{ browser: 'Chrome|Linux' }, { platform: 'Linux x86_64' }, { hardware: '[4,8,255]' }, { timezone: 'Europe/Paris' }])
+    for (const change of [{ browser: 'Chrome|Linux' }, { platform: 'Linux x86_64' }, { timezone: 'Europe/Paris' }])
       expect(deviceKey({ ...CHROME, ...change }), JSON.stringify(change)).not.toBe(deviceKey(CHROME));
-    // Memory and the rest of the hardware component are the engine's: Firefox reports none.
-    expect(deviceKey({ ...CHROME, hardware: '[8,4,255]' })).toBe(deviceKey(CHROME));
-    for (const missing of ['browser', 'platform', 'hardware', 'timezone'] as const) {
+    // Not the hardware: Safari on a Mac reports 8 cores whatever the chip, Firefox no memory.
+    expect(deviceKey({ ...CHROME, hardware: '[4,4,255]' })).toBe(deviceKey(CHROME));
+    expect(deviceKey({ ...CHROME, hardware: undefined })).toBe(deviceKey(CHROME));
+    for (const missing of ['browser', 'platform', 'timezone'] as const) {
       const { [missing]: _, ...rest } = CHROME;
       expect(deviceKey(rest), missing).toBeNull();
     }
-    expect(deviceKey({ ...CHROME, hardware: '[null,8,255]' })).toBeNull();
     expect(deviceKey(CHROME)).toMatch(/^[\w-]{24}$/);
   });
 
@@ -170,11 +170,13 @@ describe('gpuMaker', () => {
 describe('pairEvidence', () => {
   it('across engines: the GPU by its maker where Firefox names a family, the screen and the language list weigh less, fonts by containment', () => {
     const cross = pairEvidence(rec('a', [CHROME]), rec('b', [FIREFOX]));
-    close(cross.hardware, ln(1.5) + ln(3) + ln(1.5) + ln(1) + ln(1.3));
+    close(cross.hardware, ln(1.5) + ln(3) + ln(1.5) + ln(1.5) + ln(1) + ln(1.3));
     close(cross.os_rendering, ln(4) + ln(1.3));
     const other = (change: Components) => pairEvidence(rec('a', [CHROME]), rec('b', [{ ...FIREFOX, ...change }]));
     close(other({ webgl: 'Mozilla|ANGLE (AMD, Radeon R9 200 Series Direct3D11 vs_5_0 ps_5_0), or similar' }).hardware - cross.hardware, ln(0.1) - ln(1.5));
     close(other({ screen: '1536x864' }).hardware - cross.hardware, ln(0.4) - ln(3));
+    close(other({ hardware: '[10,null,255]' }).hardware - cross.hardware, ln(0.7) - ln(1.5));
+    close(other({ hardware: undefined }).hardware - cross.hardware, -ln(1.5));
     // The first language is the OS's; the rest is each browser's own.
     close(other({ languages: 'en-US' }).os_rendering, cross.os_rendering);
     close(other({ languages: 'de-DE,en-US,en' }).os_rendering - cross.os_rendering, ln(0.8) - ln(1.3));
@@ -185,7 +187,7 @@ describe('pairEvidence', () => {
     // A reduced name on either side: the maker decides, whichever side it is on.
     close(pairEvidence(rec('a', [FIREFOX]), rec('b', [CHROME])).hardware, cross.hardware);
     // Two Firefoxes name the same family: the maker still.
-    close(pairEvidence(rec('a', [FIREFOX]), rec('b', [FIREFOX])).hardware, ln(1.5) + ln(3) + ln(1.5) + ln(1) + ln(1.3));
+    close(pairEvidence(rec('a', [FIREFOX]), rec('b', [FIREFOX])).hardware, ln(1.5) + ln(3) + ln(1.5) + ln(1.5) + ln(1) + ln(1.3));
     // Safari on a Mac and Chrome on it: different engines, the GPU masked on one side.
     const mac: Components = {
       ...CHROME,
@@ -193,7 +195,7 @@ describe('pairEvidence', () => {
       webgl: 'Google Inc. (Apple)|ANGLE (Apple, ANGLE Metal Renderer: Apple M2, Unspecified Version)',
     };
     const safari: Components = { ...mac, browser: 'Safari|Mac OS', webgl: 'Apple Inc.|Apple GPU', screen: '1440x900' };
-    close(pairEvidence(rec('a', [mac]), rec('b', [safari])).hardware, ln(0.4) + ln(1.5) + ln(1) + ln(1.3));
+    close(pairEvidence(rec('a', [mac]), rec('b', [safari])).hardware, ln(0.4) + ln(1.5) + ln(1.5) + ln(1) + ln(1.3));
     // Every browser on iOS is WebKit: one engine.
     const iosChrome: Components = { ...CHROME, browser: 'Chrome|iOS', screen: '390x844' };
     const iosSafari: Components = { ...iosChrome, browser: 'Mobile Safari|iOS', screen: '430x932' };
@@ -208,13 +210,14 @@ describe('pairEvidence', () => {
   const base = pairEvidence(rec('a', [CHROME]), rec('b', [EDGE]));
 
   it('the same machine in two browsers of one engine: every fact agrees', () => {
-    close(base.hardware, ln(5) + ln(3) + ln(1.5) + ln(1) + ln(1.3));
+    close(base.hardware, ln(5) + ln(3) + ln(1.5) + ln(1.5) + ln(1) + ln(1.3));
     close(base.os_rendering, ln(4) + ln(1.3));
   });
 
   it.each([
     ['GPU', { webgl: 'x|ANGLE (AMD, AMD Radeon RX 6600 Direct3D11 vs_5_0 ps_5_0, D3D11)' }, 'hardware', ln(0.03) - ln(5)],
     ['screen', { screen: '1366x768' }, 'hardware', ln(0.15) - ln(3)],
+    ['core count', { hardware: '[4,8,255]' }, 'hardware', ln(0.2) - ln(1.5)],
     ['colour', { color: '[30,"p3"]' }, 'hardware', ln(0.3) - ln(1.5)],
     ['touch', { touch: '{"maxTouchPoints":10}' }, 'hardware', ln(0.1) - ln(1)],
     ['audio rate', { audio: 'f1|44100' }, 'hardware', ln(0.5) - ln(1.3)],
@@ -231,7 +234,7 @@ describe('pairEvidence', () => {
   it('a fact only one side collected says nothing; any kept set may agree (docked and undocked)', () => {
     const { screen: _, webgl: __, ...bare } = EDGE;
     const e = pairEvidence(rec('a', [CHROME]), rec('b', [bare]));
-    close(e.hardware, ln(1.5) + ln(1) + ln(1.3));
+    close(e.hardware, ln(1.5) + ln(1.5) + ln(1) + ln(1.3));
     const docked = pairEvidence(rec('a', [{ ...CHROME, screen: '2560x1440' }, CHROME]), rec('b', [{ ...EDGE, screen: '1920x1080' }]));
     close(docked.hardware, base.hardware);
     // Fonts compare the newest sets only.
@@ -354,14 +357,14 @@ describe('relatedOf', () => {
 
   it('the OS rendering family when it weighs most', () => {
     // Screen (3) and audio (1.3) against fonts (4) and languages (1.3).
-    const fontsOnly = rec('f', [{ ...EDGE, webgl: undefined, color: undefined, touch: undefined }]);
+    const fontsOnly = rec('f', [{ ...EDGE, webgl: undefined, color: undefined, touch: undefined, hardware: undefined }]);
     const [rel] = relatedOf(a, [list(['a', 'f'])], resolver([a, fontsOnly]));
     expect(rel).toMatchObject({ visitorId: 'f', evidence: 'os_rendering' });
   });
 
   it('answers a relative exactly at the threshold', () => {
     // GPU (5) and fonts (4) alone: odds 0.2 × 20 = 4, a probability of 0.8.
-    const edge = rec('e', [{ ...EDGE, screen: undefined, color: undefined, touch: undefined, audio: undefined, languages: undefined }]);
+    const edge = rec('e', [{ ...EDGE, hardware: undefined, screen: undefined, color: undefined, touch: undefined, audio: undefined, languages: undefined }]);
     expect(relatedOf(a, [list(['a', 'e'])], resolver([a, edge]))).toEqual([
       { visitorId: 'e', probability: RELATED_THRESHOLD, evidence: 'hardware', lastSeenTogetherAt: 1000 },
     ]);
@@ -440,12 +443,12 @@ describe('relatedOf', () => {
     );
     const crowd = Array.from({ length: 3 }, (_, i) => rec(`z${i}`, [EDGE], [['9.9.9', 1]]));
     const r = resolver([self, b, c, ...crowd]);
-    const out = relatedOf(self, [list(['a', 'b', 'c']), list(['a', 'c', ...crowd.map((z) => z.id)], 5, '9.9.9')], r);
+    const out = relatedOf(self, [list(['a', 'b', 'c']), list(['a', 'c', ...crowd.map((z) => z.id)], 12, '9.9.9')], r);
     expect(out.map((x) => x.visitorId)).toEqual(['c', 'b']);
     const shared = pairEvidence(self, c);
     expect(out[0]).toMatchObject({ lastSeenTogetherAt: 2000, probability: p(odds(shared, Math.log(4))) });
     // A better list read later wins over a worse one read first.
-    const reversed = relatedOf(self, [list(['a', 'c', ...crowd.map((z) => z.id)], 5, '9.9.9'), list(['a', 'b', 'c'])], r);
+    const reversed = relatedOf(self, [list(['a', 'c', ...crowd.map((z) => z.id)], 12, '9.9.9'), list(['a', 'b', 'c'])], r);
     expect(reversed).toEqual(out);
     // Ties in time go by id.
     const ties = ['t2', 't0', 't1'].map((id) => rec(id, [EDGE], [['81.2.69', 1000]]));
