@@ -8,7 +8,7 @@
 // tells their members apart.
 import type { SignalValues } from '../../contract/signals.js';
 import { rng, type Rng } from './random.js';
-import type { World } from './world.js';
+import type { Siblings, World } from './world.js';
 
 export { rng, type Rng };
 
@@ -736,6 +736,7 @@ const IPHONES: readonly (readonly [string, number, Size, string])[] = [
 // ---- Devices ----------------------------------------------------------------
 
 export type Cohort = 'general' | 'fleet-laptop' | 'fleet-iphone';
+export type Sibling = 'browser' | 'profile' | 'person';
 
 /** What a device is: fixed for the device's life. */
 export interface Profile {
@@ -806,7 +807,12 @@ export interface Extension {
 }
 
 export interface Device {
+  /** The browser instance: its own token, its own visits, its own visitor. */
   id: number;
+  /** The physical machine it runs on: the id of the machine's first instance (its own id for most devices). */
+  physical: number;
+  /** How a further instance on a machine differs from the first: another browser, another profile of the same browser, another person's OS account; null for the first. */
+  sibling: Sibling | null;
   cohort: Cohort;
   /** Fleet members share an office network; null outside fleets. */
   fleet: number | null;
@@ -1304,6 +1310,7 @@ export function generatePopulation(n: number, seed: number, world: World): Born[
   let households = 0;
   let offices = 0;
   const openOffice = new Map<string, { id: number; left: number }>();
+  const homes: Place[] = [];
   const officeIn = (country: string) => {
     let o = openOffice.get(country);
     if (!o || o.left <= 0) openOffice.set(country, (o = { id: offices++, left: Math.max(2, Math.round(expo(r, world.officeSize))) }));
@@ -1312,7 +1319,21 @@ export function generatePopulation(n: number, seed: number, world: World): Born[
   };
   const add = (cohort: Cohort, profile: Profile, place: Place, household: number, office: number | null, fleet: number | null = null) => {
     const firstDay = r() * WINDOW_DAYS;
-    out.push({ device: { id: out.length, cohort, fleet, household, office, profile, state: initialState(r, profile, place, firstDay) }, firstDay });
+    homes[household] = place;
+    out.push({
+      device: {
+        id: out.length,
+        physical: out.length,
+        sibling: null,
+        cohort,
+        fleet,
+        household,
+        office,
+        profile,
+        state: initialState(r, profile, place, firstDay),
+      },
+      firstDay,
+    });
   };
   const fleetTarget = Math.round(n * world.fleetLaptops);
   while (out.length < fleetTarget) {
@@ -1379,7 +1400,127 @@ export function generatePopulation(n: number, seed: number, world: World): Born[
       add('general', profile, place, household, office);
     }
   }
+  if (world.siblings) addSiblings(out, homes, world.siblings, seed);
   return out;
+}
+
+/** How many people besides its first user share a family computer. */
+const OTHER_PEOPLE = [
+  [1, 55],
+  [2, 30],
+  [3, 15],
+] as const;
+
+/**
+ * Further browser instances on home devices (fleets stay one browser each,
+ * pure look-alikes), appended with new ids from a stream of their own, so
+ * that the devices before them and their visits are those of the world
+ * without. An instance shares its machine's hardware, OS, fonts, screens,
+ * household and office, and has its own token, visits and first day.
+ */
+function addSiblings(out: Born[], homes: readonly Place[], rates: Siblings, seed: number) {
+  const r = rng(seed * 2_654_435 + 17);
+  const add = (of: Device, sibling: Sibling, profile: Profile, sameLanguages: number) => {
+    const home = homes[of.household]!;
+    const firstDay = r() * WINDOW_DAYS;
+    const place = r() < sameLanguages ? home : { ...home, languages: otherLanguages(r, home) };
+    out.push({
+      device: { ...of, id: out.length, sibling, profile, state: initialState(r, profile, place, firstDay) },
+      firstDay,
+    });
+  };
+  for (const { device: d } of out.slice()) {
+    if (d.cohort !== 'general') continue;
+    const p = d.profile;
+    // Another browser; a third on some (iPhones: Safari and Chrome only).
+    if (r() < (p.mobile ? rates.phones : rates.desktops)) {
+      const second = inBrowser(r, p, otherBrowser(r, p, [p.family]));
+      add(d, 'browser', second, 0.85);
+      if (p.os !== 'iOS' && r() < rates.third) add(d, 'browser', inBrowser(r, p, otherBrowser(r, p, [p.family, second.family])), 0.85);
+    }
+    if (p.mobile) continue;
+    // A second profile of the same browser: same binary and settings, maybe other content blockers.
+    if (r() < rates.profiles) add(d, 'profile', { ...p, adblock: r() < 0.5 ? p.adblock : adblockOf(r, p.os, p.family) }, 0.85);
+    // A computer at home shared by 2–4 people, each with an OS account (taskbar, accessibility) and a browser of their own.
+    if (d.office === null && r() < rates.shared) {
+      for (let k = weighted(r, OTHER_PEOPLE); k > 0; k--) {
+        const own = inBrowser(r, p, weighted(r, browsersOn(p)));
+        const frame = defaultFrame(r, p.os, false);
+        const account = { reducedMotion: r() < 0.03, contrastMore: r() < 0.015, frame: p.os === 'macOS' ? { ...frame, top: p.frame.top } : frame };
+        add(d, 'person', { ...own, ...account }, 0.7);
+      }
+    }
+  }
+}
+
+/** The browser mix of the device's OS (for an iPhone, Safari and Chrome). */
+const browsersOn = (p: Profile): readonly (readonly [Family, number])[] =>
+  p.os === 'iOS'
+    ? [
+        ['Safari', 88],
+        ['Chrome', 12],
+      ]
+    : p.os === 'Android'
+      ? ANDROIDS.find((a) => a[0] === p.model)![6]
+        ? BROWSERS.Samsung
+        : BROWSERS.Android
+      : BROWSERS[p.os];
+
+const otherBrowser = (r: Rng, p: Profile, taken: readonly Family[]): Family =>
+  weighted(
+    r,
+    browsersOn(p).filter(([f]) => !taken.includes(f)),
+  );
+
+/**
+ * The same machine in another browser: what that browser reports of the
+ * hardware (WebGL strings, deviceMemory, Safari's 8 cores on Macs), and the
+ * browser's own settings, content blockers and installation. The same
+ * browser again (another person's OS account) is the same installation.
+ */
+function inBrowser(r: Rng, p: Profile, family: Family): Profile {
+  const memory = (): number | null => {
+    if (family === 'Firefox' || family === 'Safari' || p.os === 'iOS') return null;
+    if (p.memory !== null) return p.memory;
+    if (p.os === 'Windows') return windowsMemory(r, p.cores, false);
+    if (p.os === 'Android') return ANDROIDS.find((a) => a[0] === p.model)![5];
+    return p.os === 'Linux' && p.cores <= 4 ? 4 : 8;
+  };
+  const webgl =
+    p.os === 'Windows'
+      ? windowsWebgl(
+          family,
+          WIN_GPUS.find((g) => g[1] === p.gpuKey)!,
+        )
+      : p.os === 'macOS'
+        ? macWebgl(family, p.gpuKey)
+        : p.os === 'Linux'
+          ? linuxWebgl(family, LINUX_GPUS.find((g) => g[0][1] === p.gpuKey)![0])
+          : p.webgl;
+  return {
+    ...p,
+    ...browserSettings(r),
+    ...(family === p.family ? {} : installation(r, p.os, family)),
+    family,
+    webgl,
+    cores: p.os === 'macOS' ? (family === 'Safari' ? 8 : MAC_CHIPS.find((m) => m[0] === p.gpuKey)![2]) : p.cores,
+    memory: memory(),
+    applePay: family === p.family ? p.applePay : applePayOf(r, p.os, family),
+    adblock: adblockOf(r, p.os, family),
+  };
+}
+
+/** Another language list of the home's country (a person or browser set up in another language), else one more language. */
+function otherLanguages(r: Rng, home: Place): string[] {
+  const others = home.country.langs.filter(([ls]) => ls.join() !== home.languages.join());
+  if (others.length) return [...weighted(r, others)];
+  return [
+    ...home.languages,
+    pick(
+      r,
+      EXTRA_LANGUAGES.filter((l) => !home.languages.includes(l)),
+    ),
+  ];
 }
 
 // ---- Signals ----------------------------------------------------------------
