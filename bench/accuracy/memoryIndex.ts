@@ -13,11 +13,13 @@ import {
   ON_ASN_CAP,
   ON_PREFIX_CAP,
   PARTIAL_CAP,
+  RELATED_CAP,
   type Lookup,
   type LookupQuery,
   type Remembered,
 } from '../../server/store/identity.js';
 import type { Suspect } from '../../server/store/visitors.js';
+import { relatedKeysOf, relatedOf, type Relative } from '../../server/identification/related.js';
 
 /** A key went from k to k + 1 holders: move it between the Good–Turing counts. */
 export function shiftCounts(c: { n1: number; n2: number; n3: number }, k: number) {
@@ -35,6 +37,7 @@ export class MemoryIndex implements LinkIndex {
   private readonly partials = new Map<string, string[]>();
   private readonly onNetwork = new Map<string, string[]>();
   private readonly linked = new Map<string, string[]>();
+  private readonly related = new Map<string, { visitorIds: string[]; n: number }>();
   private readonly prefixes = new Map<string, number>();
   private readonly asns = new Map<number, number>();
   private readonly groups = new Map<string, { n1: number; n2: number; n3: number }>();
@@ -164,10 +167,32 @@ export class MemoryIndex implements LinkIndex {
       this.asns.set(r.newAsn, (this.asns.get(r.newAsn) ?? 0) + 1);
       onNetwork(`${r.model}|AS${r.newAsn}`, ON_ASN_CAP);
     }
+    if (r.related) {
+      const list = this.related.get(r.related) ?? { visitorIds: [], n: 0 };
+      if (!list.visitorIds.includes(r.visitorId)) this.related.set(r.related, { visitorIds: [r.visitorId, ...list.visitorIds].slice(0, RELATED_CAP), n: list.n + 1 });
+    }
     if (r.linked) {
       const ids = this.linked.get(r.linked) ?? [];
       this.linked.set(r.linked, [r.visitorId, ...ids.filter((x) => x !== r.visitorId)].slice(0, LINKED_VISITORS_CAP));
     }
+  }
+
+  /** The visitor's related visitors in `projectId`, as the service answers them (server/visitors/related.ts). */
+  relatedTo(visitorId: string, projectId: string): Relative[] {
+    const self = this.current(visitorId);
+    if (!self) return [];
+    const lists = relatedKeysOf(projectId, self).flatMap(({ key, prefix }) => {
+      const list = this.related.get(key);
+      return list ? [{ prefix, ...list }] : [];
+    });
+    return relatedOf(self, lists, (id) => this.current(id));
+  }
+
+  /** The visitor an id stands for now (merges followed). */
+  private current(id: string): VisitorRecord | null {
+    let v = this.visitors.get(id) ?? null;
+    for (let hops = 0; v?.mergedInto && hops < 64; hops++) v = this.visitors.get(v.mergedInto) ?? null;
+    return v;
   }
 
   /** What the service writes after a visit (record.ts recordVisit): counts the visit and takes what it changes. */

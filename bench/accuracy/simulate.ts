@@ -11,6 +11,7 @@ import { coverage, extractComponents } from '../../server/identification/compone
 import { confidenceOf } from '../../server/identification/confidence.js';
 import { link, remembered, type MatchKind, type Visit } from '../../server/identification/linker.js';
 import { tokensToPoint, visitTokens } from '../../server/identification/service.js';
+import { relatedIndexKey } from '../../server/identification/related.js';
 import { LinkedIdKeys } from '../../server/keys/linkedIds.js';
 import { DRIFTS, Revisits } from './drift.js';
 import { lostAt, splitFate, survivorOf, type Lost } from './gap.js';
@@ -22,6 +23,8 @@ import { SignIns } from './signIns.js';
 import type { World } from './world.js';
 
 const NO_LISTS = { tor: false, vpn: false, cdn: false, datacenter: false };
+/** The one project of a simulated site (related visitors are per project). */
+export const BENCH_PROJECT = 'prj_bench';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 
@@ -280,7 +283,9 @@ export async function simulate(world: World, size: number, seed: number, opts: S
     const match = await link(index, visit);
     const before = index.record(match, visit);
     const moreTokens = tokensToPoint([scriptToken, cookieToken], tokenHash, owners, match);
-    await index.remember({ ...remembered(before, match, visit, match.kind === 'new'), moreTokens });
+    const learnt = remembered(before, match, visit, match.kind === 'new');
+    // The related-visitors list a visitor joins on a new network, as the service does (service.ts), for related.ts.
+    await index.remember({ ...learnt, moreTokens, related: learnt.newPrefix ? relatedIndexKey(BENCH_PROJECT, components, learnt.newPrefix) : null });
     if (match.mergedFrom) merges++;
     const cov = coverage(components);
     const confidence = confidenceOf({ kind: match.kind, p: match.p, coverage: cov });

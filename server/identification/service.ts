@@ -25,6 +25,7 @@ import { confidenceOf } from './confidence.js';
 import type { IdentifyHooks, IdentifyResponse } from './hooks.js';
 import { link, lookupQuery, remembered, type Match, type Visit } from './linker.js';
 import { afterVisit, countVisit, toRecord } from './record.js';
+import { relatedIndexKey } from './related.js';
 import { CacheUnproven, CAS_ATTEMPTS, StoreIndex, TokenClaimLost } from './storeIndex.js';
 import { VisitorCache } from './visitorCache.js';
 import type { LinkedIdKeys } from '../keys/linkedIds.js';
@@ -170,7 +171,9 @@ export class IdentificationService {
     const cookieToken = proxy ? sha(`cookie:${proxy.deviceToken}`) : null;
     const presentedCookie = proxy?.presented ? cookieToken : null;
 
-    const index = new StoreIndex(this.store, accountId, now, this.cache, fromCache);
+    // The related-visitors list of this visit's device key and network, joined by a visitor first seen on it.
+    const related = relatedIndexKey(key.projectId, components, edge.network.prefix);
+    const index = new StoreIndex(this.store, accountId, now, this.cache, fromCache, related);
     // Both tokens' owners in one read, with the lookup a visit no token names needs; linking's tokenOwner then reads nothing.
     const presented = [scriptToken, presentedCookie].filter((t): t is string => t !== null);
     // Only a linkedId the site's server vouches for is evidence (its proxy's header, or a proof signed with the project's
@@ -238,7 +241,8 @@ export class IdentificationService {
     // The project's rules judge the event as it will be stored; a decision is stored only when a ruleset made it (absent reads as NO_DECISION).
     const decision = await this.hooks.decide?.(project, event, { client: signals, server: risk.server });
     if (decision && decision.rulesetVersion > 0) event.decision = decision;
-    const indexed = index.remember({ ...remembered(before, match, visit, match.kind === 'new'), moreTokens });
+    const learnt = remembered(before, match, visit, match.kind === 'new');
+    const indexed = index.remember({ ...learnt, moreTokens, related: learnt.newPrefix ? related : null });
     // A new visitor's token claim decides whether the visitor stands: its event waits for it.
     if (index.claiming) await indexed;
     await Promise.all([indexed, this.store.events.insert(event, this.hooks.withEvent?.(project, event))]);

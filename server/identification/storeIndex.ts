@@ -77,6 +77,8 @@ export class StoreIndex implements LinkIndex {
     private readonly cache: VisitorCache | null = null,
     /** Whether the cache may answer reads (false: it only learns from proven writes). */
     private readonly serveFromCache = true,
+    /** The related-visitors list the visit would join (related.ts): read with every lookup, for remember's write. */
+    private readonly related: string | null = null,
   ) {
     this.reads = store.identity.reads();
     this.docs = new DataLoader(
@@ -113,7 +115,7 @@ export class StoreIndex implements LinkIndex {
     missing = missing.filter((h) => !this.owners.has(h));
     if (missing.length && ahead) {
       const query = ahead();
-      const { owners, lookup } = await this.store.identity.tokenOwnersAndLookup(this.accountId, missing, query, this.reads);
+      const { owners, lookup } = await this.store.identity.tokenOwnersAndLookup(this.accountId, missing, { ...query, related: this.related }, this.reads);
       for (const h of missing) this.owners.set(h, owners.get(h) ?? null);
       this.ahead = { query: JSON.stringify(query), lookup };
     } else if (missing.length) {
@@ -125,7 +127,7 @@ export class StoreIndex implements LinkIndex {
 
   lookup(q: LookupQuery): Promise<Lookup> {
     if (this.ahead && this.ahead.query === JSON.stringify(q)) return Promise.resolve(this.ahead.lookup);
-    return this.store.identity.lookup(this.accountId, q, this.reads);
+    return this.store.identity.lookup(this.accountId, { ...q, related: this.related }, this.reads);
   }
 
   async visitor(id: string): Promise<VisitorRecord | null> {

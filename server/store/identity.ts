@@ -14,7 +14,10 @@
 // - `g:<group>` and `stats` → Good–Turing counts (exact keys held by 1, 2, 3
 //   visitors) per device group and for the account, with its visitor count;
 // - `merge:<visitorId>`, `unmerge:<visitorId>` → claims that make a merge and
-//   its undoing happen once, whichever process gets there first.
+//   its undoing happen once, whichever process gets there first;
+// - `r:<project>|<deviceKey>|<prefix>` → the newest visitors of a project
+//   first seen on a prefix with a device key, and how many ever were
+//   (server/identification/related.ts: related visitors).
 // A lookup is one read of every key it needs. What a visit teaches the index
 // is one ordered bulk write: lists change read-modify-write from the
 // lookup's read, under per-key locks, re-read only when this process wrote
@@ -34,6 +37,15 @@ export const ON_PREFIX_CAP = 8;
 export const ON_ASN_CAP = 16;
 /** Visitors kept per linkedId: a family's shared account signs in on several devices. */
 export const LINKED_VISITORS_CAP = 8;
+/** Visitors kept per related-visitors list (the newest); its `n` counts every visitor that joined it. */
+export const RELATED_CAP = 8;
+
+/** A related-visitors list as read: its network prefix, the newest visitors on it, how many ever joined it. */
+export interface RelatedList {
+  prefix: string;
+  visitorIds: string[];
+  n: number;
+}
 
 /** Good–Turing counts of a device group (or of the whole account): exact keys held by 1, 2 and 3 visitors. */
 export interface GroupCounts {
@@ -77,6 +89,8 @@ export interface LookupQuery {
   asn: number | null;
   /** Hash of the visit's linkedId; null: none, or the project does not use it. */
   linked: string | null;
+  /** The related-visitors list a visitor first seen here joins (related.ts relatedIndexKey), read so that remember need not. */
+  related?: string | null;
 }
 
 /** What a recorded visit teaches the index (server/identification/linker.ts `remembered`). */
@@ -104,6 +118,8 @@ export interface Remembered {
   newAsn: number | null;
   /** The visit's linkedId hash when the visitor had not been seen with it. */
   linked: string | null;
+  /** The related-visitors list to join (related.ts relatedIndexKey): set with `newPrefix`. */
+  related?: string | null;
 }
 
 interface IndexDoc {
@@ -196,6 +212,16 @@ export class IdentityRepo {
     return { owners: ownersFrom(acc, tokenHashes, found), lookup: lookupFrom(keys, q, found, reads) };
   }
 
+  /** The related-visitors lists of `keys` (related.ts relatedKeysOf), in one read; a list nobody joined is absent. */
+  async relatedLists(acc: string, keys: { key: string; prefix: string }[]): Promise<RelatedList[]> {
+    if (!keys.length) return [];
+    const found = await this.getMany(keys.map((k) => `${acc}:r:${k.key}`));
+    return keys.flatMap(({ key, prefix }) => {
+      const doc = found.get(`${acc}:r:${key}`);
+      return doc?.visitorIds ? [{ prefix, visitorIds: doc.visitorIds, n: doc.n ?? doc.visitorIds.length }] : [];
+    });
+  }
+
   /** Claims an unmapped token for `visitorId` (unique insert); returns its owner afterwards. */
   async claimToken(acc: string, tokenHash: string, visitorId: string): Promise<string> {
     return this.claim(tokenKey(acc, tokenHash), visitorId);
@@ -258,6 +284,7 @@ export class IdentityRepo {
     if (r.newAsn !== null) fronts.set(`${acc}:ma:${r.model}|AS${r.newAsn}`, ON_ASN_CAP);
     if (r.linked) fronts.set(`${acc}:l:${r.linked}`, LINKED_VISITORS_CAP);
     const holderKey = r.exact && !r.heldExact ? `${acc}:x:${r.exact}` : null;
+    const relatedKey = r.related ? `${acc}:r:${r.related}` : null;
     const counters = new Map<string, { by: Record<string, number>; onInsert?: Record<string, number> }>();
     const count = (_id: string, by: Record<string, number>, onInsert?: Record<string, number>) => {
       const c = counters.get(_id) ?? { by: {} };
@@ -270,7 +297,7 @@ export class IdentityRepo {
       .filter((t): t is string => t !== null)
       .map((t) => tokenKey(acc, t))
       .filter((k) => k !== claimKey);
-    const read = [...fronts.keys(), ...(holderKey ? [holderKey] : [])];
+    const read = [...fronts.keys(), ...(holderKey ? [holderKey] : []), ...(relatedKey ? [relatedKey] : [])];
     const keys = [
       ...new Set([
         ...read,
@@ -311,6 +338,11 @@ export class IdentityRepo {
       for (const [_id, cap] of fronts) {
         const ids = current(_id)?.visitorIds ?? [];
         if (ids[0] !== id) replace(_id, { visitorIds: [id, ...ids.filter((x) => x !== id)].slice(0, cap) });
+      }
+      if (relatedKey) {
+        const doc = current(relatedKey);
+        const ids = doc?.visitorIds ?? [];
+        if (!ids.includes(id)) replace(relatedKey, { visitorIds: [id, ...ids].slice(0, RELATED_CAP), n: (doc?.n ?? ids.length) + 1 });
       }
       if (r.newPrefix) count(`${acc}:n:${r.newPrefix}`, { n: 1 });
       if (r.newAsn !== null) count(`${acc}:a:${r.newAsn}`, { n: 1 });
@@ -366,6 +398,7 @@ function lookupKeys(acc: string, q: LookupQuery) {
     prefix: q.prefix ? `${acc}:n:${q.prefix}` : null,
     asn: q.asn !== null ? `${acc}:a:${q.asn}` : null,
     linked: q.linked ? `${acc}:l:${q.linked}` : null,
+    related: q.related ? `${acc}:r:${q.related}` : null,
     group: q.group ? `${acc}:g:${q.group}` : null,
     stats: `${acc}:stats`,
   };

@@ -1,0 +1,174 @@
+// Related visitors: other visitors of a project that are the same physical
+// device in another browser or browser profile. A visitorId is one browser
+// (its storage, its engine's rendering); what the operating system and the
+// hardware fix is shared by every browser of the machine: the OS and its
+// platform string, the core count, the time zone, the screen, the GPU
+// (named differently by each engine), the fonts the OS has, the colour and
+// touch capabilities, the audio stack's sample rate, and the networks the
+// machine is used on.
+//
+// The index: when a visitor is first seen on a network prefix, identify's
+// existing bulk write adds it to the list of `r:<project>|<device key>|
+// <prefix>` (the device key: OS, platform, cores, time zone), with how many
+// visitors ever joined it. Answering reads the visitor, its lists (one read)
+// and the visitors on them (one read): browsers of one machine meet on its
+// home or office network, look-alikes crowd a list and are told apart by
+// what the OS and hardware show, and where they cannot be (identical fleet
+// machines on one office network) the crowd keeps every probability low.
+import { createHash } from 'node:crypto';
+import type { RelatedList } from '../store/identity.js';
+import type { Components } from './components.js';
+import type { VisitorRecord } from './linker.js';
+
+/** A relative is answered from this probability on. */
+export const RELATED_THRESHOLD = 0.8;
+/** Relatives answered per page, by default and at most. */
+export const RELATED_PAGE_SIZE = 10;
+export const RELATED_PAGE_MAX = 50;
+
+export const RELATED_EVIDENCE = ['hardware', 'os_rendering', 'network'] as const;
+export type RelatedEvidence = (typeof RELATED_EVIDENCE)[number];
+
+export interface Relative {
+  visitorId: string;
+  probability: number;
+  /** The evidence family that weighed most. */
+  evidence: RelatedEvidence;
+  /** The latest time both were seen on a network they share (the earlier of their last visits from it). */
+  lastSeenTogetherAt: number;
+}
+
+const sha = (s: string) => createHash('sha256').update(s).digest('base64url').slice(0, 24);
+
+const osOf = (c: Components) => c.browser?.split('|')[1];
+const coresOf = (c: Components) => (c.hardware ? (JSON.parse(c.hardware) as unknown[])[0] : undefined);
+
+/** What every browser of one machine reports alike and look-alikes share: OS, platform, cores, time zone (null when one is missing). */
+export function deviceKey(c: Components): string | null {
+  const parts = [osOf(c), c.platform, coresOf(c), c.timezone];
+  if (parts.some((p) => p === undefined || p === null)) return null;
+  return sha(JSON.stringify(parts));
+}
+
+/** The list a visitor joins when first seen on `prefix` in `projectId`. */
+export function relatedIndexKey(projectId: string, c: Components, prefix: string | null): string | null {
+  const device = deviceKey(c);
+  return device && prefix ? `${projectId}|${device}|${prefix}` : null;
+}
+
+/** Every list the visitor may be on in the project: its device keys (one per kept component set) on each network it used. */
+export function relatedKeysOf(projectId: string, v: VisitorRecord): { key: string; prefix: string }[] {
+  const devices = [...new Set(v.components.map(deviceKey).filter((k): k is string => k !== null))];
+  return v.prefixes.flatMap(({ p }) => devices.map((d) => ({ key: `${projectId}|${d}|${p}`, prefix: p })));
+}
+
+/**
+ * The GPU as far as engines agree on its name: Chromium says
+ * "ANGLE (Intel, Intel(R) UHD Graphics 620 (0x…) Direct3D11 …)", Firefox
+ * "ANGLE (Intel, Intel(R) UHD Graphics 620 Direct3D11 …)"; Safari says
+ * "Apple GPU" for any (unknown: no evidence either way).
+ */
+export function gpuModel(webgl: string | undefined): string | null {
+  if (!webgl) return null;
+  const renderer = webgl.slice(webgl.indexOf('|') + 1);
+  if (/^Apple GPU$/.test(renderer)) return null;
+  const angle = /^ANGLE \([^,]+, (.+?)(?: \(0x[0-9A-Fa-f]+\))?(?: Direct3D| OpenGL| Metal|, |\)|$)/.exec(renderer);
+  const name = (angle?.[1] ?? renderer).replace(/^ANGLE Metal Renderer: /, '').trim();
+  return name ? name.toLowerCase() : null;
+}
+
+const values = (v: VisitorRecord, pick: (c: Components) => string | null | undefined) =>
+  new Set(v.components.map(pick).filter((x): x is string => x !== null && x !== undefined));
+
+const overlaps = (a: Set<string>, b: Set<string>) => [...a].some((x) => b.has(x));
+
+/** Jaccard similarity of the two font lists (the newest sets'). */
+function fontSimilarity(a: string, b: string): number {
+  const x = new Set(a.split(','));
+  const y = new Set(b.split(','));
+  const shared = [...x].filter((f) => y.has(f)).length;
+  return shared / (x.size + y.size - shared || 1);
+}
+
+/**
+ * Likelihood ratios of "the same machine" against "a look-alike on the same
+ * network", by family, as natural logs. A fact only one side collected
+ * says nothing.
+ */
+export function pairEvidence(a: VisitorRecord, b: VisitorRecord): Record<'hardware' | 'os_rendering', number> {
+  let hardware = 0;
+  let rendering = 0;
+  const compare = (pick: (c: Components) => string | null | undefined, same: number, differ: number) => {
+    const x = values(a, pick);
+    const y = values(b, pick);
+    if (!x.size || !y.size) return 0;
+    return Math.log(overlaps(x, y) ? same : differ);
+  };
+  hardware += compare((c) => gpuModel(c.webgl), 5, 0.03);
+  hardware += compare((c) => c.screen, 3, 0.15);
+  hardware += compare((c) => c.color, 1.5, 0.3);
+  hardware += compare((c) => c.touch, 1, 0.1);
+  hardware += compare((c) => c.audio?.split('|')[1], 1.3, 0.5);
+  const fa = a.components[0]?.fonts;
+  const fb = b.components[0]?.fonts;
+  if (fa !== undefined && fb !== undefined) {
+    const s = fontSimilarity(fa, fb);
+    rendering += Math.log(s === 1 ? 4 : s >= 0.8 ? 1.5 : 0.1);
+  }
+  rendering += compare((c) => c.languages, 1.3, 0.8);
+  return { hardware, os_rendering: rendering };
+}
+
+/** Prior odds that another visitor on a network with the same device key is the same machine, before the evidence. */
+export const RELATED_PRIOR_ODDS = 0.2;
+/** Each further shared network multiplies the odds (capped at two): look-alikes rarely share a home and an office. */
+const SHARED_NETWORK_LR = 4;
+
+/**
+ * The related visitors of `self` from its lists in the project: on each
+ * list that holds `self`, every other visitor (`resolve` gives its current
+ * record, following merges; null when deleted) is weighed by the evidence
+ * and by the crowd of look-alikes as likely as it on that list (the list's
+ * `n`, the unread part counted like the read one); each relative keeps its
+ * best list. Newest together first.
+ */
+export function relatedOf(self: VisitorRecord, lists: RelatedList[], resolve: (id: string) => VisitorRecord | null): Relative[] {
+  const best = new Map<string, Relative>();
+  const lastOn = (v: VisitorRecord, p: string) => v.prefixes.find((u) => u.p === p)?.last;
+  for (const list of lists) {
+    const members = new Map<string, VisitorRecord>();
+    for (const id of list.visitorIds) {
+      const v = resolve(id);
+      if (v) members.set(v.id, v);
+    }
+    if (!members.delete(self.id)) continue;
+    const weighed = [...members.values()].map((v) => {
+      const e = pairEvidence(self, v);
+      const shared = v.prefixes.filter((p) => self.prefixes.some((q) => q.p === p.p)).length;
+      const network = Math.log(SHARED_NETWORK_LR) * Math.min(2, shared - 1);
+      return { v, e, network, lr: Math.exp(e.hardware + e.os_rendering + network) };
+    });
+    // Members not read (beyond the list's cap) are taken to look like those read.
+    const unread = Math.max(0, list.n - list.visitorIds.length);
+    const scale = 1 + unread / Math.max(1, list.visitorIds.length);
+    for (const w of weighed) {
+      const comparable = weighed.filter((o) => o.lr >= w.lr / 10).length * scale;
+      const odds = (RELATED_PRIOR_ODDS * w.lr) / Math.max(1, comparable - 1);
+      const probability = Math.round((odds / (1 + odds)) * 1000) / 1000;
+      const families: [RelatedEvidence, number][] = [
+        ['hardware', w.e.hardware],
+        ['os_rendering', w.e.os_rendering],
+        ['network', w.network],
+      ];
+      const evidence = families.reduce((x, y) => (y[1] > x[1] ? y : x))[0];
+      const together = Math.min(lastOn(self, list.prefix) ?? 0, lastOn(w.v, list.prefix) ?? 0);
+      const prior = best.get(w.v.id);
+      if (!prior || probability > prior.probability)
+        best.set(w.v.id, { visitorId: w.v.id, probability, evidence, lastSeenTogetherAt: Math.max(together, prior?.lastSeenTogetherAt ?? 0) });
+      else prior.lastSeenTogetherAt = Math.max(prior.lastSeenTogetherAt, together);
+    }
+  }
+  return [...best.values()]
+    .filter((r) => r.probability >= RELATED_THRESHOLD)
+    .sort((x, y) => y.lastSeenTogetherAt - x.lastSeenTogetherAt || (x.visitorId < y.visitorId ? -1 : 1));
+}
