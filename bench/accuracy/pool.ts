@@ -1,7 +1,13 @@
 // Runs worlds in worker threads, a few at a time.
 import { Worker } from 'node:worker_threads';
 
-export async function inWorkers<T>(jobs: Record<string, unknown>[], threads: number, done?: (job: Record<string, unknown>, r: T) => void): Promise<T[]> {
+/** Each job in a worker thread that loads `module` (worker.ts unless told) and posts its result. */
+export async function inWorkers<T>(
+  jobs: Record<string, unknown>[],
+  threads: number,
+  done?: (job: Record<string, unknown>, r: T) => void,
+  module = new URL('./worker.ts', import.meta.url),
+): Promise<T[]> {
   const out: T[] = new Array(jobs.length);
   let next = 0;
   await Promise.all(
@@ -9,7 +15,7 @@ export async function inWorkers<T>(jobs: Record<string, unknown>[], threads: num
       for (let i = next++; i < jobs.length; i = next++) {
         out[i] = await new Promise<T>((resolve, reject) => {
           // Workers do not inherit the TypeScript loader: register it, then load the worker module.
-          const code = `import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(new URL('./worker.ts', import.meta.url).href)}); })`;
+          const code = `import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(module.href)}); })`;
           const w = new Worker(code, { eval: true, workerData: jobs[i] });
           w.once('message', resolve);
           w.once('error', reject);

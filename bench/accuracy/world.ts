@@ -165,10 +165,10 @@ const MULTI_BROWSER: Siblings = { ...NO_SIBLINGS, desktops: 0.35, phones: 0.25, 
 
 /**
  * Worlds with several browser instances per physical device, for related
- * visitors (issue 36). Apart from WORLDS, so that every-world runs
- * (run.ts, fit.ts, calibrate.ts, oracle.ts) stay comparable with earlier ones.
- * Each keeps at least the base rate of look-alike fleets and offices, whose
- * devices must not be related.
+ * visitors (issue 36; measured by related.ts). Apart from WORLDS, so that
+ * every-world runs (run.ts, fit.ts, calibrate.ts, oracle.ts) stay comparable
+ * with earlier ones. Each keeps at least the base rate of look-alike fleets
+ * and offices, whose devices must not be related.
  */
 export const RELATED_WORLDS: readonly World[] = [
   w('multi-browser homes', { siblings: MULTI_BROWSER }),
