@@ -2,7 +2,7 @@
 // runner). One group per run, so that each mutant runs only the tests meant
 // to pin it down:
 //
-//   MUTATION_GROUP=next npx stryker run      (also: throttle, signup, passwords, teams, identification, decisions, lists)
+//   MUTATION_GROUP=next npx stryker run      (also: throttle, signup, passwords, teams, identification, decisions, lists, related)
 //
 // A group's files can be run one at a time while iterating:
 //   MUTATION_GROUP=identification npx stryker run --mutate server/identification/matcher.ts
@@ -75,6 +75,8 @@ const GROUPS = {
       'test/server/identification/identify.test.ts',
     ],
   },
+  // Related visitors: the device key, the GPU's name across engines, the evidence, the crowd and the threshold.
+  related: { mutate: ['server/identification/related.ts'], tests: ['test/server/identification/related.test.ts'] },
 };
 
 const group = GROUPS[process.env.MUTATION_GROUP ?? ''];

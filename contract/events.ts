@@ -15,7 +15,7 @@ import {
 } from './common.js';
 import { EventSignalsSchema } from './edge.js';
 import { DecisionSchema, LABELS, LabelSchema, RULE_ACTIONS, RuleIdSchema } from './decisions.js';
-import { JsonObjectSchema, LinkedIdSchema, TagSchema } from './identify.js';
+import { HighRecallVisitorIdSchema, JsonObjectSchema, LinkedIdSchema, TagSchema } from './identify.js';
 import { BOT_CATEGORIES, BOT_IDENTITIES, FullVerdictsSchema } from './risk.js';
 
 const c = initContract();
@@ -42,6 +42,9 @@ export function parseIpFilter(s: string): { address: string; bits: number | null
 export const EventSearchQuerySchema = z
   .object({
     visitorId: VisitorIdSchema.optional().describe('Events of this device (a merged visitor id finds the whole device, as the visit history does)'),
+    highRecallVisitorId: VisitorIdSchema.optional().describe(
+      "Events identify answered this high-recall id (`highRecallVisitorId`), a merged visitor's id finding the whole device's",
+    ),
     linkedId: LinkedIdSchema.min(1).optional(),
     ip: z
       .string()
@@ -98,6 +101,7 @@ export const FullEventSchema = z
     originalVisitorId: VisitorIdSchema.optional().describe(
       'Present only when it differs from visitorId: the id identify returned for this event, now an alias of visitorId',
     ),
+    highRecallVisitorId: HighRecallVisitorIdSchema,
     confidence: z.number().min(0).max(1).describe("0–1: P(visitorId is this device's own), as identify returned it"),
     botProbability: z.number().min(0).max(1).describe('0–1: how likely the event is automated'),
     suspectScore: z.number().int().min(0).max(100).describe('0–100 composite risk'),
@@ -113,6 +117,14 @@ export const FullEventSchema = z
     // What the project's ruleset decided (allow at rulesetVersion 0 when none was in force), and an analyst's label once given.
     decision: DecisionSchema,
     label: LabelSchema.optional(),
+    relatedVisitors: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        "Present on GET /v1/events/:requestId: how many related visitors (the same machine in other browsers) the event's visitor has in the event's project now; GET /v1/visitors/:visitorId/related lists them. Absent in search results and webhooks",
+      ),
     createdAt: z.string().datetime().describe('ISO 8601 time the event was stored'),
   })
   .openapi({ title: 'FullEvent', description: 'One stored identification event with everything known about it (spec 2.3). Server-side only.' });

@@ -2,7 +2,9 @@
 // project's newest identifications through event search, and a visitor's
 // visits through the visit history, as summaries for tables. A row's full
 // event is GET /api/events/:requestId (contract/demo.ts); deleting a
-// visitor's data is the session's form of DELETE /v1/visitors/:visitorId.
+// visitor's data is the session's form of DELETE /v1/visitors/:visitorId,
+// and a visitor's related visitors in a project the session's form of
+// GET /v1/visitors/:visitorId/related.
 import { z } from 'zod';
 import { csrfResponses, sessionRoutes } from './account.js';
 import { described, errorResponse, initContract, meta, queryInteger, RequestIdSchema, TimestampMs, UNIX_MS_MAX, VisitorIdSchema } from './common.js';
@@ -10,7 +12,7 @@ import { EventSearchQuerySchema } from './events.js';
 import { BOT_CATEGORIES } from './bots.js';
 import { SUSPECT_SCORE_COUNTED } from './suspects.js';
 import { BotInfoSchema, RiskFactorSchema } from './risk.js';
-import { DeletionSchema } from './visitors.js';
+import { DeletionSchema, RELATED_PAGE_MAX, RELATED_PAGE_SIZE, RELATED_THRESHOLD, RelatedVisitorsSchema } from './visitors.js';
 import { VISITS_PAGE_SIZE } from './visits.js';
 
 const c = initContract();
@@ -180,6 +182,36 @@ export const explorerContract = c.router(
           error: 'before: must be a visit id of this visitor or a Unix ms timestamp',
         }),
         404: errorResponse('visitor_not_found', "'Visitor not found': unknown id or another account's visitor"),
+      },
+      metadata: meta({ auth: 'session', role: 'analyst' }),
+    },
+    getProjectRelatedVisitors: {
+      method: 'GET',
+      path: '/api/projects/:projectId/visitors/:visitorId/related',
+      summary: "A visitor's related visitors in a project (dashboard visitor page)",
+      description: `What GET /v1/visitors/:visitorId/related answers, with the session instead of a secret key and the project in the path: the other visitors of one of your projects judged to be the same physical machine in another browser or browser profile, each with its probability (only ${RELATED_THRESHOLD} and above), the evidence that weighed most and when the two were last seen on the same network; the most recently seen together first, paged by \`paginationKey\`. A visitor of the account never seen in the project has none.`,
+      pathParams: z.object({
+        projectId: z.string().max(64).describe('One of your projects: related visitors are judged among its visitors only'),
+        visitorId: z.string().max(64).describe('iq_<ulid> (a merged id answers for its survivor)'),
+      }),
+      query: z
+        .object({
+          limit: queryInteger(1, RELATED_PAGE_MAX).optional().describe(`Related visitors per page, 1–${RELATED_PAGE_MAX} (default ${RELATED_PAGE_SIZE})`),
+          paginationKey: z.string().max(64).optional().describe('The `paginationKey` of the previous page, for the next one'),
+        })
+        .strict(),
+      responses: {
+        200: described(RelatedVisitorsSchema, 'A page of related visitors (an empty list when none passes the threshold)'),
+        ...sessionRoutes,
+        400: errorResponse(
+          'validation_failed',
+          'A `limit` out of its bounds, a `paginationKey` this endpoint did not give, or an unknown parameter (`error` names it)',
+          { error: 'paginationKey: not one this endpoint gave' },
+        ),
+        404: errorResponse(
+          'visitor_not_found',
+          "'Visitor not found': unknown id or another account's visitor; or 'Project not found' (`project_not_found`): unknown project, or another account's",
+        ),
       },
       metadata: meta({ auth: 'session', role: 'analyst' }),
     },

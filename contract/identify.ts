@@ -85,12 +85,18 @@ export const IdentifyRequestSchema = z
     description: 'What the browser agent (or a custom client) collected: the signals, when collection began, and optional page and customer context.',
   });
 
+/** The high-recall id: documented once, shared by the identify result, the full event and webhooks. */
+export const HighRecallVisitorIdSchema = VisitorIdSchema.describe(
+  "The device, matched generously: a visitorId joins the high-recall id of the visitor it most likely continues when the evidence falls short of visitorId's threshold (posterior 0.7 instead of 0.85, at the visitor's first visit or a later one). Every visit of a visitor answers the same one, so it never splits what visitorId joins; it joins more: about 5 points more revisits of a device than visitorId, for about 1.5 points more visits answered another device's (bench/accuracy). For promotions, trials and multi-accounting, where a missed repeat costs more than a false one; not for sign-in trust. Read later (full event, webhooks), it names the group's first visitor as it stands then (merges followed).",
+);
+
 /** The compact result as identification computes it (and as a sealed result holds it, with `kind`). */
 export const IdentifyResultSchema = z.object({
   requestId: RequestIdSchema.describe('Identifier of this event: read the full event with it'),
   visitorId: VisitorIdSchema.describe(
     'The device. A visitor later found to be a continuation of an older one (the device lost its storage) is merged into it: from then on identify returns the older id, and the merged id stays a working alias in every read.',
   ),
+  highRecallVisitorId: HighRecallVisitorIdSchema,
   confidence: z
     .number()
     .min(0)

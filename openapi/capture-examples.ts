@@ -17,7 +17,7 @@ import { startDevdb } from '../server/database.js';
 import { loadEdge } from '../server/edge/analyze.js';
 import { createApp } from '../server/http/app.js';
 import { Store } from '../server/store/index.js';
-import { deviceValues, identifyBody } from '../test/support/signals.js';
+import { deviceValues, identifyBody, inFirefox } from '../test/support/signals.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deviceid-examples-'));
 const db = process.env.MONGODB_URI ? undefined : await startDevdb({ dataDir: dir, devdb: { backend: 'sqlite', postgresqlUrl: undefined } });
@@ -207,6 +207,13 @@ try {
     'identify',
     await request(app).post('/v1/identify').set('x-api-key', live).set('origin', 'https://shop.example.com').set(BROWSER_HEADERS).send(body),
   );
+  // The same machine in Firefox: a related visitor.
+  await request(app)
+    .post('/v1/identify')
+    .set('x-api-key', live)
+    .set('origin', 'https://shop.example.com')
+    .set(BROWSER_HEADERS)
+    .send({ ...identifyBody(inFirefox(values)), timestamp: clock.now() });
   // The same browser through the shop's first-party proxy (its device cookie set), then the proxy's figures.
   await request(app)
     .post('/v1/identify')
@@ -223,6 +230,7 @@ try {
   await take('getProxyTraffic', await admin.get(`/api/projects/${projectId}/proxy/traffic`));
   await take('revokeProxySecret', await admin.delete(`/api/projects/${projectId}/proxy/secret`).set('origin', origin));
   await take('getEvent', await request(app).get(`/v1/events/${first.requestId}`).set('authorization', `Bearer ${secret}`));
+  await take('getRelatedVisitors', await request(app).get(`/v1/visitors/${first.visitorId}/related`).set('authorization', `Bearer ${secret}`));
   await take('updateEvent', await request(app).patch(`/v1/events/${first.requestId}`).set('authorization', `Bearer ${secret}`).send({ suspect: true }));
   await take('searchEvents', await request(app).get('/v1/events?linkedId=order-1042&limit=1').set('authorization', `Bearer ${secret}`));
   await take('previewRule', await v1('post', '/v1/ruleset/preview').send({ expression: "ipLocation.country == 'GB' && visitCount < 3" }));
@@ -249,6 +257,7 @@ try {
   await take('listProjectEvents', await admin.get(`/api/projects/${projectId}/events?limit=1`));
   await take('getProjectHourly', await admin.get(`/api/projects/${projectId}/hourly?hours=3`));
   await take('getVisitorTimeline', await admin.get(`/api/visitors/${first.visitorId}`));
+  await take('getProjectRelatedVisitors', await admin.get(`/api/projects/${projectId}/visitors/${first.visitorId}/related`));
 
   // A command-line tool and its user.
   const grant = await take(

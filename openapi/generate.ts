@@ -107,7 +107,10 @@ const TAGS: Record<Audience, Array<{ name: string; description: string }>> = {
         "A project's linkedId key: its server signs the signed-in user's id with it, so that identify takes the linkedId as evidence (shown once, rotated, revoked).",
     },
     { name: 'webhooks', description: "A project's webhook endpoints, their delivery log and redelivery." },
-    { name: 'explorer', description: "The events explorer: a project's events with search filters, and a visitor's timeline of visits." },
+    {
+      name: 'explorer',
+      description: "The events explorer: a project's events with search filters, a visitor's timeline of visits and its related visitors in a project.",
+    },
     {
       name: 'proxy',
       description: "A project's first-party proxy: its proxy secret (shown once, rotated with a 24-hour overlap, revoked) and whether proxied traffic arrives.",

@@ -40,6 +40,7 @@ import { SealingService } from './sealing/service.js';
 import { EventSearchService } from './search/service.js';
 import type { Store } from './store/index.js';
 import { VisitorAliases } from './visitors/aliases.js';
+import { RelatedVisitorsService } from './visitors/related.js';
 import { VisitHistoryService } from './visitors/history.js';
 import { WebhooksService } from './webhooks/service.js';
 
@@ -78,9 +79,11 @@ export interface Services {
   events: EventsService;
   /** Visit histories. */
   visits: VisitHistoryService;
+  /** A visitor's related visitors: the same machine's other browsers in a project. */
+  related: RelatedVisitorsService;
   deviceFlow: DeviceFlowService;
   search: EventSearchService;
-  /** The dashboard's events explorer and visitor timeline. */
+  /** The dashboard's events explorer, visitor timeline and a visitor's related visitors in a project. */
   explorer: ExplorerService;
   deletions: DeletionService;
   sealing: SealingService;
@@ -119,7 +122,8 @@ export function createServices(deps: AppDeps): Services {
   const box = new SecretBox(config.serverSecret);
   const sealing = new SealingService(store, box, clock, audit);
   const aliases = new VisitorAliases(store);
-  const events = new EventsService(store, aliases, audit);
+  const related = new RelatedVisitorsService(store, aliases);
+  const events = new EventsService(store, aliases, audit, related);
   const visits = new VisitHistoryService(store, aliases);
   const search = new EventSearchService(store, aliases, events);
   const webhooks = new WebhooksService(store, box, events, clock, logger, config.webhooksAllowPrivate, audit, deps.metrics);
@@ -170,9 +174,10 @@ export function createServices(deps: AppDeps): Services {
     identification,
     events,
     visits,
+    related,
     deviceFlow: new DeviceFlowService(store, keys, config, clock, audit),
     search,
-    explorer: new ExplorerService(store, search, visits, meter, clock),
+    explorer: new ExplorerService(store, search, visits, related, meter, clock),
     deletions,
     sealing,
     linkedIdKey: new LinkedIdKeyService(store, linkedIds, clock, audit),

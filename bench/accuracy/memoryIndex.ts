@@ -70,7 +70,7 @@ export class MemoryIndex implements LinkIndex {
     return v ? structuredClone(v) : null;
   }
 
-  async createVisitor(components: Components, suspects: Suspect[], residual: number | null) {
+  async createVisitor(components: Components, suspects: Suspect[], residual: number | null, highRecall: string | null = null) {
     const id = `v${++this.seq}`;
     this.visitors.set(id, {
       id,
@@ -86,6 +86,7 @@ export class MemoryIndex implements LinkIndex {
       tokens: [],
       linked: [],
       mergedInto: null,
+      highRecall,
       suspects,
       residual,
     });
@@ -169,7 +170,8 @@ export class MemoryIndex implements LinkIndex {
     }
     if (r.related) {
       const list = this.related.get(r.related) ?? { visitorIds: [], n: 0 };
-      if (!list.visitorIds.includes(r.visitorId)) this.related.set(r.related, { visitorIds: [r.visitorId, ...list.visitorIds].slice(0, RELATED_CAP), n: list.n + 1 });
+      if (!list.visitorIds.includes(r.visitorId))
+        this.related.set(r.related, { visitorIds: [r.visitorId, ...list.visitorIds].slice(0, RELATED_CAP), n: list.n + 1 });
     }
     if (r.linked) {
       const ids = this.linked.get(r.linked) ?? [];

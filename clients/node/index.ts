@@ -11,6 +11,9 @@ export {
   type Visit,
   type VisitHistory,
   type VisitorDeletion,
+  type RelatedVisitors,
+  type RelatedVisitor,
+  type RelatedQuery,
   type VisitPagesQuery,
   type VisitQuery,
 } from './server.js';

@@ -14,6 +14,15 @@ export type EventSearchResult = ClientInferResponseBody<typeof eventsContract.se
 export type VisitHistory = ClientInferResponseBody<typeof visitsContract.getVisits, 200>;
 export type Visit = VisitHistory['visits'][number];
 export type VisitorDeletion = ClientInferResponseBody<typeof visitorsContract.deleteVisitor, 202>;
+export type RelatedVisitors = ClientInferResponseBody<typeof visitorsContract.getRelatedVisitors, 200>;
+export type RelatedVisitor = RelatedVisitors['relatedVisitors'][number];
+
+export interface RelatedQuery {
+  /** Related visitors per page, 1–50, default 10. */
+  limit?: number;
+  /** The `paginationKey` of the previous page. */
+  paginationKey?: string;
+}
 
 export interface ServerClientOptions extends ClientOptions {
   /** A server secret key (`svc_secret_…`). Keep it on the server. */
@@ -23,6 +32,8 @@ export interface ServerClientOptions extends ClientOptions {
 /** Filters of `GET /v1/events`; every one given must match. */
 export interface EventSearch {
   visitorId?: string;
+  /** Events answered this high-recall id, or of its visitor itself. */
+  highRecallVisitorId?: string;
   linkedId?: string;
   /** An IP address or a CIDR (`203.0.113.0/24`, `2001:db8::/48`). */
   ip?: string;
@@ -94,6 +105,15 @@ export interface ServerClient extends DecisionMethods {
   deleteVisitor(visitorId: string, options?: CallOptions): Promise<VisitorDeletion>;
   /** Every visit of the visitor, newest first, fetched page by page as you iterate. */
   visits(visitorId: string, query?: VisitPagesQuery, options?: CallOptions): AsyncIterableIterator<Visit>;
+  /**
+   * `GET /v1/visitors/:visitorId/related`: one page of the visitor's related
+   * visitors in your key's project (the same machine in other browsers or
+   * profiles), each with its probability and evidence, the most recently
+   * seen together first. NotFoundError for unknown visitors and other accounts'.
+   */
+  getRelatedVisitors(visitorId: string, query?: RelatedQuery, options?: CallOptions): Promise<RelatedVisitors>;
+  /** Every related visitor, fetched page by page as you iterate. */
+  relatedVisitors(visitorId: string, options?: CallOptions): AsyncIterableIterator<RelatedVisitor>;
 }
 
 const SECRET_PREFIX = 'svc_secret_';
@@ -104,7 +124,7 @@ export function segment(name: string, value: unknown): string {
   return encodeURIComponent(value);
 }
 
-const STRING_FILTERS = new Set(['linkedId', 'visitorId', 'ip', 'paginationKey', 'country']);
+const STRING_FILTERS = new Set(['linkedId', 'visitorId', 'highRecallVisitorId', 'ip', 'paginationKey', 'country']);
 const BOOLEAN_FILTERS = new Set(['suspect', 'vpn', 'tor', 'proxy', 'incognito', 'tampering', 'virtualMachine', 'devtools', 'ipBlocklist', 'reverse']);
 
 /** The query of a search: Dates as Unix ms; unset filters left out (ts-rest writes booleans as `true`/`false`). */
@@ -190,6 +210,26 @@ export function createServerClient(options: ServerClientOptions): ServerClient {
     for await (const page of searchEventPages(search, call)) yield* page.events;
   }
 
+  const getRelatedVisitors = (visitorId: string, query: RelatedQuery = {}, call: CallOptions = {}) => {
+    if (typeof query !== 'object' || query === null) throw new TypeError('query must be an object');
+    const q: { limit?: number; paginationKey?: string } = {};
+    if (query.limit !== undefined) q.limit = query.limit;
+    if (query.paginationKey !== undefined) q.paginationKey = query.paginationKey;
+    return unwrap<RelatedVisitors>(() => raw.visitors.getRelatedVisitors({ params: { visitorId: segment('visitorId', visitorId) }, query: q, call }));
+  };
+
+  async function* relatedVisitors(visitorId: string, call: CallOptions = {}): AsyncIterableIterator<RelatedVisitor> {
+    let key: string | undefined;
+    for (;;) {
+      if (call.signal?.aborted) throw new AbortedError('aborted', 'Related visitor paging was aborted', { cause: call.signal.reason });
+      const page = await getRelatedVisitors(visitorId, { limit: 50, ...(key === undefined ? {} : { paginationKey: key }) }, call);
+      yield* page.relatedVisitors;
+      // A key that does not move would loop for ever: stop instead.
+      if (page.paginationKey === undefined || page.paginationKey === key) return;
+      key = page.paginationKey;
+    }
+  }
+
   async function* visits(visitorId: string, query: VisitPagesQuery = {}, call: CallOptions = {}): AsyncIterableIterator<Visit> {
     for await (const page of visitPages(visitorId, query, call)) yield* page.visits;
   }
@@ -207,5 +247,7 @@ export function createServerClient(options: ServerClientOptions): ServerClient {
       unwrap<VisitorDeletion>(() => raw.visitors.deleteVisitor({ params: { visitorId: segment('visitorId', visitorId) }, call }), 202),
     visitPages,
     visits,
+    getRelatedVisitors,
+    relatedVisitors,
   };
 }

@@ -10,6 +10,7 @@ import { ApiError } from '../errors.js';
 import { NO_DECISION, type EventDoc } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { VisitorAliases } from '../visitors/aliases.js';
+import type { RelatedVisitorsService } from '../visitors/related.js';
 
 export type FullEvent = z.infer<typeof FullEventSchema>;
 
@@ -24,20 +25,40 @@ export class EventsService {
     private readonly store: Store,
     private readonly aliases: VisitorAliases,
     private readonly audit: AuditLog,
+    private readonly related: RelatedVisitorsService,
   ) {}
 
   /** Full events with their visitor ids resolved through merges (one walk per distinct visitor). */
   async full(accountId: string, events: EventDoc[]): Promise<FullEvent[]> {
     const ids = [...new Set(events.map((e) => e.visitorId))];
-    const survivors = new Map(await Promise.all(ids.map(async (id) => [id, (await this.aliases.survivor(accountId, id))?._id ?? id] as const)));
-    return events.map((e) => fullEvent(e, survivors.get(e.visitorId) ?? e.visitorId));
+    const now = new Map(
+      await Promise.all(
+        ids.map(async (id) => {
+          const survivor = await this.aliases.survivor(accountId, id);
+          // A visitor being deleted: the ids as identify answered them.
+          return [id, survivor ? { visitorId: survivor._id, highRecallVisitorId: await this.aliases.highRecallOf(survivor) } : null] as const;
+        }),
+      ),
+    );
+    return events.map((e) => fullEvent(e, now.get(e.visitorId) ?? { visitorId: e.visitorId, highRecallVisitorId: e.highRecallVisitorId ?? e.visitorId }));
   }
 
   /** Another account's event is 404 exactly like a missing one. */
   async get(accountId: string, requestId: string): Promise<FullEvent> {
+    return (await this.full(accountId, [await this.doc(accountId, requestId)]))[0]!;
+  }
+
+  /** The event as GET /v1/events/:requestId answers it: with its visitor's related visitors counted in the event's project. */
+  async getWithRelated(accountId: string, requestId: string): Promise<FullEvent> {
+    const e = await this.doc(accountId, requestId);
+    const [event, relatedVisitors] = await Promise.all([this.full(accountId, [e]), this.related.count(accountId, e.projectId, e.visitorId)]);
+    return { ...event[0]!, relatedVisitors };
+  }
+
+  private async doc(accountId: string, requestId: string): Promise<EventDoc> {
     const e = await this.store.events.get(requestId);
     if (!e || e.accountId !== accountId) throw new ApiError('event_not_found');
-    return (await this.full(accountId, [e]))[0]!;
+    return e;
   }
 
   async update(accountId: string, requestId: string, patch: EventPatch): Promise<FullEvent> {
@@ -60,11 +81,12 @@ export class EventsService {
   }
 }
 
-function fullEvent(e: EventDoc, visitorId: string): FullEvent {
+function fullEvent(e: EventDoc, { visitorId, highRecallVisitorId }: { visitorId: string; highRecallVisitorId: string }): FullEvent {
   return {
     requestId: e._id,
     visitorId,
     ...(visitorId !== e.visitorId ? { originalVisitorId: e.visitorId } : {}),
+    highRecallVisitorId,
     confidence: e.confidence,
     botProbability: e.botProbability,
     suspectScore: e.suspectScore,

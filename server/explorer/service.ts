@@ -1,7 +1,8 @@
 // The dashboard's events explorer and visitor timeline: a project's events
 // through event search (server/search/, narrowed to the project) and a
 // visitor's visits through the visit history (server/visitors/), both
-// as table summaries of the signed-in account's data only; and the
+// as table summaries of the signed-in account's data only; a visitor's
+// related visitors in a project (server/visitors/related.ts); and the
 // overview's hourly counts, from the counters identify keeps (metering/).
 import type { z } from 'zod';
 import type { BotCategory } from '../../contract/bots.js';
@@ -20,6 +21,7 @@ import type { EventSearchService } from '../search/service.js';
 import type { Store } from '../store/index.js';
 import { utcDay } from '../store/usage.js';
 import type { VisitHistoryService } from '../visitors/history.js';
+import type { RelatedVisitors, RelatedVisitorsService } from '../visitors/related.js';
 import { eventSummary, visitSummary, type EventSummary } from './views.js';
 
 type ExplorerQuery = z.output<typeof ExplorerQuerySchema>;
@@ -34,6 +36,7 @@ export class ExplorerService {
     private readonly store: Store,
     private readonly search: EventSearchService,
     private readonly visits: VisitHistoryService,
+    private readonly related: RelatedVisitorsService,
     private readonly meter: Meter,
     private readonly clock: Clock,
   ) {}
@@ -85,6 +88,21 @@ export class ExplorerService {
     if (!(await this.store.projects.ofAccount(accountId, projectId))) throw new ApiError('project_not_found');
     const page = await this.search.search(accountId, q, projectId);
     return { events: page.events.map(eventSummary), ...(page.paginationKey !== undefined ? { paginationKey: page.paginationKey } : {}) };
+  }
+
+  /**
+   * A visitor's related visitors in one of the account's projects (another
+   * account's project is 404 like a missing one, before the visitor is read);
+   * the visitor's 404 and the cursor's 400 as the related-visitors service answers them.
+   */
+  async relatedVisitors(
+    accountId: string,
+    projectId: string,
+    visitorId: string,
+    q: { limit?: number | undefined; paginationKey?: string | undefined },
+  ): Promise<RelatedVisitors> {
+    if (!(await this.store.projects.ofAccount(accountId, projectId))) throw new ApiError('project_not_found');
+    return this.related.answer(accountId, projectId, visitorId, q.limit, q.paginationKey);
   }
 
   /** The visit history's 404 (unknown, or another account's visitor) and 400 (cursor) as they are. */

@@ -48,6 +48,17 @@ import { similarity, tokenCheck, type Similarity } from './matcher.js';
 export const LINK_P = 0.85;
 /** Probability a suspect needs before a young visitor is merged into it. */
 export const MERGE_P = 0.9;
+/**
+ * The high-recall id (highRecallVisitorId): a visitor created because no
+ * candidate reached LINK_P joins the high-recall group of its best candidate
+ * from this posterior, and a young visitor whose later visits raise its best
+ * suspect's posterior to HIGH_RECALL_LATER_P (short of MERGE_P) joins that
+ * suspect's group. A group is named by its first visitor; every visit of a
+ * visitor answers its visitor's group, so it never splits what visitorId
+ * joins (bench/accuracy/highRecall.ts measures the trade).
+ */
+export const HIGH_RECALL_BORN_P = 0.7;
+export const HIGH_RECALL_LATER_P = 0.7;
 /** Smallest similarity scored at all; below it a candidate is a different device. */
 export const MIN_SCORE = 0.75;
 /** Suspects kept per new visitor, and the smallest probability worth keeping. */
@@ -73,6 +84,8 @@ export interface VisitorRecord extends CandidateFacts {
   tokens: TokenUse[];
   /** Set when merged into another visitor: its id is then an alias. */
   mergedInto: string | null;
+  /** The high-recall group it joined (its first visitor's id); null: its own. */
+  highRecall: string | null;
   suspects: Suspect[];
   /** Log-odds mass of the look-alikes not kept as suspects (null: none), their share of the healing posterior. */
   residual: number | null;
@@ -83,7 +96,8 @@ export interface LinkIndex {
   lookup(q: LookupQuery): Promise<Lookup>;
   /** A visitor of this account as stored (aliases not followed); null when unknown. */
   visitor(id: string): Promise<VisitorRecord | null>;
-  createVisitor(components: Components, suspects: Suspect[], residual: number | null): Promise<string>;
+  /** A new visitor; `highRecall`: the high-recall group it joins (null: a group of its own). */
+  createVisitor(components: Components, suspects: Suspect[], residual: number | null, highRecall?: string | null): Promise<string>;
   /** Removes a visitor that lost the race for its token (it has no visits). */
   dropVisitor(id: string): Promise<void>;
   /** Unique-insert claim of an unmapped token; returns its owner afterwards. */
@@ -138,6 +152,8 @@ export interface Match {
   separated?: boolean;
   /** A young visitor's suspects after this visit's evidence (to store with the visit). */
   suspects?: Suspect[];
+  /** The high-recall group the matched visitor joins on this visit (recordVisit keeps the first it joined). */
+  highRecall?: string;
   /** The scored candidates (best first), for diagnostics and the benchmark. */
   scored?: Scored[];
 }
@@ -188,14 +204,20 @@ export async function link(index: LinkIndex, visit: Visit): Promise<Match> {
     const v = candidates.find((c) => c.v.id === chosen)!.v;
     if (!v.suspects.length) return linked;
     const healed = await heal(index, v, visit);
-    return { ...linked, ...(healed.mergedFrom ? { visitorId: healed.visitorId, mergedFrom: healed.mergedFrom } : {}), suspects: healed.suspects };
+    return {
+      ...linked,
+      ...(healed.mergedFrom ? { visitorId: healed.visitorId, mergedFrom: healed.mergedFrom } : {}),
+      suspects: healed.suspects,
+      ...(healed.highRecall ? { highRecall: healed.highRecall } : {}),
+    };
   }
   const kept = scored.filter((s) => Math.exp(s.logOdds) * pNew >= SUSPECT_MIN_P).slice(0, SUSPECTS_CAP);
   const suspects = kept.map((s) => ({ id: s.visitorId, logOdds: s.logOdds, net: 0, since: visit.now }));
   const dropped = scored.filter((s) => !kept.includes(s));
   const residual = dropped.length ? logSumExp(dropped.map((s) => s.logOdds)) : null;
+  const nearest = best >= 0 && pBest >= HIGH_RECALL_BORN_P ? candidates.find((c) => c.v.id === scored[best]!.visitorId)?.v : undefined;
   // Create first, then claim: the winner's visitor always exists when a loser joins it.
-  const created = await index.createVisitor(components, suspects, residual);
+  const created = await index.createVisitor(components, suspects, residual, nearest ? groupOf(nearest) : null);
   if (tokenHash && !tokenRejected) {
     const owner = await index.claimToken(tokenHash, created);
     // A token still naming a visitor the account no longer has (its data is being deleted) passes to the new one.
@@ -357,8 +379,19 @@ async function heal(index: LinkIndex, young: VisitorRecord, visit: Visit, hops =
     const next = await heal(index, survivor, visit, hops + 1);
     return next.mergedFrom ? { ...next, mergedFrom: young.id } : { ...merged, ...(next.suspects ? { suspects: next.suspects } : {}) };
   }
-  return { visitorId: young.id, kind: 'token', p: suspects.length ? pNew : 1, tokenRejected: false, suspects };
+  const nearest = best >= 0 && pBest >= HIGH_RECALL_LATER_P && !young.highRecall ? live[best]!.u : undefined;
+  return {
+    visitorId: young.id,
+    kind: 'token',
+    p: suspects.length ? pNew : 1,
+    tokenRejected: false,
+    suspects,
+    ...(nearest ? { highRecall: groupOf(nearest) } : {}),
+  };
 }
+
+/** The high-recall group a visitor stands in: the one it joined, or its own. */
+export const groupOf = (v: Pick<VisitorRecord, 'id' | 'highRecall'>): string => v.highRecall ?? v.id;
 
 /** A split weighed when a later split of the same device was merged: whose tokens are the device's own, and until when the suspect kept silent. */
 interface Chain {

@@ -37,6 +37,7 @@ export function toRecord(d: VisitorDoc): VisitorRecord {
     suspects: d.suspects ?? [],
     residual: d.residual ?? null,
     mergedInto: d.mergedInto ?? null,
+    highRecall: d.highRecall ?? null,
   };
 }
 
@@ -52,6 +53,7 @@ const stateOf = (r: VisitorRecord) => ({
   linked: r.linked,
   suspects: r.suspects,
   residual: r.residual,
+  ...(r.highRecall ? { highRecall: r.highRecall } : {}),
 });
 
 /** What counting a visit on a visitor gives, before anything is written. */
@@ -158,6 +160,7 @@ export function recordVisit(v: VisitorRecord, match: Match, visit: Visit): Visit
     webkit: isWebkit(visit.components),
     suspects: match.suspects ?? v.suspects,
     residual: match.suspects && !match.suspects.length ? null : v.residual,
+    highRecall: v.highRecall ?? match.highRecall ?? null,
   };
 }
 

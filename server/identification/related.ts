@@ -16,17 +16,11 @@
 // what the OS and hardware show, and where they cannot be (identical fleet
 // machines on one office network) the crowd keeps every probability low.
 import { createHash } from 'node:crypto';
+import { RELATED_EVIDENCE, RELATED_THRESHOLD } from '../../contract/visitors.js';
 import type { RelatedList } from '../store/identity.js';
 import type { Components } from './components.js';
 import type { VisitorRecord } from './linker.js';
 
-/** A relative is answered from this probability on. */
-export const RELATED_THRESHOLD = 0.8;
-/** Relatives answered per page, by default and at most. */
-export const RELATED_PAGE_SIZE = 10;
-export const RELATED_PAGE_MAX = 50;
-
-export const RELATED_EVIDENCE = ['hardware', 'os_rendering', 'network'] as const;
 export type RelatedEvidence = (typeof RELATED_EVIDENCE)[number];
 
 export interface Relative {
@@ -65,16 +59,49 @@ export function relatedKeysOf(projectId: string, v: VisitorRecord): { key: strin
 /**
  * The GPU as far as engines agree on its name: Chromium says
  * "ANGLE (Intel, Intel(R) UHD Graphics 620 (0x…) Direct3D11 …)", Firefox
- * "ANGLE (Intel, Intel(R) UHD Graphics 620 Direct3D11 …)"; Safari says
- * "Apple GPU" for any (unknown: no evidence either way).
+ * the same without the PCI id; Safari says "Apple GPU" for any (unknown:
+ * no evidence either way).
  */
 export function gpuModel(webgl: string | undefined): string | null {
   if (!webgl) return null;
-  const renderer = webgl.slice(webgl.indexOf('|') + 1);
+  const renderer = webgl.slice(webgl.indexOf('|') + 1).replace(REDUCED, '');
   if (/^Apple GPU$/.test(renderer)) return null;
-  const angle = /^ANGLE \([^,]+, (.+?)(?: \(0x[0-9A-Fa-f]+\))?(?: Direct3D| OpenGL| Metal|, |\)|$)/.exec(renderer);
-  const name = (angle?.[1] ?? renderer).replace(/^ANGLE Metal Renderer: /, '').trim();
+  // PCI ids first (Chromium names them, Firefox does not), then the name up to the API or the closing parenthesis.
+  const bare = renderer.replace(/ \(0x[0-9A-Fa-f]+\)/g, '').replace('ANGLE Metal Renderer: ', '');
+  const name = (/^ANGLE \([^,]+, (.+?)(?: Direct3D| OpenGL| Metal|, |\)$)/.exec(bare)?.[1] ?? bare).trim();
   return name ? name.toLowerCase() : null;
+}
+
+/**
+ * Firefox names a representative of the GPU's family, not the GPU ("GeForce
+ * GTX 980, or similar" for any recent GeForce; webgl.sanitize-unmasked-renderer):
+ * against such a name only the maker can agree.
+ */
+const REDUCED = /, or similar$/;
+const MAKERS: readonly [RegExp, string][] = [
+  [/nvidia|geforce|quadro|rtx/i, 'nvidia'],
+  [/intel/i, 'intel'],
+  [/amd|radeon|\bati\b/i, 'amd'],
+  [/apple/i, 'apple'],
+  [/adreno|qualcomm/i, 'qualcomm'],
+  [/mali/i, 'arm'],
+  [/powervr|imagination/i, 'imagination'],
+];
+
+/** The GPU's maker from its name; null when unknown or masked. */
+export function gpuMaker(webgl: string | undefined): string | null {
+  const model = gpuModel(webgl);
+  return model ? (MAKERS.find(([re]) => re.test(model))?.[1] ?? null) : null;
+}
+
+const reduced = (v: VisitorRecord) => v.components.some((c) => c.webgl !== undefined && REDUCED.test(c.webgl));
+
+/** The rendering engine of a component set's browser: every iOS browser is WebKit. */
+function engineOf(c: Components): string | null {
+  if (!c.browser) return null;
+  const [browser, os] = c.browser.split('|');
+  if (os === 'iOS' || browser === 'Safari' || browser === 'Mobile Safari') return 'webkit';
+  return browser === 'Firefox' ? 'gecko' : 'blink';
 }
 
 const values = (v: VisitorRecord, pick: (c: Components) => string | null | undefined) =>
@@ -82,18 +109,26 @@ const values = (v: VisitorRecord, pick: (c: Components) => string | null | undef
 
 const overlaps = (a: Set<string>, b: Set<string>) => [...a].some((x) => b.has(x));
 
-/** Jaccard similarity of the two font lists (the newest sets'). */
-function fontSimilarity(a: string, b: string): number {
+/**
+ * How alike two font lists are (the newest sets'): Jaccard within one
+ * engine; across engines the share of the shorter list in the longer (an
+ * engine may not see every font the OS has: Firefox's font visibility).
+ */
+function fontSimilarity(a: string, b: string, acrossEngines: boolean): number {
   const x = new Set(a.split(','));
   const y = new Set(b.split(','));
   const shared = [...x].filter((f) => y.has(f)).length;
-  return shared / (x.size + y.size - shared || 1);
+  return shared / ((acrossEngines ? Math.min(x.size, y.size) : x.size + y.size - shared) || 1);
 }
 
 /**
  * Likelihood ratios of "the same machine" against "a look-alike on the same
  * network", by family, as natural logs. A fact only one side collected
- * says nothing.
+ * says nothing. Across engines some facts are reported differently by the
+ * same machine, and weigh less: the GPU when Firefox names only its family
+ * (the maker then), the screen (Firefox's follows page zoom, each browser
+ * reports the monitor it is on), the language list (each browser has its
+ * own; the first is the OS's).
  */
 export function pairEvidence(a: VisitorRecord, b: VisitorRecord): Record<'hardware' | 'os_rendering', number> {
   let hardware = 0;
@@ -104,18 +139,20 @@ export function pairEvidence(a: VisitorRecord, b: VisitorRecord): Record<'hardwa
     if (!x.size || !y.size) return 0;
     return Math.log(overlaps(x, y) ? same : differ);
   };
-  hardware += compare((c) => gpuModel(c.webgl), 5, 0.03);
-  hardware += compare((c) => c.screen, 3, 0.15);
+  const [ea, eb] = [values(a, engineOf), values(b, engineOf)];
+  const acrossEngines = ea.size > 0 && eb.size > 0 && !overlaps(ea, eb);
+  hardware += reduced(a) || reduced(b) ? compare((c) => gpuMaker(c.webgl), 1.5, 0.1) : compare((c) => gpuModel(c.webgl), 5, 0.03);
+  hardware += compare((c) => c.screen, 3, acrossEngines ? 0.4 : 0.15);
   hardware += compare((c) => c.color, 1.5, 0.3);
   hardware += compare((c) => c.touch, 1, 0.1);
   hardware += compare((c) => c.audio?.split('|')[1], 1.3, 0.5);
   const fa = a.components[0]?.fonts;
   const fb = b.components[0]?.fonts;
   if (fa !== undefined && fb !== undefined) {
-    const s = fontSimilarity(fa, fb);
+    const s = fontSimilarity(fa, fb, acrossEngines);
     rendering += Math.log(s === 1 ? 4 : s >= 0.8 ? 1.5 : 0.1);
   }
-  rendering += compare((c) => c.languages, 1.3, 0.8);
+  rendering += acrossEngines ? compare((c) => c.languages?.split(',')[0], 1.3, 0.8) : compare((c) => c.languages, 1.3, 0.8);
   return { hardware, os_rendering: rendering };
 }
 
@@ -129,8 +166,9 @@ const SHARED_NETWORK_LR = 4;
  * list that holds `self`, every other visitor (`resolve` gives its current
  * record, following merges; null when deleted) is weighed by the evidence
  * and by the crowd of look-alikes as likely as it on that list (the list's
- * `n`, the unread part counted like the read one); each relative keeps its
- * best list. Newest together first.
+ * `n`, the unread part counted like the read one), whose number divides the
+ * odds twice over: two or three alike are a machine's browsers, more an
+ * office image. Each relative keeps its best list. Newest together first.
  */
 export function relatedOf(self: VisitorRecord, lists: RelatedList[], resolve: (id: string) => VisitorRecord | null): Relative[] {
   const best = new Map<string, Relative>();
@@ -145,15 +183,16 @@ export function relatedOf(self: VisitorRecord, lists: RelatedList[], resolve: (i
     const weighed = [...members.values()].map((v) => {
       const e = pairEvidence(self, v);
       const shared = v.prefixes.filter((p) => self.prefixes.some((q) => q.p === p.p)).length;
-      const network = Math.log(SHARED_NETWORK_LR) * Math.min(2, shared - 1);
+      const network = Math.log(SHARED_NETWORK_LR) * Math.min(2, Math.max(0, shared - 1));
       return { v, e, network, lr: Math.exp(e.hardware + e.os_rendering + network) };
     });
     // Members not read (beyond the list's cap) are taken to look like those read.
     const unread = Math.max(0, list.n - list.visitorIds.length);
     const scale = 1 + unread / Math.max(1, list.visitorIds.length);
     for (const w of weighed) {
-      const comparable = weighed.filter((o) => o.lr >= w.lr / 10).length * scale;
-      const odds = (RELATED_PRIOR_ODDS * w.lr) / Math.max(1, comparable - 1);
+      // A machine has a few browsers and profiles; more visitors as alike as this one on the list are a fleet of one image.
+      const others = weighed.filter((o) => o !== w && o.lr >= w.lr / 10).length * scale + (scale - 1);
+      const odds = (RELATED_PRIOR_ODDS * w.lr) / Math.max(1, others) ** 2;
       const probability = Math.round((odds / (1 + odds)) * 1000) / 1000;
       const families: [RelatedEvidence, number][] = [
         ['hardware', w.e.hardware],

@@ -200,6 +200,8 @@ export class IdentificationService {
     const confidence = confidenceOf({ kind: match.kind, p: match.p, coverage: coverage(components) });
     const requestId = `req_${ulid(now)}`;
     const { before, counted, risk, visitId } = await this.recordVisit(index, match, visit, { signals, edge, activity, requestId, confidence });
+    // The visitor's high-recall group after this visit: the one it joined (now or before), or its own.
+    const highRecallVisitorId = before.highRecall ?? match.highRecall ?? match.visitorId;
     const signalsJson = JSON.stringify({ client: signals, server: risk.server });
     const ipLocation = {
       country: edge.location.country,
@@ -214,6 +216,7 @@ export class IdentificationService {
       accountId,
       projectId: key.projectId,
       visitorId: match.visitorId,
+      ...(highRecallVisitorId !== match.visitorId && { highRecallVisitorId }),
       visitId,
       visitSeq: counted.seq,
       keyType: key.type === 'test' ? 'test' : 'live',
@@ -258,6 +261,7 @@ export class IdentificationService {
     const result: IdentifyResult = {
       requestId,
       visitorId: match.visitorId,
+      highRecallVisitorId,
       confidence,
       botProbability: risk.botProbability,
       suspectScore: risk.suspectScore,

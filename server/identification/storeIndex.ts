@@ -204,7 +204,7 @@ export class StoreIndex implements LinkIndex {
   }
 
   /** A new visitor, stored by `write` with the visit (or first, when a token is moved to it). */
-  async createVisitor(components: Components, suspects: Suspect[], residual: number | null): Promise<string> {
+  async createVisitor(components: Components, suspects: Suspect[], residual: number | null, highRecall: string | null = null): Promise<string> {
     this.prove();
     const doc: VisitorDoc = {
       _id: `iq_${ulid(this.now)}`,
@@ -218,6 +218,7 @@ export class StoreIndex implements LinkIndex {
       recent: [],
       visits: [],
       rev: 0,
+      ...(highRecall ? { highRecall } : {}),
     };
     this.pending.set(doc._id, doc);
     this.docs.clear(doc._id).prime(doc._id, doc);

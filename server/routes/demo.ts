@@ -9,7 +9,7 @@ export const demoRoutes = ({ services }: RouteDeps) =>
   s.router(contract.demo, {
     getAccountEvent: async ({ req, params }) => ({
       status: 200,
-      body: await services.events.get(sessionOf(req).accountId, params.requestId),
+      body: await services.events.getWithRelated(sessionOf(req).accountId, params.requestId),
     }),
     updateAccountEvent: async ({ req, params, body }) => ({
       status: 200,

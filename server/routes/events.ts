@@ -9,7 +9,7 @@ export const eventsRoutes = ({ services }: RouteDeps) =>
   s.router(contract.events, {
     getEvent: async ({ req, params }) => ({
       status: 200,
-      body: await services.events.get(apiKeyOf(req).accountId, params.requestId),
+      body: await services.events.getWithRelated(apiKeyOf(req).accountId, params.requestId),
     }),
     updateEvent: async ({ req, params, body }) => ({
       status: 200,

@@ -1,4 +1,4 @@
-// The dashboard's events explorer, hourly counts and visitor timeline: thin adapters to ExplorerService (and deletion).
+// The dashboard's events explorer, hourly counts, visitor timeline and related visitors: thin adapters to ExplorerService (and deletion).
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.js';
 import { sessionOf } from '../http/context.js';
@@ -19,6 +19,10 @@ export const explorerRoutes = ({ services }: RouteDeps) =>
     getVisitorTimeline: async ({ req, params, query }) => ({
       status: 200,
       body: await services.explorer.timeline(sessionOf(req).accountId, params.visitorId, query.before),
+    }),
+    getProjectRelatedVisitors: async ({ req, params, query }) => ({
+      status: 200,
+      body: await services.explorer.relatedVisitors(sessionOf(req).accountId, params.projectId, params.visitorId, query),
     }),
     deleteAccountVisitor: async ({ req, params }) => ({
       status: 202,

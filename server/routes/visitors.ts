@@ -11,4 +11,8 @@ export const visitorsRoutes = ({ services }: RouteDeps) =>
       status: 202,
       body: await services.deletions.request(apiKeyOf(req).accountId, params.visitorId),
     }),
+    getRelatedVisitors: async ({ req, params, query }) => {
+      const key = apiKeyOf(req);
+      return { status: 200, body: await services.related.answer(key.accountId, key.projectId, params.visitorId, query.limit, query.paginationKey) };
+    },
   });

@@ -215,6 +215,15 @@ export class EventSearchService {
     } else if (visitors) {
       prefixes = [...visitors].map((v) => `v|${v}`);
     }
+    if (q.highRecallVisitorId !== undefined) {
+      // The group's first visitor (and its aliases): its own events, and those answered its id.
+      const survivor = await this.aliases.survivor(accountId, q.highRecallVisitorId);
+      if (!survivor) return null;
+      const group = new Set([survivor._id, ...(await this.aliases.aliasesOf(survivor)).map((a) => a._id)]);
+      // An event answered its visitor's own id unless its entry names another.
+      checks.push((e) => group.has(e.h ?? e.v));
+      if (prefixes === null) prefixes = [...group].flatMap((v) => [`v|${v}`, `h|${v}`]);
+    }
     if (q.ip !== undefined) {
       const ip = ipPlan(q.ip);
       if (prefixes === null && ip.prefixes.length) {

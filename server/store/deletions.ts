@@ -154,9 +154,9 @@ export class DeletionsRepo {
   /**
    * Removes the visitors from the account's identity index: token and merge
    * entries naming them go, and they leave every candidate list (exact and
-   * partial keys, device model per prefix and AS, linkedIds). A list entry
-   * left with no visitor goes too: its key (a linkedId's hash) is the
-   * visitor's, and a lookup finds no entry exactly as it finds an empty one.
+   * partial keys, device model per prefix and AS, linkedIds, related
+   * visitors). A list entry left with no visitor goes too: its key (a
+   * linkedId's hash, a device on a network) is the visitor's, and a lookup finds no entry exactly as it finds an empty one.
    * Walks the account's entries by `_id` range in batches. Counters (crowd
    * sizes, Good–Turing counts, an exact key's holder count) are statistics
    * with no visitor in them and stay.
@@ -188,7 +188,10 @@ export class DeletionsRepo {
           if (list?.some((v) => ids.has(v))) set[field] = list.filter((v) => !ids.has(v));
         }
         if (!Object.keys(set).length) continue;
-        const emptied = Object.keys(d).every((field) => field === '_id' || set[field]?.length === 0);
+        // A related-visitors list (`r:`) goes with its count: the key names the device and its network.
+        const emptied = Object.keys(d).every(
+          (field) => field === '_id' || set[field]?.length === 0 || (field === 'n' && _id.includes(':r:') && set.visitorIds?.length === 0),
+        );
         ops.push(emptied ? { deleteOne: { filter: { _id } } } : { updateOne: { filter: { _id }, update: { $set: set } } });
       }
       if (ops.length) await this.fingerprints.bulkWrite(ops);

@@ -7,6 +7,7 @@
 //
 //   <acc>|a|<ulid>                  every event of the account
 //   <acc>|v|<visitorId>|<ulid>      by the visitor identify returned
+//   <acc>|h|<highRecallId>|<ulid>   by the high-recall id identify returned, when not the visitor's own
 //   <acc>|l|<sha256(linkedId)>|<ulid>
 //   <acc>|i4_<len>|<hex>|<ulid>     the client IP's /32, /24, /16 and /8
 //   <acc>|i6_<len>|<hex>|<ulid>     … its /128, /64, /48 and /32 for IPv6
@@ -89,6 +90,8 @@ export interface IndexEntry {
   ip: string;
   /** The visitor identify returned. */
   v: string;
+  /** The high-recall id identify returned, when not `v`. */
+  h?: string;
   /** sha256 of the linkedId, when set. */
   l?: string;
   f: EntryFacts;
@@ -123,6 +126,8 @@ export interface IndexedEvent {
   /** Recorded on the entries (`p`) when given. */
   projectId?: string;
   visitorId: string;
+  /** The high-recall id answered, when not the visitorId. */
+  highRecallVisitorId?: string;
   linkedId: string | null;
   ip: string;
   suspect: boolean;
@@ -167,6 +172,7 @@ export function ipPrefixes(address: string): string[] {
 /** The search prefixes (without account and ULID) an event is listed under. */
 export function prefixesOf(e: IndexedEvent, f: EntryFacts): string[] {
   const out = ['a', `v|${e.visitorId}`, ...ipPrefixes(e.ip)];
+  if (e.highRecallVisitorId !== undefined) out.push(`h|${e.highRecallVisitorId}`);
   if (e.linkedId !== null) out.push(`l|${linkedKey(e.linkedId)}`);
   if (f.s) out.push('s');
   if (f.t) out.push('t');
@@ -196,7 +202,8 @@ export function entriesOf(e: IndexedEvent, f: EntryFacts): IndexEntry[] {
   const u = ulidOf(e._id);
   const l = e.linkedId === null ? {} : { l: linkedKey(e.linkedId) };
   const project = e.projectId === undefined ? {} : { p: e.projectId };
-  return prefixesOf(e, f).map((p) => ({ _id: `${e.accountId}|${p}|${u}`, r: e._id, ip: e.ip, v: e.visitorId, ...l, f, ...project }));
+  const h = e.highRecallVisitorId === undefined ? {} : { h: e.highRecallVisitorId };
+  return prefixesOf(e, f).map((p) => ({ _id: `${e.accountId}|${p}|${u}`, r: e._id, ip: e.ip, v: e.visitorId, ...h, ...l, f, ...project }));
 }
 
 /**

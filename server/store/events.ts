@@ -55,6 +55,8 @@ export interface EventDoc {
   visitCount?: number;
   firstSeenAt?: number;
   linkedIdVouched?: boolean;
+  /** The high-recall id identify answered, when it was not the visitorId (absent: the same). */
+  highRecallVisitorId?: string;
   /** What the project's ruleset decided (server/decisions/); absent when none was in force: NO_DECISION. */
   decision?: StoredDecision;
   /** An analyst's verdict. */

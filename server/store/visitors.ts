@@ -95,6 +95,8 @@ export interface VisitorDoc {
   residual?: number | null;
   mergedInto?: string | null;
   mergedFrom?: string[];
+  /** The high-recall group it joined (linker.ts HIGH_RECALL_BORN_P): its first visitor's id; absent: its own. */
+  highRecall?: string;
   /** Events of the last 24 hours, oldest first (expired entries may linger; readers filter by time). */
   recent: RecentActivity[];
   /** The newest visits (the current page); older pages are in `visitPages`. */

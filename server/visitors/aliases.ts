@@ -7,6 +7,8 @@ import { followMerges, type VisitorDoc } from '../store/visitors.js';
 
 /** Visitors followed through merges at most: a bound on the reads of one history. */
 const ALIASES_CAP = 64;
+/** Groups followed at most to name a high-recall id (a group's first visitor joins another only when it merged). */
+const HIGH_RECALL_HOPS = 4;
 
 export class VisitorAliases {
   constructor(private readonly store: Store) {}
@@ -15,6 +17,21 @@ export class VisitorAliases {
   async survivor(accountId: string, visitorId: string): Promise<VisitorDoc | null> {
     const v = await followMerges(visitorId, (id) => this.store.visitors.get(id));
     return v && v.accountId === accountId ? v : null;
+  }
+
+  /**
+   * The high-recall id of a surviving visitor as it stands now: the group it
+   * joined, that group's first visitor followed through its merges (and, if
+   * that one joined a group in turn, to that group's), or its own id.
+   */
+  async highRecallOf(survivor: VisitorDoc): Promise<string> {
+    let v = survivor;
+    for (let hops = 0; v.highRecall && hops < HIGH_RECALL_HOPS; hops++) {
+      const next = await this.survivor(v.accountId, v.highRecall);
+      if (!next || next._id === v._id) break;
+      v = next;
+    }
+    return v._id;
   }
 
   /**

@@ -1,8 +1,12 @@
 // Real headless Chromium for browser tests (Debian's chromium; CI installs
-// it), and the service on a real port whose BASE_URL is that very address.
-import { existsSync } from 'node:fs';
+// it), Debian's firefox-esr run as a plain process where installed, and the
+// service on a real port whose BASE_URL is that very address.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { RequestListener } from 'node:http';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { createHarness, type Harness } from './harness.js';
 import { listen } from './httpServer.js';
 
@@ -22,8 +26,65 @@ const FLAGS = [
 export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
 
 /** A browser on a profile kept in `dir` (a normal window's storage, on disk); the contexts of launchChromium are private ones. */
-export const launchChromiumProfile = (dir: string): Promise<BrowserContext> =>
-  chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+export const launchChromiumProfile = (dir: string, options: BrowserContextOptions = {}): Promise<BrowserContext> =>
+  chromium.launchPersistentContext(dir, { ...options, executablePath: CHROMIUM, headless: true, args: FLAGS });
+
+export const FIREFOX = '/usr/bin/firefox-esr';
+/** Firefox tests skip where no firefox-esr is installed. */
+export const hasFirefox = existsSync(FIREFOX);
+
+/** A profile that opens nothing of its own: no first-run pages, default-browser question, telemetry or updates. */
+const FIREFOX_PREFS = [
+  'user_pref("browser.shell.checkDefaultBrowser", false);',
+  'user_pref("browser.startup.homepage_override.mstone", "ignore");',
+  'user_pref("browser.aboutwelcome.enabled", false);',
+  'user_pref("datareporting.policy.dataSubmissionEnabled", false);',
+  'user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);',
+  'user_pref("app.update.disabledForTesting", true);',
+].join('\n');
+
+/**
+ * Headless Firefox on a fresh profile showing `url` (playwright-core cannot
+ * drive stock Firefox: the page reports to the test itself). `screen` is the
+ * headless screen's size (Firefox's own default is 1366x768). close() ends
+ * the process group it started and removes the profile.
+ */
+export function openInFirefox(url: string, screen?: { width: number; height: number }): { close: () => Promise<void> } {
+  const dir = mkdtempSync(join(tmpdir(), 'deviceid-firefox-'));
+  writeFileSync(join(dir, 'user.js'), FIREFOX_PREFS);
+  const child = spawn(FIREFOX, ['--headless', '--no-remote', '--profile', dir, url], {
+    detached: true,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      MOZ_HEADLESS: '1',
+      MOZ_CRASHREPORTER_DISABLE: '1',
+      ...(screen && { MOZ_HEADLESS_WIDTH: String(screen.width), MOZ_HEADLESS_HEIGHT: String(screen.height) }),
+    },
+  });
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      if (child.pid) process.kill(-child.pid, s);
+    } catch {
+      // Already gone.
+    }
+  };
+  return {
+    async close() {
+      if (child.exitCode === null && child.signalCode === null) {
+        signal('SIGTERM');
+        const timer = setTimeout(() => signal('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 /**
  * A harness served on 127.0.0.1. It listens first so BASE_URL (the CSRF

@@ -150,6 +150,53 @@ export function drifted(v: Values): Values {
   };
 }
 
+/** The same machine in Firefox: what the OS and hardware fix is the same, what the engine decides is its own. */
+/** The GPU as Firefox names it: its family's representative, after Firefox's own table (SanitizeRenderer.cpp). */
+function firefoxGpu(renderer: string): string {
+  if (/NVIDIA/.test(renderer)) return 'ANGLE (NVIDIA, NVIDIA GeForce GTX 980 Direct3D11 vs_5_0 ps_5_0), or similar';
+  if (/Intel/.test(renderer)) return 'ANGLE (Intel, Intel(R) HD Graphics 400 Direct3D11 vs_5_0 ps_5_0), or similar';
+  if (/AMD/.test(renderer)) return 'ANGLE (AMD, Radeon R9 200 Series Direct3D11 vs_5_0 ps_5_0), or similar';
+  return 'Apple M1, or similar';
+}
+
+export function inFirefox(v: Values): Values {
+  // Firefox has no navigator.deviceMemory.
+  const { deviceMemory: _, ...rest } = v;
+  return withNewToken({
+    ...(rest as Values),
+    canvas: { hash: `ff${v.canvas.hash.slice(2)}`, isFarbled: false },
+    // Firefox names a representative of the GPU's family (webgl.sanitize-unmasked-renderer).
+    webgl: { vendor: 'Mozilla', renderer: firefoxGpu(v.webgl.renderer) },
+    audio: { ...v.audio, hash: `ff${v.audio.hash.slice(2)}` },
+    math: { hash: `ff${v.math.hash.slice(2)}` },
+    plugins: { count: 5, names: ['PDF Viewer'], hash: 'ff00' },
+    vendor: { vendor: '', flavors: [] },
+    webglExtensions: { ...v.webglExtensions, extensionsHash: 'ff01', parametersHash: 'ff02' },
+    fontPreferences: { ...v.fontPreferences, default: 147 },
+    userAgent: {
+      ...v.userAgent,
+      userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:144.0) Gecko/20100101 Firefox/144.0',
+      brands: [],
+    },
+  });
+}
+
+/** The same machine in Edge: Chromium renders as Chrome does; the browser and its settings are its own. */
+export function inEdge(v: Values): Values {
+  return withNewToken({
+    ...v,
+    plugins: { count: 5, names: ['PDF Viewer', 'Microsoft Edge PDF Viewer'], hash: 'ed00' },
+    webglExtensions: { ...v.webglExtensions, extensionsHash: 'ed01' },
+    fontPreferences: { ...v.fontPreferences, default: 150 },
+    navigator: { ...v.navigator, languages: ['en-GB', 'en'] },
+    userAgent: {
+      ...v.userAgent,
+      userAgent: `${v.userAgent.userAgent} Edg/130.0.2849.56`,
+      brands: [{ brand: 'Microsoft Edge', version: '130.0.2849.56' }],
+    },
+  });
+}
+
 export function withoutToken(v: Values): Values {
   return { ...v, deviceToken: { token: null, storage: null, createdAt: null } };
 }

@@ -24,8 +24,8 @@ import { reaches, VIEWS, type View } from './views.js';
 import { visitorView } from './visitor.js';
 import { webhooksPanel } from './webhooks.js';
 
-/** Pages about one project, which show the project choice. */
-const PROJECT_VIEWS: ReadonlySet<View> = new Set(['overview', 'events', 'rules', 'lists', 'reviews', 'install', 'keys', 'webhooks', 'sealing']);
+/** Pages about one project, which show the project choice (the visitor page: for its related visitors). */
+const PROJECT_VIEWS: ReadonlySet<View> = new Set(['overview', 'events', 'visitor', 'rules', 'lists', 'reviews', 'install', 'keys', 'webhooks', 'sealing']);
 
 async function start(): Promise<void> {
   const [me, usage, list] = await Promise.all([api.account.getAccount(), api.account.getUsage(), api.account.listProjects()]);

@@ -5,11 +5,15 @@
 // static page; its script shows the view the address names and fills it
 // through the page client.
 import type { RequestHandler } from 'express';
+import { RELATED_THRESHOLD } from '../../../contract/visitors.js';
 import type { AccountsService } from '../../accounts/service.js';
 import { pageHtml } from '../html.js';
 import { signedInPage } from '../signedIn.js';
 import { BOT_CATEGORIES, botCategoryLabel } from './bots.js';
 import { DECISIONS_MARKUP } from './decisionsMarkup.js';
+
+/** From which probability a related visitor is shown (the related-visitors routes answer none below it). */
+const RELATED_PERCENT = `${Math.round(RELATED_THRESHOLD * 100)}%`;
 
 const BODY = `<main class="wide dash">
 <nav class="dash-nav" aria-label="Dashboard">
@@ -149,7 +153,7 @@ const BODY = `<main class="wide dash">
   </form>
   <p id="visitor-open-error" class="error" role="alert" hidden></p>
   <p id="visitor-none" class="muted">Open a visitor from the <a href="/dashboard/events">Events</a> page (choose its visitor id), or enter its id above.</p>
-  <section class="panel" id="visitor-panel" aria-label="Visits" hidden>
+  <section class="panel" id="visitor-panel" aria-label="Visitor" hidden>
     <p id="visitor-status" class="muted" role="status"></p>
     <p id="visitor-error" class="error" role="alert" hidden></p>
     <div id="visitor-facts" hidden>
@@ -163,6 +167,20 @@ const BODY = `<main class="wide dash">
         <dt>linkedIds seen</dt>
         <dd id="visitor-linked" class="text"></dd>
       </dl>
+      <section id="related" class="sub" aria-labelledby="related-title" hidden>
+        <h2 id="related-title">Related visitors in <span id="related-project"></span></h2>
+        <p id="related-status" class="muted" role="status"></p>
+        <p id="related-error" class="error" role="alert" hidden></p>
+        <p id="related-about" class="muted" hidden>Other visitors of this project judged to be the same machine in another browser or browser profile (${RELATED_PERCENT} likely or more), the most recently seen together first. Each also shares a network, an OS, a core count and a time zone with this visitor.</p>
+        <p id="related-empty" class="muted" hidden>No related visitors in this project. Related visitors are the same machine in another browser or browser profile, met on a network they share; none of this project's other visitors passed the threshold (${RELATED_PERCENT} likely).</p>
+        <table class="data" id="related-table" hidden>
+          <thead><tr><th scope="col">Visitor</th><th scope="col">Probability</th><th scope="col">Evidence</th><th scope="col">Last seen together (UTC)</th></tr></thead>
+          <tbody id="related-body"></tbody>
+        </table>
+        <button type="button" id="related-more" class="btn small secondary" hidden>More related visitors</button>
+        <p id="related-more-error" class="error" role="alert" hidden></p>
+      </section>
+      <h2 id="visits-title" class="sub">Visits</h2>
       <p class="muted">Its visits in every project of the account, newest first. <a id="visitor-events" href="/dashboard/events">Its events (with IP addresses)</a></p>
     </div>
     <table class="data" id="visits-table" hidden>

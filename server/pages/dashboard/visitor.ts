@@ -1,8 +1,11 @@
 // Visitor: one device's page (/dashboard/visitors/<id>): its visits newest
 // first in every project (Older visits), the visitors merged into it, the
-// linkedIds it was seen with, a link to its events, and deleting its data.
+// linkedIds it was seen with, its related visitors in the chosen project
+// (the same machine in other browsers, each linked to its own page; More),
+// a link to its events, and deleting its data.
 import type { z } from 'zod';
 import type { VisitorTimelineSchema, VisitSummarySchema } from '../../../contract/explorer.js';
+import type { RelatedVisitorSchema } from '../../../contract/visitors.js';
 import { api } from '../browser/client.js';
 import { button, el, labelCells, node, text } from '../browser/dom.js';
 import { place, when } from './explorer.js';
@@ -11,6 +14,16 @@ import { report, type Projects } from './types.js';
 
 type VisitSummary = z.infer<typeof VisitSummarySchema>;
 type Timeline = z.infer<typeof VisitorTimelineSchema>;
+type RelatedVisitor = z.infer<typeof RelatedVisitorSchema>;
+
+/** What weighed most, in words (contract/visitors.ts: RELATED_EVIDENCE). */
+const EVIDENCE: Record<RelatedVisitor['evidence'], string> = {
+  hardware: 'Hardware: GPU, screens, colour, touch, audio',
+  os_rendering: 'OS rendering: fonts, languages',
+  network: 'Shared networks',
+};
+/** A probability as a whole percentage, never rounded up (0.996 is not 100%). */
+const percent = (p: number) => `${Math.floor(p * 100 + 1e-9)}%`;
 
 const VISITOR_ID = /^iq_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** Events looked at per project for the linkedIds a visitor was seen with. */
@@ -19,6 +32,8 @@ const LINKED_SCAN = 100;
 /** `canDelete`: the role may delete a visitor's data (admin). */
 export function visitorView(projects: Projects, nav: Nav, canDelete: boolean): { show(route: Route): void } {
   let visitor: { id: string; before?: string } | null = null;
+  /** Whose related visitors are shown, and the next page's key; a new object per visitor tells a late answer from the current one. */
+  let related: { id: string; next?: string | undefined } | null = null;
 
   const visitRow = (v: VisitSummary) => {
     const tr = node('tr');
@@ -69,6 +84,48 @@ export function visitorView(projects: Projects, nav: Nav, canDelete: boolean): {
     text('visitor-linked', seen.size ? [...seen].sort().join(', ') : 'none in its newest events');
   };
 
+  const relatedRow = (r: RelatedVisitor) => {
+    const tr = node('tr');
+    const who = node('td');
+    const link = who.appendChild(node('a', r.visitorId, 'mono'));
+    link.href = nav.href('visitor', {}, r.visitorId);
+    tr.append(who, node('td', percent(r.probability)), node('td', EVIDENCE[r.evidence], 'text'), node('td', when(r.lastSeenTogetherAt), 'nowrap'));
+    return tr;
+  };
+
+  /** The visitor's related visitors in the chosen project (a change of project shows the page again), a page at a time. */
+  const showRelated = async (id: string, more = false) => {
+    const project = projects.current();
+    el('related').hidden = !project;
+    if (!project) return;
+    const query = more && related?.next ? { paginationKey: related.next } : {};
+    if (!more) {
+      related = { id };
+      text('related-project', project.name);
+      text('related-status', 'Loading…');
+      for (const part of ['related-table', 'related-about', 'related-empty', 'related-more']) el(part).hidden = true;
+    }
+    const asked = related;
+    const moreButton = el<HTMLButtonElement>('related-more');
+    moreButton.disabled = true;
+    const res = await api.explorer.getProjectRelatedVisitors({ params: { projectId: project.id, visitorId: id }, query });
+    moreButton.disabled = false;
+    if (!asked || related !== asked) return;
+    text('related-status', '');
+    report(more ? 'related-more-error' : 'related-error', res.status === 200 ? null : res);
+    if (res.status !== 200) return;
+    asked.next = res.body.paginationKey;
+    const body = el<HTMLTableSectionElement>('related-body');
+    const rows = res.body.relatedVisitors.map(relatedRow);
+    if (more) body.append(...rows);
+    else body.replaceChildren(...rows);
+    labelCells(body);
+    const none = body.rows.length === 0;
+    el('related-table').hidden = el('related-about').hidden = none;
+    el('related-empty').hidden = !none;
+    moreButton.hidden = !asked.next;
+  };
+
   const load = async (id: string, before?: string) => {
     const more = before !== undefined;
     report('visitor-error', null);
@@ -82,6 +139,7 @@ export function visitorView(projects: Projects, nav: Nav, canDelete: boolean): {
     if (!more) {
       el('forget-panel').hidden = !canDelete;
       void showLinked(res.body.visitorId);
+      void showRelated(res.body.visitorId);
     }
   };
 
@@ -116,6 +174,7 @@ export function visitorView(projects: Projects, nav: Nav, canDelete: boolean): {
   };
 
   el('visits-more').addEventListener('click', () => visitor?.before && void load(visitor.id, visitor.before));
+  el('related-more').addEventListener('click', () => related?.next && void showRelated(related.id, true));
   el('visitor-open').addEventListener('submit', (event) => {
     event.preventDefault();
     const id = el<HTMLInputElement>('visitor-open-id').value.trim();
@@ -128,6 +187,7 @@ export function visitorView(projects: Projects, nav: Nav, canDelete: boolean): {
     show(route) {
       const id = route.visitorId;
       visitor = id ? { id } : null;
+      related = null;
       text('visitor-id', id ?? '');
       el<HTMLInputElement>('visitor-open-id').value = id ?? '';
       report('visitor-open-error', null);
@@ -142,6 +202,7 @@ export function visitorView(projects: Projects, nav: Nav, canDelete: boolean): {
       el('visits-table').hidden = true;
       el('visits-more').hidden = true;
       el('visits-empty').hidden = true;
+      el('related').hidden = true;
       if (id) void load(id);
     },
   };

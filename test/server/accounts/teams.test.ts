@@ -79,6 +79,7 @@ const ROLE_TABLE: Record<string, RoleRequirement> = {
   listProjectEvents: 'viewer',
   getProjectHourly: 'viewer',
   getVisitorTimeline: 'analyst',
+  getProjectRelatedVisitors: 'analyst',
   // device flow consent
   getGrant: 'signedIn',
   listGrantAccounts: 'signedIn',

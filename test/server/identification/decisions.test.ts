@@ -82,6 +82,7 @@ const record = (o: Partial<VisitorRecord> = {}): VisitorRecord => ({
   tokens: [{ hash: 'a', first: T0, last: T0 }],
   linked: [],
   mergedInto: null,
+  highRecall: null,
   suspects: [],
   residual: null,
   ...o,

@@ -46,6 +46,7 @@ describe('POST /v1/identify', () => {
     expect(res.body).toEqual({
       requestId: expect.stringMatching(/^req_[0-9A-HJKMNP-TV-Z]{26}$/),
       visitorId: expect.stringMatching(/^iq_[0-9A-HJKMNP-TV-Z]{26}$/),
+      highRecallVisitorId: expect.stringMatching(/^iq_[0-9A-HJKMNP-TV-Z]{26}$/),
       confidence: expect.any(Number),
       botProbability: expect.any(Number),
       suspectScore: expect.any(Number),
@@ -60,6 +61,8 @@ describe('POST /v1/identify', () => {
       // Tells this answer from a sealed one (`kind: 'sealed'`).
       kind: 'result',
     });
+    // A first visit: the visitor's own high-recall id.
+    expect(res.body.highRecallVisitorId).toBe(res.body.visitorId);
     expect(Object.keys(res.body.verdicts).sort()).toEqual([
       'bot',
       'devtools',

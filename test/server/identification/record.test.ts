@@ -33,6 +33,7 @@ const blank = (id: string, o: Partial<VisitorRecord> = {}): VisitorRecord => ({
   tokens: [],
   linked: [],
   mergedInto: null,
+  highRecall: null,
   suspects: [],
   residual: null,
   ...o,

@@ -3,17 +3,22 @@
 // filters by visitor, linkedId, bot and suspect (a bad filter's error next to
 // the form); Load more; a row's full event as JSON, named in the address;
 // a visitor id opens its timeline (Older visits, Back to events and the browser's Back); all of it
-// again at 390 px without horizontal scrolling. Screenshots go to
-// test-results/explorer/ (git-ignored).
-import { mkdirSync } from 'node:fs';
+// again at 390 px without horizontal scrolling. A visitor's page lists its
+// related visitors in the chosen project (the same machine's other browsers)
+// with their evidence, each linked to its own page, More, an empty state and
+// the project choice; axe-core finds no serious or critical violation there
+// at 1280 and 390 px. Screenshots go to test-results/explorer/ (git-ignored).
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium, servedHarness, watchProblems } from '../../support/browser.js';
 import type { Harness } from '../../support/harness.js';
-import { deviceValues, identifyBody } from '../../support/signals.js';
+import { deviceValues, identifyBody, inEdge, inFirefox } from '../../support/signals.js';
 
 const SHOTS = new URL('../../../test-results/explorer/', import.meta.url);
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 type V = ReturnType<typeof deviceValues>;
 /**
@@ -65,6 +70,20 @@ describe.skipIf(!hasChromium)('the events explorer and visitor timeline in the d
   const noSideScroll = async (page: Page) => {
     const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
     expect(scroll, `${page.url()} is ${scroll}px wide in a ${client}px viewport`).toBeLessThanOrEqual(client);
+  };
+  /** axe-core's serious and critical violations on the page as it is. */
+  const axe = async (page: Page) => {
+    // Evaluated over the DevTools protocol, which the page's CSP (script-src 'self') does not govern.
+    await page.evaluate(AXE);
+    const violations = (await page.evaluate(async () => {
+      const result = await (window as unknown as { axe: { run: (o: unknown) => Promise<{ violations: unknown[] }> } }).axe.run({
+        resultTypes: ['violations'],
+      });
+      return result.violations;
+    })) as { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+    return violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
   };
   const rows = (page: Page, body = 'events-body') => page.locator(`#${body} tr`);
   const shownIds = (page: Page) => page.locator('#events-body tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.requestId));
@@ -375,4 +394,117 @@ describe.skipIf(!hasChromium)('the events explorer and visitor timeline in the d
     await context.close();
     expect(problems).toEqual([]);
   }, 120_000);
+
+  it('a visitor page lists its related visitors with their evidence, each a link to its own page; More; an empty state; axe at 1280 and 390 px', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.clock.setFixedTime(h.clock.now());
+    const page = watchProblems(await context.newPage(), problems);
+    await page.goto(`${origin}/login?next=%2Fdashboard%2Fevents`);
+    await page.getByRole('button', { name: 'Create one', exact: true }).click();
+    await page.fill('#email', 'related-user@example.com');
+    await page.fill('#password', 'correct horse battery');
+    await page.click('#submit');
+    await page.waitForURL(`${origin}/dashboard/events`, { timeout: 60_000 });
+    const projectId = ((await (await context.request.get(`${origin}/api/projects`)).json()) as { projects: { id: string }[] }).projects[0]!.id;
+    const created = await context.request.post(`${origin}/api/projects/${projectId}/keys`, { headers: { origin }, data: { name: 'live', type: 'live' } });
+    const live = ((await created.json()) as { key: string }).key;
+    // One machine's Chrome, Firefox and Edge on its home network (Chrome last, so with Edge most recently), and a machine of its own.
+    const visit = async (v: V, ip: string) => {
+      h.clock.advance(60_000);
+      const res = await request(h.app).post('/v1/identify').set('X-API-Key', live).set('X-Forwarded-For', ip).send(identifyBody(v));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.visitorId as string;
+    };
+    const machine = deviceValues(960);
+    const chrome = await visit(machine, '81.2.69.20');
+    const firefox = await visit(inFirefox(machine), '81.2.69.21');
+    const edge = await visit(inEdge(machine), '81.2.69.22');
+    expect(await visit(machine, '81.2.69.20')).toBe(chrome);
+    const alone = await visit(deviceValues(961), '2.125.160.20');
+
+    // Chrome's page: Edge, then Firefox, each with its probability, evidence in words and when last seen together.
+    await page.goto(`${origin}/dashboard/visitors/${chrome}?project=${projectId}`);
+    await rows(page, 'related-body').nth(1).waitFor();
+    expect(await page.textContent('#related-title')).toBe('Related visitors in Default project');
+    const related = await rows(page, 'related-body').evaluateAll((trs) =>
+      trs.map((tr) => Array.from((tr as HTMLTableRowElement).cells, (td) => td.textContent)),
+    );
+    expect(related.map((r) => r[0])).toEqual([edge, firefox]);
+    for (const [, probability, evidence, together] of related) {
+      expect(probability).toMatch(/^(8\d|9\d|100)%$/);
+      expect(evidence).toMatch(/^(Hardware: GPU, screens|OS rendering: fonts, languages|Shared networks)/);
+      expect(together).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    }
+    expect(await page.textContent('#related-about')).toMatch(/same machine in another browser or browser profile \(80% likely or more\)/);
+    expect(await page.isHidden('#related-empty')).toBe(true);
+    expect(await page.isHidden('#related-more')).toBe(true);
+    expect(await axe(page)).toEqual([]);
+    await panelShot(page, 'visitor-panel', '60-visitor-related.png');
+
+    // A relative's link opens its page in the same project, without reloading; its relatives name Chrome.
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    await page.getByRole('link', { name: firefox, exact: true }).click();
+    await page.waitForURL(`${origin}/dashboard/visitors/${firefox}?project=${projectId}`);
+    await expect.poll(() => page.textContent('#visitor-id')).toBe(firefox);
+    await page.locator(`#related-body a[href*="${chrome}"]`).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('visitor-title');
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    await page.goBack();
+    await page.locator(`#related-body a[href*="${firefox}"]`).waitFor();
+    expect(await page.textContent('#visitor-id')).toBe(chrome);
+
+    // Pages of one (the page asks for the default 10; more than that are rare): More adds the next, then goes.
+    const relatedCalls = (url: URL) => url.pathname.endsWith('/related');
+    await page.route(relatedCalls, (route) => {
+      const url = new URL(route.request().url());
+      url.searchParams.set('limit', '1');
+      return route.continue({ url: url.toString() });
+    });
+    await page.reload();
+    await rows(page, 'related-body').first().waitFor();
+    await page.getByRole('button', { name: 'More related visitors' }).waitFor();
+    expect(await rows(page, 'related-body').count()).toBe(1);
+    await page.getByRole('button', { name: 'More related visitors' }).click();
+    await rows(page, 'related-body').nth(1).waitFor();
+    expect(await rows(page, 'related-body').locator('a').allTextContents()).toEqual([edge, firefox]);
+    await page.locator('#related-more').waitFor({ state: 'hidden' });
+    await page.unroute(relatedCalls);
+
+    // A visitor without relatives: what related visitors are, and that none passed the threshold.
+    await page.goto(`${origin}/dashboard/visitors/${alone}`);
+    await page.locator('#related-empty').waitFor({ state: 'visible' });
+    expect(await page.textContent('#related-empty')).toBe(
+      "No related visitors in this project. Related visitors are the same machine in another browser or browser profile, met on a network they share; none of this project's other visitors passed the threshold (80% likely).",
+    );
+    expect(await page.isHidden('#related-table')).toBe(true);
+    expect(await axe(page)).toEqual([]);
+
+    // With a second project the visitor page offers the project choice: the relatives are the chosen project's (Chrome was never seen there).
+    const second = await context.request.post(`${origin}/api/projects`, { headers: { origin }, data: { name: 'Second' } });
+    expect(second.status()).toBe(201);
+    const secondId = ((await second.json()) as { id: string }).id;
+    await page.goto(`${origin}/dashboard/visitors/${chrome}?project=${projectId}`);
+    await rows(page, 'related-body').nth(1).waitFor();
+    expect(await page.isVisible('#project-choice')).toBe(true);
+    await page.selectOption('#project', secondId);
+    await page.waitForURL(`${origin}/dashboard/visitors/${chrome}?project=${secondId}`);
+    await page.locator('#related-empty').waitFor({ state: 'visible' });
+    expect(await page.textContent('#related-title')).toBe('Related visitors in Second');
+    expect(await rows(page, 'related-body').count()).toBe(0);
+    expect(await page.textContent('#visitor-total')).toBe('2');
+    const state = await context.storageState();
+    await context.close();
+
+    // 390 px: the relatives as blocks, no horizontal scrolling, axe again.
+    const narrow = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, storageState: state });
+    await narrow.clock.setFixedTime(h.clock.now());
+    const phone = watchProblems(await narrow.newPage(), problems);
+    await phone.goto(`${origin}/dashboard/visitors/${chrome}?project=${projectId}`);
+    await rows(phone, 'related-body').nth(1).waitFor();
+    await noSideScroll(phone);
+    expect(await axe(phone)).toEqual([]);
+    await panelShot(phone, 'visitor-panel', '61-visitor-related-390.png');
+    await narrow.close();
+    expect(problems).toEqual([]);
+  }, 180_000);
 });
