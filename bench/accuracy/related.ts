@@ -26,9 +26,10 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { RELATED_THRESHOLD } from '../../contract/visitors.js';
 import type { Components } from '../../server/identification/components.js';
 import type { VisitorRecord } from '../../server/identification/linker.js';
-import { deviceKey, RELATED_THRESHOLD, type Relative } from '../../server/identification/related.js';
+import { deviceKey, type Relative } from '../../server/identification/related.js';
 import { survivorOf } from './gap.js';
 import type { MemoryIndex } from './memoryIndex.js';
 import { inWorkers } from './pool.js';
