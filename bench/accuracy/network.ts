@@ -119,12 +119,13 @@ export class NetworkLife {
     private readonly places: Places,
     seed: number,
   ) {
-    this.r = rng((seed * 7_919) ^ Math.imul(device.id + 1, 0x85ebca6b));
+    const stream = (id: number) => rng((seed * 7_919) ^ Math.imul(id + 1, 0x85ebca6b));
+    this.r = stream(device.id);
     const { r } = this;
     const w = places.world;
     const carriers = NETWORKS[device.profile.country]!.carriers;
-    // Fleet members share their company's carrier contract.
-    this.carrier = share(device.fleet !== null ? rng(seed * 31 + device.fleet) : r, carriers);
+    // Fleet members share their company's carrier contract; a phone's browsers its SIM (the first draw of the phone's first instance's stream).
+    this.carrier = share(device.fleet !== null ? rng(seed * 31 + device.fleet) : device.physical !== device.id ? stream(device.physical) : r, carriers);
     this.carrierV6 = places.space.hasV6(this.carrier) && rng(seed * 977 + this.carrier)() < w.ipv6;
     this.cgnat = rng(seed * 613 + this.carrier)() < w.carrierCgnat;
     this.vpn = r() < w.vpnUsers;

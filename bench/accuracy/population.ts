@@ -7,21 +7,10 @@
 // corporate laptops and phones are included on purpose: only the device token
 // tells their members apart.
 import type { SignalValues } from '../../contract/signals.js';
-import type { World } from './world.js';
+import { rng, type Rng } from './random.js';
+import type { Siblings, World } from './world.js';
 
-export type Rng = () => number;
-
-/** mulberry32: small, fast, good enough for simulation. */
-export function rng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng, type Rng };
 
 export const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
@@ -691,6 +680,15 @@ const MAC_CHIPS: readonly (readonly [string, number, number, boolean, boolean])[
   ['AMD Radeon Pro 5300M', 2, 12, true, false],
 ];
 
+/** Linux GPUs: ANGLE vendor, renderer, Firefox's vendor, weight. */
+const LINUX_GPUS: readonly (readonly [readonly [string, string, string], number])[] = [
+  [['Intel', 'Mesa Intel(R) UHD Graphics 620 (KBL GT2)', 'Intel'], 30],
+  [['Intel', 'Mesa Intel(R) Xe Graphics (TGL GT2)', 'Intel'], 20],
+  [['NVIDIA Corporation', 'NVIDIA GeForce RTX 3060/PCIe/SSE2', 'NVIDIA Corporation'], 20],
+  [['NVIDIA Corporation', 'NVIDIA GeForce GTX 1660 SUPER/PCIe/SSE2', 'NVIDIA Corporation'], 10],
+  [['AMD', 'AMD Radeon RX 6600 (radeonsi, navi23, LLVM 15.0.7, DRM 3.54)', 'AMD'], 20],
+];
+
 /** Android phones: model, weight, screen, GL vendor, renderer, deviceMemory, Samsung, wide gamut. */
 const ANDROIDS: readonly (readonly [string, number, Size, string, string, number, boolean, boolean])[] = [
   ['SM-A155F', 7, [800, 360], 'ARM', 'Mali-G57 MC2', 4, true, false],
@@ -738,6 +736,7 @@ const IPHONES: readonly (readonly [string, number, Size, string])[] = [
 // ---- Devices ----------------------------------------------------------------
 
 export type Cohort = 'general' | 'fleet-laptop' | 'fleet-iphone';
+export type Sibling = 'browser' | 'profile' | 'person';
 
 /** What a device is: fixed for the device's life. */
 export interface Profile {
@@ -808,7 +807,12 @@ export interface Extension {
 }
 
 export interface Device {
+  /** The browser instance: its own token, its own visits, its own visitor. */
   id: number;
+  /** The physical machine it runs on: the id of the machine's first instance (its own id for most devices). */
+  physical: number;
+  /** How a further instance on a machine differs from the first: another browser, another profile of the same browser, another person's OS account; null for the first. */
+  sibling: Sibling | null;
   cohort: Cohort;
   /** Fleet members share an office network; null outside fleets. */
   fleet: number | null;
@@ -908,29 +912,110 @@ function generalDevice(r: Rng, place: Place, mobile: boolean): Profile {
   return os === 'iOS' ? iphone(r, c) : os === 'Android' ? android(r, c) : os === 'macOS' ? mac(r, c) : os === 'Linux' ? linux(r, c) : windows(r, c);
 }
 
-const common = (r: Rng, os: Os, family: Family, country: Country) => ({
-  country: country.code,
-  reducedMotion: r() < 0.03,
-  contrastMore: r() < 0.015,
+/** The browser mix of each OS's users (Samsung Internet on Samsung phones only). */
+const BROWSERS = {
+  Windows: [
+    ['Chrome', 66],
+    ['Edge', 20],
+    ['Firefox', 9],
+    ['Brave', 3],
+  ],
+  macOS: [
+    ['Safari', 42],
+    ['Chrome', 47],
+    ['Firefox', 6],
+    ['Edge', 2],
+    ['Brave', 3],
+  ],
+  Linux: [
+    ['Chrome', 50],
+    ['Firefox', 45],
+    ['Brave', 5],
+  ],
+  Samsung: [
+    ['Chrome', 70],
+    ['Samsung', 25],
+    ['Firefox', 3],
+    ['Brave', 2],
+  ],
+  Android: [
+    ['Chrome', 95],
+    ['Firefox', 3],
+    ['Brave', 2],
+  ],
+} as const satisfies Record<string, readonly (readonly [Family, number])[]>;
+
+/** Settings a user makes in the browser (per browser profile). */
+const browserSettings = (r: Rng) => ({
   minFont: r() < 0.01 ? pick(r, [10, 12, 14]) : 0,
   defaultFontScale: r() < 0.015 ? pick(r, [1.125, 1.25, 0.875]) : 1,
   cookies: r() > 0.005,
-  canvasSalt: !['iOS', 'Android'].includes(os) && r() < 0.03 ? String(Math.floor(r() * 1e9)) : '',
+});
+
+/** What one installation of a browser has: its update lag and its storage quota. */
+const installation = (r: Rng, os: Os, family: Family) => ({
   updateLag: lagFor(r, os, family),
   brave: family === 'Brave',
   quotaMb: Math.round(20_000 + r() * 280_000),
 });
 
+const common = (r: Rng, os: Os, family: Family, country: Country) => ({
+  country: country.code,
+  reducedMotion: r() < 0.03,
+  contrastMore: r() < 0.015,
+  ...browserSettings(r),
+  canvasSalt: !['iOS', 'Android'].includes(os) && r() < 0.03 ? String(Math.floor(r() * 1e9)) : '',
+  ...installation(r, os, family),
+});
+
+/** Content-blocker lists a browser of this family on this OS has installed (none on iPhones). */
+const adblockOf = (r: Rng, os: Os, family: Family): string[] => {
+  const share = { Windows: family === 'Firefox' ? 0.45 : 0.25, macOS: 0.2, Linux: 0.45, Android: family === 'Samsung' ? 0.1 : 0, iOS: 0 }[os];
+  return share > 0 && r() < share ? pick(r, ADBLOCK_LISTS) : [];
+};
+
+const applePayOf = (r: Rng, os: Os, family: Family): Profile['applePay'] =>
+  family === 'Safari' ? (r() < (os === 'iOS' ? 0.6 : 0.3) ? 'enabled' : 'disabled') : 'unsupported';
+
+/** WebGL vendor and renderer as each browser reports a Windows GPU (ANGLE on Direct3D 11; Firefox without the PCI id). */
+const windowsWebgl = (family: Family, [gv, name, pci]: (typeof WIN_GPUS)[number]) =>
+  family === 'Firefox'
+    ? { vendor: `Google Inc. (${gv})`, renderer: `ANGLE (${gv}, ${name} Direct3D11 vs_5_0 ps_5_0), or similar` }
+    : { vendor: `Google Inc. (${gv})`, renderer: `ANGLE (${gv}, ${name} (${pci}) Direct3D11 vs_5_0 ps_5_0, D3D11)` };
+
+/** ... of a Mac's GPU: Safari masks it, Firefox rounds it, Chromium goes through ANGLE on Metal. */
+const macWebgl = (family: Family, chip: string) => {
+  const silicon = MAC_CHIPS.find((m) => m[0] === chip)![4];
+  const gv = silicon ? 'Apple' : chip.startsWith('AMD') ? 'AMD' : 'Intel';
+  return family === 'Safari'
+    ? { vendor: 'Apple Inc.', renderer: 'Apple GPU' }
+    : family === 'Firefox'
+      ? { vendor: silicon ? 'Apple' : `${gv} Inc.`, renderer: `${chip}, or similar` }
+      : { vendor: `Google Inc. (${gv})`, renderer: `ANGLE (${gv}, ANGLE Metal Renderer: ${chip}, Unspecified Version)` };
+};
+
+/** ... of a Linux GPU: Firefox reports the Mesa/driver strings, Chromium through ANGLE on OpenGL. */
+const linuxWebgl = (family: Family, [gv, name, ffVendor]: (typeof LINUX_GPUS)[number][0]) =>
+  family === 'Firefox' ? { vendor: ffVendor, renderer: name } : { vendor: `Google Inc. (${gv})`, renderer: `ANGLE (${gv}, ${name}, OpenGL 4.6)` };
+
+/** deviceMemory of Windows PCs by core count (fleet images: 8 GB). */
+const windowsMemory = (r: Rng, cores: number, fleet: boolean) =>
+  cores <= 4
+    ? weighted(r, [
+        [4, 50],
+        [8, 40],
+        [2, 10],
+      ])
+    : fleet
+      ? 8
+      : weighted(r, [
+          [8, 85],
+          [4, 15],
+        ]);
+
 function windows(r: Rng, c: Country, fixed?: { family: Family; gpu: (typeof WIN_GPUS)[number]; screen: Size; external: Size }): Profile {
   const laptop = fixed ? true : r() < 0.6;
-  const family: Family =
-    fixed?.family ??
-    weighted(r, [
-      ['Chrome', 66],
-      ['Edge', 20],
-      ['Firefox', 9],
-      ['Brave', 3],
-    ] as const);
+  const family: Family = fixed?.family ?? weighted(r, BROWSERS.Windows);
   const integratedGpu = r() < (laptop ? 0.88 : 0.3);
   const gpu =
     fixed?.gpu ??
@@ -938,7 +1023,7 @@ function windows(r: Rng, c: Country, fixed?: { family: Family; gpu: (typeof WIN_
       r,
       WIN_GPUS.filter((g) => g[4] === integratedGpu).map((g) => [g, g[3]] as const),
     );
-  const [gv, name, pci, , integrated] = gpu;
+  const [, name, , , integrated] = gpu;
   const cores = fixed
     ? 8
     : weighted(
@@ -968,7 +1053,6 @@ function windows(r: Rng, c: Country, fixed?: { family: Family; gpu: (typeof WIN_
     : desktopFonts(r, 'Windows', c.cjk ?? false);
   const builtIn = fixed?.screen ?? weighted(r, laptop ? WIN_LAPTOP_SCREENS : WIN_DESKTOP_SCREENS);
   const docks = fixed ? true : laptop && r() < 0.3;
-  const firefox = family === 'Firefox';
   return {
     ...common(r, 'Windows', family, c),
     os: 'Windows',
@@ -977,25 +1061,10 @@ function windows(r: Rng, c: Country, fixed?: { family: Family; gpu: (typeof WIN_
     mobile: false,
     portable: laptop,
     model: name,
-    webgl: firefox
-      ? { vendor: `Google Inc. (${gv})`, renderer: `ANGLE (${gv}, ${name} Direct3D11 vs_5_0 ps_5_0), or similar` }
-      : { vendor: `Google Inc. (${gv})`, renderer: `ANGLE (${gv}, ${name} (${pci}) Direct3D11 vs_5_0 ps_5_0, D3D11)` },
+    webgl: windowsWebgl(family, gpu),
     gpuKey: name,
     cores,
-    memory: firefox
-      ? null
-      : cores <= 4
-        ? weighted(r, [
-            [4, 50],
-            [8, 40],
-            [2, 10],
-          ])
-        : fixed
-          ? 8
-          : weighted(r, [
-              [8, 85],
-              [4, 15],
-            ]),
+    memory: family === 'Firefox' ? null : windowsMemory(r, cores, fixed !== undefined),
     arm: false,
     screens: docks ? [builtIn, fixed?.external ?? weighted(r, EXTERNAL_SCREENS)] : [builtIn],
     dockRate: docks ? (fixed ? 0.5 : 0.2 + r() * 0.5) : 0,
@@ -1008,18 +1077,12 @@ function windows(r: Rng, c: Country, fixed?: { family: Family; gpu: (typeof WIN_
     sampleRate: fixed ? 48000 : r() < 0.75 ? 48000 : 44100,
     pdfViewer: true,
     applePay: 'unsupported',
-    adblock: !fixed && r() < (family === 'Firefox' ? 0.45 : 0.25) ? pick(r, ADBLOCK_LISTS) : [],
+    adblock: fixed ? [] : adblockOf(r, 'Windows', family),
   };
 }
 
 function mac(r: Rng, c: Country): Profile {
-  const family: Family = weighted(r, [
-    ['Safari', 42],
-    ['Chrome', 47],
-    ['Firefox', 6],
-    ['Edge', 2],
-    ['Brave', 3],
-  ] as const);
+  const family: Family = weighted(r, BROWSERS.macOS);
   const [chip, , chromeCores, pro, silicon] = weighted(
     r,
     MAC_CHIPS.map((m) => [m, m[1]] as const),
@@ -1050,13 +1113,6 @@ function mac(r: Rng, c: Country): Profile {
             [[1680, 1050], 20],
           ] as const);
   const docks = !desktop && r() < 0.25;
-  const gv = silicon ? 'Apple' : chip.startsWith('AMD') ? 'AMD' : 'Intel';
-  const webgl =
-    family === 'Safari'
-      ? { vendor: 'Apple Inc.', renderer: 'Apple GPU' }
-      : family === 'Firefox'
-        ? { vendor: silicon ? 'Apple' : `${gv} Inc.`, renderer: `${chip}, or similar` }
-        : { vendor: `Google Inc. (${gv})`, renderer: `ANGLE (${gv}, ANGLE Metal Renderer: ${chip}, Unspecified Version)` };
   return {
     ...common(r, 'macOS', family, c),
     os: 'macOS',
@@ -1070,7 +1126,7 @@ function mac(r: Rng, c: Country): Profile {
     mobile: false,
     portable: !desktop,
     model: chip,
-    webgl,
+    webgl: macWebgl(family, chip),
     gpuKey: chip,
     cores: family === 'Safari' ? 8 : chromeCores,
     memory: family === 'Safari' || family === 'Firefox' ? null : 8,
@@ -1085,25 +1141,15 @@ function mac(r: Rng, c: Country): Profile {
     forcedColors: false,
     sampleRate: r() < 0.5 ? 48000 : 44100,
     pdfViewer: true,
-    applePay: family === 'Safari' ? (r() < 0.3 ? 'enabled' : 'disabled') : 'unsupported',
-    adblock: r() < 0.2 ? pick(r, ADBLOCK_LISTS) : [],
+    applePay: applePayOf(r, 'macOS', family),
+    adblock: adblockOf(r, 'macOS', family),
   };
 }
 
 function linux(r: Rng, c: Country): Profile {
-  const family: Family = weighted(r, [
-    ['Chrome', 50],
-    ['Firefox', 45],
-    ['Brave', 5],
-  ] as const);
-  const gpu = weighted(r, [
-    [['Intel', 'Mesa Intel(R) UHD Graphics 620 (KBL GT2)', 'Intel'], 30],
-    [['Intel', 'Mesa Intel(R) Xe Graphics (TGL GT2)', 'Intel'], 20],
-    [['NVIDIA Corporation', 'NVIDIA GeForce RTX 3060/PCIe/SSE2', 'NVIDIA Corporation'], 20],
-    [['NVIDIA Corporation', 'NVIDIA GeForce GTX 1660 SUPER/PCIe/SSE2', 'NVIDIA Corporation'], 10],
-    [['AMD', 'AMD Radeon RX 6600 (radeonsi, navi23, LLVM 15.0.7, DRM 3.54)', 'AMD'], 20],
-  ] as const);
-  const [gv, name, ffVendor] = gpu;
+  const family: Family = weighted(r, BROWSERS.Linux);
+  const gpu = weighted(r, LINUX_GPUS);
+  const name = gpu[1];
   const cores = weighted(r, [
     [4, 15],
     [8, 35],
@@ -1119,7 +1165,7 @@ function linux(r: Rng, c: Country): Profile {
     mobile: false,
     portable: false,
     model: name,
-    webgl: family === 'Firefox' ? { vendor: ffVendor, renderer: name } : { vendor: `Google Inc. (${gv})`, renderer: `ANGLE (${gv}, ${name}, OpenGL 4.6)` },
+    webgl: linuxWebgl(family, gpu),
     gpuKey: name,
     cores,
     memory: family === 'Firefox' ? null : cores <= 4 ? 4 : 8,
@@ -1135,7 +1181,7 @@ function linux(r: Rng, c: Country): Profile {
     sampleRate: r() < 0.6 ? 48000 : 44100,
     pdfViewer: true,
     applePay: 'unsupported',
-    adblock: r() < 0.45 ? pick(r, ADBLOCK_LISTS) : [],
+    adblock: adblockOf(r, 'Linux', family),
   };
 }
 
@@ -1144,18 +1190,7 @@ function android(r: Rng, c: Country): Profile {
     r,
     ANDROIDS.map((a) => [a, a[1]] as const),
   );
-  const family: Family = samsung
-    ? weighted(r, [
-        ['Chrome', 70],
-        ['Samsung', 25],
-        ['Firefox', 3],
-        ['Brave', 2],
-      ] as const)
-    : weighted(r, [
-        ['Chrome', 95],
-        ['Firefox', 3],
-        ['Brave', 2],
-      ] as const);
+  const family: Family = weighted(r, samsung ? BROWSERS.Samsung : BROWSERS.Android);
   return {
     ...common(r, 'Android', family, c),
     os: 'Android',
@@ -1186,7 +1221,7 @@ function android(r: Rng, c: Country): Profile {
     sampleRate: r() < 0.85 ? 48000 : 44100,
     pdfViewer: false,
     applePay: 'unsupported',
-    adblock: family === 'Samsung' && r() < 0.1 ? pick(r, ADBLOCK_LISTS) : [],
+    adblock: adblockOf(r, 'Android', family),
   };
 }
 
@@ -1223,7 +1258,7 @@ function iphone(r: Rng, c: Country, fixedModel?: (typeof IPHONES)[number]): Prof
     forcedColors: false,
     sampleRate: 48000,
     pdfViewer: false,
-    applePay: family === 'Safari' ? (r() < 0.6 ? 'enabled' : 'disabled') : 'unsupported',
+    applePay: applePayOf(r, 'iOS', family),
     adblock: [],
   };
 }
@@ -1275,6 +1310,7 @@ export function generatePopulation(n: number, seed: number, world: World): Born[
   let households = 0;
   let offices = 0;
   const openOffice = new Map<string, { id: number; left: number }>();
+  const homes: Place[] = [];
   const officeIn = (country: string) => {
     let o = openOffice.get(country);
     if (!o || o.left <= 0) openOffice.set(country, (o = { id: offices++, left: Math.max(2, Math.round(expo(r, world.officeSize))) }));
@@ -1283,7 +1319,21 @@ export function generatePopulation(n: number, seed: number, world: World): Born[
   };
   const add = (cohort: Cohort, profile: Profile, place: Place, household: number, office: number | null, fleet: number | null = null) => {
     const firstDay = r() * WINDOW_DAYS;
-    out.push({ device: { id: out.length, cohort, fleet, household, office, profile, state: initialState(r, profile, place, firstDay) }, firstDay });
+    homes[household] = place;
+    out.push({
+      device: {
+        id: out.length,
+        physical: out.length,
+        sibling: null,
+        cohort,
+        fleet,
+        household,
+        office,
+        profile,
+        state: initialState(r, profile, place, firstDay),
+      },
+      firstDay,
+    });
   };
   const fleetTarget = Math.round(n * world.fleetLaptops);
   while (out.length < fleetTarget) {
@@ -1350,7 +1400,127 @@ export function generatePopulation(n: number, seed: number, world: World): Born[
       add('general', profile, place, household, office);
     }
   }
+  if (world.siblings) addSiblings(out, homes, world.siblings, seed);
   return out;
+}
+
+/** How many people besides its first user share a family computer. */
+const OTHER_PEOPLE = [
+  [1, 55],
+  [2, 30],
+  [3, 15],
+] as const;
+
+/**
+ * Further browser instances on home devices (fleets stay one browser each,
+ * pure look-alikes), appended with new ids from a stream of their own, so
+ * that the devices before them and their visits are those of the world
+ * without. An instance shares its machine's hardware, OS, fonts, screens,
+ * household and office, and has its own token, visits and first day.
+ */
+function addSiblings(out: Born[], homes: readonly Place[], rates: Siblings, seed: number) {
+  const r = rng(seed * 2_654_435 + 17);
+  const add = (of: Device, sibling: Sibling, profile: Profile, sameLanguages: number) => {
+    const home = homes[of.household]!;
+    const firstDay = r() * WINDOW_DAYS;
+    const place = r() < sameLanguages ? home : { ...home, languages: otherLanguages(r, home) };
+    out.push({
+      device: { ...of, id: out.length, sibling, profile, state: initialState(r, profile, place, firstDay) },
+      firstDay,
+    });
+  };
+  for (const { device: d } of out.slice()) {
+    if (d.cohort !== 'general') continue;
+    const p = d.profile;
+    // Another browser; a third on some (iPhones: Safari and Chrome only).
+    if (r() < (p.mobile ? rates.phones : rates.desktops)) {
+      const second = inBrowser(r, p, otherBrowser(r, p, [p.family]));
+      add(d, 'browser', second, 0.85);
+      if (p.os !== 'iOS' && r() < rates.third) add(d, 'browser', inBrowser(r, p, otherBrowser(r, p, [p.family, second.family])), 0.85);
+    }
+    if (p.mobile) continue;
+    // A second profile of the same browser: same binary and settings, maybe other content blockers.
+    if (r() < rates.profiles) add(d, 'profile', { ...p, adblock: r() < 0.5 ? p.adblock : adblockOf(r, p.os, p.family) }, 0.85);
+    // A computer at home shared by 2–4 people, each with an OS account (taskbar, accessibility) and a browser of their own.
+    if (d.office === null && r() < rates.shared) {
+      for (let k = weighted(r, OTHER_PEOPLE); k > 0; k--) {
+        const own = inBrowser(r, p, weighted(r, browsersOn(p)));
+        const frame = defaultFrame(r, p.os, false);
+        const account = { reducedMotion: r() < 0.03, contrastMore: r() < 0.015, frame: p.os === 'macOS' ? { ...frame, top: p.frame.top } : frame };
+        add(d, 'person', { ...own, ...account }, 0.7);
+      }
+    }
+  }
+}
+
+/** The browser mix of the device's OS (for an iPhone, Safari and Chrome). */
+const browsersOn = (p: Profile): readonly (readonly [Family, number])[] =>
+  p.os === 'iOS'
+    ? [
+        ['Safari', 88],
+        ['Chrome', 12],
+      ]
+    : p.os === 'Android'
+      ? ANDROIDS.find((a) => a[0] === p.model)![6]
+        ? BROWSERS.Samsung
+        : BROWSERS.Android
+      : BROWSERS[p.os];
+
+const otherBrowser = (r: Rng, p: Profile, taken: readonly Family[]): Family =>
+  weighted(
+    r,
+    browsersOn(p).filter(([f]) => !taken.includes(f)),
+  );
+
+/**
+ * The same machine in another browser: what that browser reports of the
+ * hardware (WebGL strings, deviceMemory, Safari's 8 cores on Macs), and the
+ * browser's own settings, content blockers and installation. The same
+ * browser again (another person's OS account) is the same installation.
+ */
+function inBrowser(r: Rng, p: Profile, family: Family): Profile {
+  const memory = (): number | null => {
+    if (family === 'Firefox' || family === 'Safari' || p.os === 'iOS') return null;
+    if (p.memory !== null) return p.memory;
+    if (p.os === 'Windows') return windowsMemory(r, p.cores, false);
+    if (p.os === 'Android') return ANDROIDS.find((a) => a[0] === p.model)![5];
+    return p.os === 'Linux' && p.cores <= 4 ? 4 : 8;
+  };
+  const webgl =
+    p.os === 'Windows'
+      ? windowsWebgl(
+          family,
+          WIN_GPUS.find((g) => g[1] === p.gpuKey)!,
+        )
+      : p.os === 'macOS'
+        ? macWebgl(family, p.gpuKey)
+        : p.os === 'Linux'
+          ? linuxWebgl(family, LINUX_GPUS.find((g) => g[0][1] === p.gpuKey)![0])
+          : p.webgl;
+  return {
+    ...p,
+    ...browserSettings(r),
+    ...(family === p.family ? {} : installation(r, p.os, family)),
+    family,
+    webgl,
+    cores: p.os === 'macOS' ? (family === 'Safari' ? 8 : MAC_CHIPS.find((m) => m[0] === p.gpuKey)![2]) : p.cores,
+    memory: memory(),
+    applePay: family === p.family ? p.applePay : applePayOf(r, p.os, family),
+    adblock: adblockOf(r, p.os, family),
+  };
+}
+
+/** Another language list of the home's country (a person or browser set up in another language), else one more language. */
+function otherLanguages(r: Rng, home: Place): string[] {
+  const others = home.country.langs.filter(([ls]) => ls.join() !== home.languages.join());
+  if (others.length) return [...weighted(r, others)];
+  return [
+    ...home.languages,
+    pick(
+      r,
+      EXTRA_LANGUAGES.filter((l) => !home.languages.includes(l)),
+    ),
+  ];
 }
 
 // ---- Signals ----------------------------------------------------------------

@@ -5,9 +5,10 @@
 // (its server-set device cookie), and the oracle's ceiling on the same visits.
 // With `--linked both`, each also with the project's linkedId setting off and
 // on (signIns.ts): the tables above are the setting's last mode, and one more
-// compares them world by world.
+// compares them world by world. `--related-worlds` adds the worlds with
+// several browsers per device (world.ts RELATED_WORLDS) to every world.
 //
-//   node --import tsx bench/accuracy/run.ts [--devices 50000] [--seed 1] [--world base --world 'rates x2' ...]
+//   node --import tsx bench/accuracy/run.ts [--devices 50000] [--seed 1] [--world base --world 'rates x2' ...] [--related-worlds]
 //     [--integration both|off|on] [--linked on|off|both] [--no-oracle] [--threads 2] [--out results.json]
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -15,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { inWorkers } from './pool.js';
 import type { OracleResult } from './oracle.js';
 import type { WorldResult } from './simulate.js';
-import { WORLDS } from './world.js';
+import { RELATED_WORLDS, WORLDS } from './world.js';
 
 const TARGETS = { recall: 0.97, falseMerge: 0.005, worstRecall: 0.95, worstFalseMerge: 0.01, privateOrCleared: 0.9, webkit: 0.85, itpExpired: 0.9, ece: 0.03 };
 
@@ -24,6 +25,7 @@ const { values: args } = parseArgs({
     devices: { type: 'string', default: '50000' },
     seed: { type: 'string', default: '1' },
     world: { type: 'string', multiple: true },
+    'related-worlds': { type: 'boolean', default: false },
     integration: { type: 'string', default: 'both' },
     linked: { type: 'string', default: 'on' },
     'no-oracle': { type: 'boolean', default: false },
@@ -33,7 +35,7 @@ const { values: args } = parseArgs({
 });
 const devices = Number(args.devices);
 const seed = Number(args.seed);
-const names = args.world?.length ? args.world : WORLDS.map((w) => w.name);
+const names = args.world?.length ? args.world : [...WORLDS, ...(args['related-worlds'] ? RELATED_WORLDS : [])].map((w) => w.name);
 const MODES = { off: [false], on: [true], both: [false, true] } as Record<string, boolean[]>;
 const modes = MODES[args.integration];
 if (!modes) throw new Error('--integration both|off|on');

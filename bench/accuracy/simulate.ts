@@ -98,7 +98,7 @@ export interface WorldResult {
 function groupsOf(d: Device): string[] {
   const p = d.profile;
   const primary = d.cohort !== 'general' ? d.cohort : p.mobile ? p.os : 'desktop';
-  return [primary, ...(p.brave ? ['brave'] : []), ...(d.state.extension ? ['extension'] : [])];
+  return [primary, ...(p.brave ? ['brave'] : []), ...(d.state.extension ? ['extension'] : []), ...(d.sibling ? [`another ${d.sibling}`] : [])];
 }
 
 let asnDb: Promise<AsnDb> | undefined;
@@ -378,7 +378,7 @@ export async function simulate(world: World, size: number, seed: number, opts: S
   return {
     world: world.name,
     integration: opts.integration ?? false,
-    devices: n,
+    devices: born.length,
     seed,
     events: schedule.length,
     seconds: Math.round((performance.now() - started) / 1000),

@@ -5,6 +5,8 @@
 // VPNs and relays, IPv6), so that a rule is kept only when it holds in all of
 // them. The linker never sees these numbers.
 
+import { rng } from './random.js';
+
 export interface World {
   name: string;
   /** Country weights (ISO codes of population.ts); missing: the base mix. */
@@ -56,6 +58,24 @@ export interface World {
    * device's visits that carry its account's linkedId.
    */
   signIn: { households: number; shared: number; visits: number };
+  /** Further browser instances on the same home devices (population.ts addSiblings); none when absent. */
+  siblings?: Siblings;
+}
+
+/**
+ * Shares of home devices (not fleets) with more than one browser instance,
+ * each with its own token and visits: a visitor each, related visitors of
+ * one another (issue 36).
+ */
+export interface Siblings {
+  /** Desktops and laptops, and phones, with a second browser (another family); of those, the share with a third. */
+  desktops: number;
+  phones: number;
+  third: number;
+  /** Desktops and laptops whose browser has a second profile. */
+  profiles: number;
+  /** Desktops and laptops kept at home that 2–4 people share, each with an OS account and a browser of their own. */
+  shared: number;
 }
 
 export interface Rates {
@@ -112,13 +132,15 @@ const scaled = (k: number, except: (keyof Rates)[] = []): Rates =>
 
 const w = (name: string, o: Partial<World>): World => ({ ...BASE_WORLD, ...o, name });
 
+const FLEETS_X3: Partial<World> = { fleetLaptops: 0.15, fleetPhones: 0.03, officeWorkers: 0.6, officeSize: 40 };
+
 /** The worlds the benchmark reports: the base, then one perturbation each. */
 export const WORLDS: readonly World[] = [
   BASE_WORLD,
   w('rates x0.5', { rates: scaled(0.5) }),
   w('rates x2', { rates: scaled(2, ['itpLoss']) }),
   w('private x3', { rates: { ...BASE_RATES, incognitoDesktop: 0.12, incognitoMobile: 0.18 } }),
-  w('fleets x3', { fleetLaptops: 0.15, fleetPhones: 0.03, officeWorkers: 0.6, officeSize: 40 }),
+  w('fleets x3', FLEETS_X3),
   w('identical phones', { householdSize: 3, identicalPhones: 0.6, mobileShare: 0.6 }),
   w('no CGNAT', { carrierCgnat: 0, ispCgnat: 0, ipv6: 0 }),
   w('CGNAT + IPv6', { carrierCgnat: 1, ispCgnat: 0.3, ipv6: 0.6 }),
@@ -138,8 +160,44 @@ export const WORLDS: readonly World[] = [
   w('shared accounts', { householdSize: 3, identicalPhones: 0.6, mobileShare: 0.6, signIn: { households: 0.8, shared: 1, visits: 0.8 } }),
 ];
 
+const NO_SIBLINGS: Siblings = { desktops: 0, phones: 0, third: 0, profiles: 0, shared: 0 };
+const MULTI_BROWSER: Siblings = { ...NO_SIBLINGS, desktops: 0.35, phones: 0.25, third: 0.08 };
+
+/**
+ * Worlds with several browser instances per physical device, for related
+ * visitors (issue 36; measured by related.ts). Apart from WORLDS, so that
+ * every-world runs (run.ts, fit.ts, calibrate.ts, oracle.ts) stay comparable
+ * with earlier ones. Each keeps at least the base rate of look-alike fleets
+ * and offices, whose devices must not be related.
+ */
+export const RELATED_WORLDS: readonly World[] = [
+  w('multi-browser homes', { siblings: MULTI_BROWSER }),
+  w('browser profiles', { siblings: { ...NO_SIBLINGS, profiles: 0.15 } }),
+  w('shared family computers', { siblings: { ...NO_SIBLINGS, shared: 0.25 } }),
+  w('office look-alikes', { ...FLEETS_X3, siblings: MULTI_BROWSER }),
+];
+
+/**
+ * A random perturbation of a world's sibling rates, for robustness checks:
+ * each multiplied by its own factor, log-uniform between 0.5 and 2 (so that
+ * halving and doubling are equally likely). Named `<world> ~<seed>`.
+ */
+export function perturbedWorld(base: World, seed: number): World {
+  const r = rng(Math.imul(seed + 1, 0x9e3779b1));
+  const s = base.siblings ?? NO_SIBLINGS;
+  const k = (x: number) => Math.min(0.95, x * 2 ** (2 * r() - 1));
+  return {
+    ...base,
+    name: `${base.name} ~${seed}`,
+    siblings: { desktops: k(s.desktops), phones: k(s.phones), third: k(s.third), profiles: k(s.profiles), shared: k(s.shared) },
+  };
+}
+
+/** A world of WORLDS or RELATED_WORLDS by name, or a perturbation of one (`<world> ~<seed>`). */
 export function worldNamed(name: string): World {
-  const found = WORLDS.find((x) => x.name === name);
-  if (!found) throw new Error(`unknown world '${name}'; known: ${WORLDS.map((x) => x.name).join(', ')}`);
+  const perturbed = /^(.*) ~(\d+)$/.exec(name);
+  if (perturbed) return perturbedWorld(worldNamed(perturbed[1]!), Number(perturbed[2]));
+  const found = [...WORLDS, ...RELATED_WORLDS].find((x) => x.name === name);
+  if (!found) throw new Error(`unknown world '${name}'; known: ${[...WORLDS, ...RELATED_WORLDS].map((x) => x.name).join(', ')}`);
   return found;
 }
