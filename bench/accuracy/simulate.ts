@@ -285,7 +285,7 @@ export async function simulate(world: World, size: number, seed: number, opts: S
     const moreTokens = tokensToPoint([scriptToken, cookieToken], tokenHash, owners, match);
     const learnt = remembered(before, match, visit, match.kind === 'new');
     // The related-visitors list a visitor joins on a new network, as the service does (service.ts), for related.ts.
-    await index.remember({ ...learnt, moreTokens, related: learnt.newPrefix ? relatedIndexKey(BENCH_PROJECT, components, learnt.newPrefix) : null });
+    await index.remember({ ...learnt, moreTokens, related: learnt.newPrefix ? relatedIndexKey(BENCH_PROJECT, components, network) : null });
     if (match.mergedFrom) merges++;
     const cov = coverage(components);
     const confidence = confidenceOf({ kind: match.kind, p: match.p, coverage: cov });

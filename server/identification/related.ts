@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { RELATED_EVIDENCE, RELATED_THRESHOLD } from '../../contract/visitors.js';
 import type { RelatedList } from '../store/identity.js';
 import type { Components } from './components.js';
+import type { VisitNetwork } from './evidence.js';
 import type { VisitorRecord } from './linker.js';
 
 export type RelatedEvidence = (typeof RELATED_EVIDENCE)[number];
@@ -49,10 +50,15 @@ export function deviceKey(c: Components): string | null {
   return sha(JSON.stringify(parts));
 }
 
-/** The list a visitor joins when first seen on `prefix` in `projectId`. */
-export function relatedIndexKey(projectId: string, c: Components, prefix: string | null): string | null {
+/**
+ * The list a visitor joins when first seen on a network in `projectId`: only
+ * a fixed one (a home's, an office's). A carrier's address pools and a VPN's
+ * exits are shared by strangers and change per session: two visitors met
+ * there say nothing of one machine (bench/accuracy/related.ts).
+ */
+export function relatedIndexKey(projectId: string, c: Components, network: Pick<VisitNetwork, 'prefix' | 'kind'>): string | null {
   const device = deviceKey(c);
-  return device && prefix ? `${projectId}|${device}|${prefix}` : null;
+  return device && network.prefix && network.kind === 'fixed' ? `${projectId}|${device}|${network.prefix}` : null;
 }
 
 /** Every list the visitor may be on in the project: its device keys (one per kept component set) on each network it used. */
@@ -101,6 +107,25 @@ export function gpuMaker(webgl: string | undefined): string | null {
 
 const reduced = (v: VisitorRecord) => v.components.some((c) => c.webgl !== undefined && REDUCED.test(c.webgl));
 
+/**
+ * A core count that differs tells two machines apart (x0.1); one that
+ * agrees says little (look-alikes share it). Not when either side cannot
+ * be believed: Safari on a Mac reports 8 whatever the chip, and a count
+ * that varies between a visitor's sets is made up (Brave, extensions).
+ */
+function coresEvidence(a: VisitorRecord, b: VisitorRecord): number {
+  const counts = (v: VisitorRecord) =>
+    new Set(
+      v.components
+        .map((c) => coresOf(c))
+        .filter((n) => n !== undefined && n !== null)
+        .map(String),
+    );
+  const believable = (v: VisitorRecord) => !v.components.some((c) => c.browser === 'Safari|Mac OS') && counts(v).size === 1;
+  if (!believable(a) || !believable(b)) return 0;
+  return overlaps(counts(a), counts(b)) ? 0 : Math.log(0.1);
+}
+
 /** The rendering engine of a component set's browser: every iOS browser is WebKit. */
 function engineOf(c: Components): string | null {
   if (!c.browser) return null;
@@ -148,7 +173,7 @@ export function pairEvidence(a: VisitorRecord, b: VisitorRecord): Record<'hardwa
   const acrossEngines = ea.size > 0 && eb.size > 0 && !overlaps(ea, eb);
   hardware += reduced(a) || reduced(b) ? compare((c) => gpuMaker(c.webgl), 1.5, 0.1) : compare((c) => gpuModel(c.webgl), 5, 0.03);
   hardware += compare((c) => c.screen, 3, acrossEngines ? 0.4 : 0.15);
-  hardware += compare((c) => ((coresOf(c) ?? null) === null ? null : String(coresOf(c))), 1.5, acrossEngines ? 0.7 : 0.2);
+  hardware += coresEvidence(a, b);
   hardware += compare((c) => c.color, 1.5, 0.3);
   hardware += compare((c) => c.touch, 1, 0.1);
   hardware += compare((c) => c.audio?.split('|')[1], 1.3, 0.5);

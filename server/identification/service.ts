@@ -172,7 +172,7 @@ export class IdentificationService {
     const presentedCookie = proxy?.presented ? cookieToken : null;
 
     // The related-visitors list of this visit's device key and network, joined by a visitor first seen on it.
-    const related = relatedIndexKey(key.projectId, components, edge.network.prefix);
+    const related = relatedIndexKey(key.projectId, components, edge.network);
     const index = new StoreIndex(this.store, accountId, now, this.cache, fromCache, related);
     // Both tokens' owners in one read, with the lookup a visit no token names needs; linking's tokenOwner then reads nothing.
     const presented = [scriptToken, presentedCookie].filter((t): t is string => t !== null);

@@ -87,10 +87,14 @@ describe('device key and lists', () => {
     expect(deviceKey(CHROME)).toMatch(/^[\w-]{24}$/);
   });
 
-  it('keys a list by project, device and prefix; none without a prefix', () => {
-    expect(relatedIndexKey('prj_a', CHROME, '81.2.69')).toBe(`prj_a|${deviceKey(CHROME)}|81.2.69`);
-    expect(relatedIndexKey('prj_a', CHROME, null)).toBeNull();
-    expect(relatedIndexKey('prj_a', {}, '81.2.69')).toBeNull();
+  it('keys a list by project, device and prefix, on fixed networks only', () => {
+    const home = { prefix: '81.2.69', kind: 'fixed' } as const;
+    expect(relatedIndexKey('prj_a', CHROME, home)).toBe(`prj_a|${deviceKey(CHROME)}|81.2.69`);
+    expect(relatedIndexKey('prj_a', CHROME, { prefix: null, kind: 'fixed' })).toBeNull();
+    expect(relatedIndexKey('prj_a', {}, home)).toBeNull();
+    // A carrier's pools and a VPN's exits are shared by strangers.
+    expect(relatedIndexKey('prj_a', CHROME, { ...home, kind: 'mobile' })).toBeNull();
+    expect(relatedIndexKey('prj_a', CHROME, { ...home, kind: 'anonymizer' })).toBeNull();
   });
 
   it('a visitor is on one list per network and distinct device key of its kept component sets', () => {
@@ -170,13 +174,27 @@ describe('gpuMaker', () => {
 describe('pairEvidence', () => {
   it('across engines: the GPU by its maker where Firefox names a family, the screen and the language list weigh less, fonts by containment', () => {
     const cross = pairEvidence(rec('a', [CHROME]), rec('b', [FIREFOX]));
-    close(cross.hardware, ln(1.5) + ln(3) + ln(1.5) + ln(1.5) + ln(1) + ln(1.3));
+    close(cross.hardware, ln(1.5) + ln(3) + ln(1.5) + ln(1) + ln(1.3));
     close(cross.os_rendering, ln(4) + ln(1.3));
     const other = (change: Components) => pairEvidence(rec('a', [CHROME]), rec('b', [{ ...FIREFOX, ...change }]));
     close(other({ webgl: 'Mozilla|ANGLE (AMD, Radeon R9 200 Series Direct3D11 vs_5_0 ps_5_0), or similar' }).hardware - cross.hardware, ln(0.1) - ln(1.5));
     close(other({ screen: '1536x864' }).hardware - cross.hardware, ln(0.4) - ln(3));
-    close(other({ hardware: '[10,null,255]' }).hardware - cross.hardware, ln(0.7) - ln(1.5));
-    close(other({ hardware: undefined }).hardware - cross.hardware, -ln(1.5));
+    // A core count that differs tells machines apart, in any engine; one that agrees says nothing.
+    close(other({ hardware: '[10,null,255]' }).hardware - cross.hardware, ln(0.1));
+    close(other({ hardware: undefined }).hardware, cross.hardware);
+    // Not from Safari on a Mac (8 whatever the chip), nor from a count that varies (Brave, extensions).
+    const safariMac: Components = { ...CHROME, browser: 'Safari|Mac OS', hardware: '[8,null,255]' };
+    const chromeMac: Components = { ...CHROME, browser: 'Chrome|Mac OS', hardware: '[12,16,255]' };
+    close(
+      pairEvidence(rec('a', [chromeMac]), rec('b', [safariMac])).hardware,
+      pairEvidence(rec('a', [chromeMac]), rec('b', [{ ...safariMac, hardware: '[12,null,255]' }])).hardware,
+    );
+    const brave = rec('b', [
+      { ...EDGE, hardware: '[4,8,255]' },
+      { ...EDGE, hardware: '[6,8,255]' },
+    ]);
+    close(pairEvidence(rec('a', [CHROME]), brave).hardware, pairEvidence(rec('a', [CHROME]), rec('b', [EDGE])).hardware);
+    close(pairEvidence(brave, rec('a', [CHROME])).hardware, pairEvidence(rec('b', [EDGE]), rec('a', [CHROME])).hardware);
     // The first language is the OS's; the rest is each browser's own.
     close(other({ languages: 'en-US' }).os_rendering, cross.os_rendering);
     close(other({ languages: 'de-DE,en-US,en' }).os_rendering - cross.os_rendering, ln(0.8) - ln(1.3));
@@ -187,7 +205,7 @@ describe('pairEvidence', () => {
     // A reduced name on either side: the maker decides, whichever side it is on.
     close(pairEvidence(rec('a', [FIREFOX]), rec('b', [CHROME])).hardware, cross.hardware);
     // Two Firefoxes name the same family: the maker still.
-    close(pairEvidence(rec('a', [FIREFOX]), rec('b', [FIREFOX])).hardware, ln(1.5) + ln(3) + ln(1.5) + ln(1.5) + ln(1) + ln(1.3));
+    close(pairEvidence(rec('a', [FIREFOX]), rec('b', [FIREFOX])).hardware, ln(1.5) + ln(3) + ln(1.5) + ln(1) + ln(1.3));
     // Safari on a Mac and Chrome on it: different engines, the GPU masked on one side.
     const mac: Components = {
       ...CHROME,
@@ -195,7 +213,7 @@ describe('pairEvidence', () => {
       webgl: 'Google Inc. (Apple)|ANGLE (Apple, ANGLE Metal Renderer: Apple M2, Unspecified Version)',
     };
     const safari: Components = { ...mac, browser: 'Safari|Mac OS', webgl: 'Apple Inc.|Apple GPU', screen: '1440x900' };
-    close(pairEvidence(rec('a', [mac]), rec('b', [safari])).hardware, ln(0.4) + ln(1.5) + ln(1.5) + ln(1) + ln(1.3));
+    close(pairEvidence(rec('a', [mac]), rec('b', [safari])).hardware, ln(0.4) + ln(1.5) + ln(1) + ln(1.3));
     // Every browser on iOS is WebKit: one engine.
     const iosChrome: Components = { ...CHROME, browser: 'Chrome|iOS', screen: '390x844' };
     const iosSafari: Components = { ...iosChrome, browser: 'Mobile Safari|iOS', screen: '430x932' };
@@ -210,14 +228,14 @@ describe('pairEvidence', () => {
   const base = pairEvidence(rec('a', [CHROME]), rec('b', [EDGE]));
 
   it('the same machine in two browsers of one engine: every fact agrees', () => {
-    close(base.hardware, ln(5) + ln(3) + ln(1.5) + ln(1.5) + ln(1) + ln(1.3));
+    close(base.hardware, ln(5) + ln(3) + ln(1.5) + ln(1) + ln(1.3));
     close(base.os_rendering, ln(4) + ln(1.3));
   });
 
   it.each([
     ['GPU', { webgl: 'x|ANGLE (AMD, AMD Radeon RX 6600 Direct3D11 vs_5_0 ps_5_0, D3D11)' }, 'hardware', ln(0.03) - ln(5)],
     ['screen', { screen: '1366x768' }, 'hardware', ln(0.15) - ln(3)],
-    ['core count', { hardware: '[4,8,255]' }, 'hardware', ln(0.2) - ln(1.5)],
+    ['core count', { hardware: '[4,8,255]' }, 'hardware', ln(0.1)],
     ['colour', { color: '[30,"p3"]' }, 'hardware', ln(0.3) - ln(1.5)],
     ['touch', { touch: '{"maxTouchPoints":10}' }, 'hardware', ln(0.1) - ln(1)],
     ['audio rate', { audio: 'f1|44100' }, 'hardware', ln(0.5) - ln(1.3)],
@@ -234,7 +252,7 @@ describe('pairEvidence', () => {
   it('a fact only one side collected says nothing; any kept set may agree (docked and undocked)', () => {
     const { screen: _, webgl: __, ...bare } = EDGE;
     const e = pairEvidence(rec('a', [CHROME]), rec('b', [bare]));
-    close(e.hardware, ln(1.5) + ln(1.5) + ln(1) + ln(1.3));
+    close(e.hardware, ln(1.5) + ln(1) + ln(1.3));
     const docked = pairEvidence(rec('a', [{ ...CHROME, screen: '2560x1440' }, CHROME]), rec('b', [{ ...EDGE, screen: '1920x1080' }]));
     close(docked.hardware, base.hardware);
     // Fonts compare the newest sets only.
