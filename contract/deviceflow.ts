@@ -211,7 +211,7 @@ export const deviceFlowContract = c.router(
       path: '/api/cli/accounts',
       summary: 'The accounts where you may approve a grant, with their projects',
       description:
-        'The accounts of the signed-in user where their role may create keys (admin or owner), oldest membership first, each with its projects: what the consent page offers. Accounts where the user has a lower role are not listed.',
+        "The accounts of the signed-in user where their role may create keys (admin or owner), each with its projects: what the consent page offers. The session's current account first (the default choice), then the others oldest membership first. Accounts where the user has a lower role are not listed.",
       responses: {
         200: z.object({ accounts: z.array(GrantAccountSchema).describe('Where you may approve a grant; empty when nowhere') }),
         ...commonErrorResponses,

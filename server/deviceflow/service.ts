@@ -186,9 +186,15 @@ export class DeviceFlowService {
 
   // ---- The consent page's side: /api/cli/accounts, /api/cli/grants/:userCode[/authorize|/deny] ----
 
-  /** The accounts where the user may approve a grant (their role may create keys), each with its projects. */
+  /**
+   * The accounts where the user may approve a grant (their role may create
+   * keys), each with its projects: the session's current account first (the
+   * default choice), then the others in the order the user joined them.
+   */
   async accounts(session: Session) {
-    const memberships = (await this.store.members.ofUser(session.userId)).filter((m) => roleAllows(m.role, KEY_CREATOR));
+    const memberships = (await this.store.members.ofUser(session.userId))
+      .filter((m) => roleAllows(m.role, KEY_CREATOR))
+      .sort((a, b) => Number(b.accountId === session.accountId) - Number(a.accountId === session.accountId));
     return Promise.all(
       memberships.map(async (m) => ({
         id: m.accountId,

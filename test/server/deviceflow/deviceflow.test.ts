@@ -353,6 +353,13 @@ describe('approval in one of several accounts', () => {
         },
       ],
     });
+    // The current account comes first, whichever the user joined first.
+    expect((await user.agent.put('/api/session/account').set('origin', user.origin).send({ accountId: teamB.accountId })).status).toBe(200);
+    const switched = (await user.agent.get('/api/cli/accounts')).body.accounts as { id: string; current: boolean }[];
+    expect(switched.map((a) => [a.id, a.current])).toEqual([
+      [teamB.accountId, true],
+      [user.accountId, false],
+    ]);
   });
 
   it('creates the key in the chosen account and project, audited there; the session stays in its account', async () => {
