@@ -130,7 +130,7 @@ function coresEvidence(a: VisitorRecord, b: VisitorRecord): number {
 function engineOf(c: Components): string | null {
   if (!c.browser) return null;
   const [browser, os] = c.browser.split('|');
-  if (os === 'iOS' || browser === 'Safari' || browser === 'Mobile Safari') return 'webkit';
+  if (os === 'iOS' || browser === 'Safari') return 'webkit';
   return browser === 'Firefox' ? 'gecko' : 'blink';
 }
 

@@ -214,6 +214,28 @@ describe('pairEvidence', () => {
     };
     const safari: Components = { ...mac, browser: 'Safari|Mac OS', webgl: 'Apple Inc.|Apple GPU', screen: '1440x900' };
     close(pairEvidence(rec('a', [mac]), rec('b', [safari])).hardware, ln(0.4) + ln(1.5) + ln(1) + ln(1.3));
+    // A side whose browser is unknown is taken for the same engine (the stricter screen rule).
+    const { browser: _, ...unknown } = FIREFOX;
+    close(
+      pairEvidence(rec('a', [CHROME]), rec('b', [{ ...unknown, screen: '1536x864' }])).hardware,
+      pairEvidence(rec('a', [CHROME]), rec('b', [{ ...FIREFOX, screen: '1536x864' }])).hardware - ln(0.4) + ln(0.15),
+    );
+    close(
+      pairEvidence(rec('b', [{ ...unknown, screen: '1536x864' }]), rec('a', [CHROME])).hardware,
+      pairEvidence(rec('b', [{ ...FIREFOX, screen: '1536x864' }]), rec('a', [CHROME])).hardware - ln(0.4) + ln(0.15),
+    );
+    // Firefox's family name in any of a visitor's sets: the maker decides.
+    const twoSets = rec('b', [EDGE, FIREFOX]);
+    close(
+      pairEvidence(rec('a', [CHROME]), twoSets).hardware - pairEvidence(rec('a', [CHROME]), rec('b', [EDGE, { ...FIREFOX, webgl: EDGE.webgl }])).hardware,
+      ln(1.5) - ln(5),
+    );
+    // Safari on a Mac in any set: its count is not believed.
+    const mixed = rec('b', [
+      { ...EDGE, hardware: '[4,8,255]' },
+      { ...EDGE, browser: 'Safari|Mac OS', hardware: '[4,null,255]' },
+    ]);
+    close(pairEvidence(rec('a', [CHROME]), mixed).hardware, pairEvidence(rec('a', [CHROME]), rec('b', [EDGE, { ...EDGE, browser: 'Safari|Mac OS' }])).hardware);
     // Every browser on iOS is WebKit: one engine.
     const iosChrome: Components = { ...CHROME, browser: 'Chrome|iOS', screen: '390x844' };
     const iosSafari: Components = { ...iosChrome, browser: 'Mobile Safari|iOS', screen: '430x932' };
