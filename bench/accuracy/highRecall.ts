@@ -15,6 +15,7 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { survivorOf } from './gap.js';
 import { inWorkers } from './pool.js';
 import { simulate } from './simulate.js';
 import { worldNamed, WORLDS } from './world.js';
@@ -104,11 +105,7 @@ async function measure(world: string, devices: number, seed: number): Promise<Re
         if (owner.get(root) !== dev) tally[k]!.merged++;
         if (i > 0 && root === g.find(first.get(dev)!)) tally[k]!.recalled++;
       });
-      const survivor = (id: string) => {
-        let v = index.visitors.get(id);
-        for (let hops = 0; v?.mergedInto && hops < 64; hops++) v = index.visitors.get(v.mergedInto);
-        return v?.id ?? id;
-      };
+      const survivor = (id: string) => survivorOf(index.visitors, id);
       const answered = index.visitors.get(match.visitorId)?.highRecall ?? match.visitorId;
       if (i === 0) firstGroup.set(dev, answered);
       if (owner.get(answered) !== dev) service.merged++;

@@ -20,6 +20,7 @@ import {
 } from '../../server/store/identity.js';
 import type { Suspect } from '../../server/store/visitors.js';
 import { relatedKeysOf, relatedOf, type Relative } from '../../server/identification/related.js';
+import { survivorOf } from './gap.js';
 
 /** A key went from k to k + 1 holders: move it between the Good–Turing counts. */
 export function shiftCounts(c: { n1: number; n2: number; n3: number }, k: number) {
@@ -192,9 +193,7 @@ export class MemoryIndex implements LinkIndex {
 
   /** The visitor an id stands for now (merges followed). */
   private current(id: string): VisitorRecord | null {
-    let v = this.visitors.get(id) ?? null;
-    for (let hops = 0; v?.mergedInto && hops < 64; hops++) v = this.visitors.get(v.mergedInto) ?? null;
-    return v;
+    return this.visitors.get(survivorOf(this.visitors, id)) ?? null;
   }
 
   /** What the service writes after a visit (record.ts recordVisit): counts the visit and takes what it changes. */
