@@ -1,7 +1,8 @@
 // Browser signals: one zod schema per signal name. A request wraps each value
 // as a SignalResult `{value, duration}`; the full event stores the value alone.
 // The set mirrors FingerprintJS v5's 41 entropy sources (some merged) plus the
-// risk inputs the verdicts need (automation, tampering, incognito, ...).
+// risk inputs the verdicts need (automation, tampering, incognito, ...), and
+// optional extras beyond them (EXTRA_SIGNAL_NAMES).
 import { z } from 'zod';
 import './common.js';
 
@@ -283,12 +284,39 @@ export const signalValueSchemas = titled({
       createdAt: z.number().int().nonnegative().nullable().describe('Unix ms when the token was created'),
     })
     .describe('Deterministic first-party device token. Stable until the user clears site data; strongest match evidence when present.'),
+
+  // Optional extras beyond the spec's 41 (EXTRA_SIGNAL_NAMES): the server stores them and the related-visitors model
+  // reads them; visitor identification does not weigh them.
+  fontMetrics: z
+    .object({
+      hash: hash.describe(
+        "Hash of the sample text's advance width in each probe font present (the OS UI font, system-ui, and named OS fonts such as Arial, Segoe UI, Helvetica, Menlo, DejaVu Sans), measured with canvas measureText at 1024 px (1000 px for fonts of 1000 units per em) so the width is an exact number of font units in every engine",
+      ),
+      fonts: z.number().int().min(0).max(64).describe('How many probe fonts were present and measured'),
+      exact: z
+        .number()
+        .int()
+        .min(0)
+        .max(64)
+        .describe('How many of them measured to an exact number of font units; the others are rounded to 8 px and may differ between engines'),
+    })
+    .describe(
+      "Optional extra signal: metrics of the fonts the OS renders, from the font files and not from the engine, for telling one machine's browsers apart from other machines (related visitors; not used by visitor identification). Stable per OS install and font versions, and across browsers of one machine: measured equal in Chromium 156 and Firefox 153 on one Linux machine, and unchanged under device scale factor 2; generic families other than system-ui, emoji and ink bounds (actualBoundingBox) differ between engines and are left out. Same OS and font set give the same value on every machine. About 3 ms in Chromium (bench/README.md).",
+    ),
 } as const);
+
+/** Signals beyond the spec's 41: optional extras the agent adds (the related-visitors model reads them; identification does not). */
+export const EXTRA_SIGNAL_NAMES = ['fontMetrics'] as const;
 
 export type SignalName = keyof typeof signalValueSchemas;
 export const SIGNAL_NAMES = Object.keys(signalValueSchemas) as SignalName[];
+export type ExtraSignalName = (typeof EXTRA_SIGNAL_NAMES)[number];
+/** The spec's 41 signals (SIGNAL_NAMES without the extras). */
+export const SPEC_SIGNAL_NAMES = SIGNAL_NAMES.filter((n) => !(EXTRA_SIGNAL_NAMES as readonly string[]).includes(n)) as Exclude<SignalName, ExtraSignalName>[];
 /** Value type of each signal, for clients that must not import zod at runtime. */
 export type SignalValues = { [K in SignalName]: z.infer<(typeof signalValueSchemas)[K]> };
+/** The spec's 41 signals all present, the extras optional: what a full collection in any browser holds. */
+export type SpecSignalValues = Omit<SignalValues, ExtraSignalName> & Partial<Pick<SignalValues, ExtraSignalName>>;
 
 const signalResult = <T extends z.ZodTypeAny>(name: string, value: T) =>
   z

@@ -6,7 +6,7 @@
 // model with one OS image render identical canvases. Fleets of identical
 // corporate laptops and phones are included on purpose: only the device token
 // tells their members apart.
-import type { SignalValues } from '../../contract/signals.js';
+import type { SignalValues, SpecSignalValues } from '../../contract/signals.js';
 import { rng, type Rng } from './random.js';
 import type { Siblings, World } from './world.js';
 
@@ -1616,7 +1616,7 @@ function userAgentOf(p: Profile, s: DeviceState): SignalValues['userAgent'] {
 const px = (n: number) => Math.round(n * 64) / 64;
 
 /** The device's full signal values as collected in a normal (non-private) visit. */
-export function signalsOf(p: Profile, s: DeviceState): SignalValues {
+export function signalsOf(p: Profile, s: DeviceState): SpecSignalValues {
   const engine = engineOf(p);
   const blink = engine === 'blink';
   const safari = p.family === 'Safari';

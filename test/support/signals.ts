@@ -1,8 +1,9 @@
 // Realistic identify payloads: one device's 41 signals, deterministic per seed,
-// and the drift a real device shows between visits.
-import type { SignalValues } from '../../contract/signals.js';
+// and the drift a real device shows between visits. The optional extras
+// (EXTRA_SIGNAL_NAMES) are left out unless a test adds them.
+import type { SpecSignalValues } from '../../contract/signals.js';
 
-type Values = { [K in keyof SignalValues]: SignalValues[K] };
+type Values = SpecSignalValues;
 
 function rng(seed: number) {
   let s = seed >>> 0 || 1;

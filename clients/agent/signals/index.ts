@@ -12,6 +12,7 @@ import { domBlockerCollectors } from './domBlockers.js';
 import { engineCollectors } from './engine.js';
 import { environmentCollectors } from './environment.js';
 import { fontCollectors } from './fonts.js';
+import { fontMetricsCollectors } from './fontMetrics.js';
 import { localeCollectors } from './locale.js';
 import { navigatorCollectors } from './navigator.js';
 import { storageCollectors } from './storage.js';
@@ -19,6 +20,8 @@ import { tamperingCollectors } from './tampering.js';
 import { webglCollectors } from './webgl.js';
 
 // Canvas before WebGL: creating a GL context first can change 2D output on some drivers.
+// Font metrics right after domBlockers: its synchronous work runs while the
+// blocker bait waits its fixed 120 ms, so it adds nothing to the total.
 export const collectors: Collectors<SignalName> = {
   ...canvasCollectors,
   ...webglCollectors,
@@ -26,6 +29,7 @@ export const collectors: Collectors<SignalName> = {
   ...navigatorCollectors,
   ...fontCollectors,
   ...domBlockerCollectors,
+  ...fontMetricsCollectors,
   ...displayCollectors,
   ...localeCollectors,
   ...engineCollectors,

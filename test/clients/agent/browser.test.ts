@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type * as AgentModule from '../../../clients/agent/index.js';
 import { buildAgent } from '../../../server/http/agentScript.js';
 import { IdentifyRequestSchema } from '../../../contract/identify.js';
-import { SIGNAL_NAMES, signalValueSchemas, type SignalName, type SignalValues } from '../../../contract/signals.js';
+import { EXTRA_SIGNAL_NAMES, SIGNAL_NAMES, SPEC_SIGNAL_NAMES, signalValueSchemas, type SignalName, type SignalValues } from '../../../contract/signals.js';
 
 const PAGE =
   '<!doctype html><html><head><meta charset="utf-8"><title>agent test</title></head><body><p>deviceid agent test</p><script src="/agent.js"></script></body></html>';
@@ -90,7 +90,7 @@ describe.skipIf(!hasChromium)('browser agent in headless Chromium', () => {
     return s.value as SignalValues[K];
   };
 
-  it('posts at least 38 of the 41 signals, each valid against its schema with no unknown keys', async () => {
+  it('posts at least 38 of the 41 signals and the optional extras, each valid against its schema with no unknown keys', async () => {
     const page = await openPage();
     const { result, request } = await identify(page, 'pk_test', { linkedId: 'user-42', tag: { plan: 'pro' } });
     expect(result).toEqual(FAKE_RESULT);
@@ -100,9 +100,10 @@ describe.skipIf(!hasChromium)('browser agent in headless Chromium', () => {
     expect(Math.abs(request.body.timestamp - Date.now())).toBeLessThan(60_000);
 
     const names = Object.keys(request.raw.signals);
-    const missing = SIGNAL_NAMES.filter((n) => !names.includes(n));
+    const missing = SPEC_SIGNAL_NAMES.filter((n) => !names.includes(n));
     expect(names.filter((n) => !(SIGNAL_NAMES as string[]).includes(n))).toEqual([]);
-    expect(names.length, `missing: ${missing.join(', ')}`).toBeGreaterThanOrEqual(38);
+    expect(SPEC_SIGNAL_NAMES.length - missing.length, `missing: ${missing.join(', ')}`).toBeGreaterThanOrEqual(38);
+    expect(names).toEqual(expect.arrayContaining([...EXTRA_SIGNAL_NAMES]));
     for (const name of names as SignalName[]) {
       const wrapped = envelope.parse(request.raw.signals[name]);
       const parsed = signalValueSchemas[name].strict().safeParse(wrapped.value);
@@ -120,6 +121,11 @@ describe.skipIf(!hasChromium)('browser agent in headless Chromium', () => {
     expect(signal(request, 'virtualMachine').softwareRenderer).toBe(true);
     expect(signal(request, 'tampering')).toEqual({ lieCount: 0, lies: [], canvasNoise: 0, audioNoise: 0 });
     expect(signal(request, 'canvas').isFarbled).toBe(false);
+    // This machine's fonts (DejaVu, Liberation; Arial and Times New Roman are aliases of Liberation's) all have 2048
+    // units per em, so each measures exactly.
+    const metrics = signal(request, 'fontMetrics');
+    expect(metrics.fonts).toBeGreaterThanOrEqual(1);
+    expect(metrics.exact).toBe(metrics.fonts);
     await page.context().close();
   });
 

@@ -3,13 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { buildAgent } from '../../../server/http/agentScript.js';
 import { hashString, murmur128 } from '../../../clients/agent/hash.js';
 import { collectors } from '../../../clients/agent/signals/index.js';
-import { SIGNAL_NAMES, signalValueSchemas } from '../../../contract/signals.js';
+import { EXTRA_SIGNAL_NAMES, SIGNAL_NAMES, SPEC_SIGNAL_NAMES, signalValueSchemas } from '../../../contract/signals.js';
 
 describe('signal catalogue', () => {
-  it('has exactly 41 signals, each with a collector', () => {
-    expect(SIGNAL_NAMES).toHaveLength(41);
-    expect(new Set(SIGNAL_NAMES).size).toBe(41);
+  it("has exactly the spec's 41 signals plus the named optional extras, each with a collector", () => {
+    expect(SPEC_SIGNAL_NAMES).toHaveLength(41);
+    expect(new Set(SPEC_SIGNAL_NAMES).size).toBe(41);
+    expect(EXTRA_SIGNAL_NAMES).toEqual(['fontMetrics']);
+    expect([...SIGNAL_NAMES].sort()).toEqual([...SPEC_SIGNAL_NAMES, ...EXTRA_SIGNAL_NAMES].sort());
     expect(Object.keys(collectors).sort()).toEqual([...SIGNAL_NAMES].sort());
+  });
+
+  it('marks the extras as optional extras in their descriptions', () => {
+    for (const name of EXTRA_SIGNAL_NAMES) expect(signalValueSchemas[name].description, name).toMatch(/^Optional extra signal:/);
   });
 
   it('describes every signal, saying whether it is stable or volatile', () => {

@@ -1,7 +1,7 @@
 // Identify, full events and visit history through HTTP on the real database.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SIGNAL_NAMES } from '../../../contract/signals.js';
+import { SPEC_SIGNAL_NAMES } from '../../../contract/signals.js';
 import { confidenceOf } from '../../../server/identification/confidence.js';
 import { IDENTIFY_ATTEMPTS } from '../../../server/identification/service.js';
 import { createHarness, type Harness } from '../../support/harness.js';
@@ -260,7 +260,7 @@ describe('GET /v1/events/:requestId', () => {
       createdAt: new Date(idr.body.timestamp).toISOString(),
     });
     expect(e.tag).toEqual(tag);
-    expect(Object.keys(e.signals.client).sort()).toEqual([...SIGNAL_NAMES].sort());
+    expect(Object.keys(e.signals.client).sort()).toEqual([...SPEC_SIGNAL_NAMES].sort());
     expect(e.signals.client.canvas).toEqual(d.canvas);
     expect(e.signals.client.navigator).toEqual(d.navigator);
     expect(Object.keys(e.signals.server).sort()).toEqual(['asn', 'consistency', 'geo', 'http', 'ipNetwork', 'tls', 'vpnDetection']);
