@@ -59,7 +59,21 @@ export const COMPONENTS = {
 } as const satisfies Record<string, ComponentSpec>;
 
 export type ComponentName = keyof typeof COMPONENTS;
-export type Components = Partial<Record<ComponentName, string>>;
+
+/**
+ * Components kept on the visitor for the related-visitors model
+ * (related.ts) and for nothing else: not in COMPONENTS, so the matcher, the
+ * exact and partial keys and coverage never see them, and a set that
+ * differs from another only in them is the same set (record.ts
+ * sameComponents). `fontMetrics`: the fontMetrics signal's hash, the same
+ * in every browser of one machine.
+ */
+export const RELATED_ONLY = ['fontMetrics'] as const;
+export type RelatedOnlyName = (typeof RELATED_ONLY)[number];
+export type Components = Partial<Record<ComponentName | RelatedOnlyName, string>>;
+
+/** Whether `name` is one the matcher weighs (not a RELATED_ONLY one). */
+export const isMatched = (name: string): name is ComponentName => Object.hasOwn(COMPONENTS, name);
 
 export const STABLE_WEIGHT_TOTAL = Object.values(COMPONENTS)
   .filter((c) => c.stable)
@@ -141,6 +155,7 @@ export function extractComponents(s: Signals): Components {
   if (s.dateTimeLocale) c.locale = String(s.dateTimeLocale.locale);
   if (s.screenFrame) c.screenFrame = j(s.screenFrame);
   if (s.domBlockers) c.domBlockers = s.domBlockers.hidden.join(',');
+  if (s.fontMetrics) c.fontMetrics = s.fontMetrics.hash;
   return c;
 }
 

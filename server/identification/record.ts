@@ -5,7 +5,7 @@
 // (server/store/visitors.ts `update`).
 import type { RecentActivity, VisitorDoc } from '../store/visitors.js';
 import { pageOf, type StoredVisit } from '../store/visits.js';
-import { coverage, isWebkit, type Components } from './components.js';
+import { coverage, isMatched, isWebkit, type Components } from './components.js';
 import { TOKEN_OVERLAP } from './matcher.js';
 import { ASNS_CAP, LINKED_CAP, PREFIXES_CAP, TOKENS_CAP, withVisit, type Match, type Visit, type VisitorRecord } from './linker.js';
 
@@ -134,10 +134,16 @@ export function unmergedDocs(from: VisitorDoc, into: VisitorDoc): { from: Visito
   };
 }
 
-/** Whether two component sets hold the same values (the same components present, none changed). */
+/**
+ * Whether two component sets hold the same values (the same components
+ * present, none changed), of the components the matcher weighs: one that
+ * differs only in a related-only component (or lacks it, stored before it
+ * existed) is the same set, and the newer replaces it, so that keeping them
+ * changes nothing identification keeps.
+ */
 export function sameComponents(a: Components, b: Components): boolean {
-  const keys = Object.keys(a) as (keyof Components)[];
-  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+  const keys = Object.keys(a).filter(isMatched);
+  return keys.length === Object.keys(b).filter(isMatched).length && keys.every((k) => a[k] === b[k]);
 }
 
 /** The visitor after this visit: counted, its networks, tokens and its last distinct component sets. */

@@ -67,6 +67,17 @@ describe('recordVisit', () => {
     expect(v.components).toEqual([set('hotel'), set('home'), set('away')]);
   });
 
+  it('takes a set that differs only in a related-only component (fontMetrics) for the same set, and keeps the newer one', () => {
+    const at = (i: number, c: Components) => visitAt(T0 + i, '1.1.1.0/24', 1, 't1', c);
+    let v = recordVisit(blank('a'), match('a'), at(1, set('home')));
+    v = recordVisit(v, match('a'), at(2, set('away')));
+    // Stored before the signal existed, then with it, then with another value: still the two sets home and away.
+    v = recordVisit(v, match('a'), at(3, { ...set('home'), fontMetrics: 'm1' }));
+    expect(v.components).toEqual([{ ...set('home'), fontMetrics: 'm1' }, set('away')]);
+    v = recordVisit(v, match('a'), at(4, { ...set('home'), fontMetrics: 'm2' }));
+    expect(v.components).toEqual([{ ...set('home'), fontMetrics: 'm2' }, set('away')]);
+  });
+
   it('keeps no set with too few signals to vouch for a token, unless the visitor has no other', () => {
     const sparse = { timezone: 'Europe/Berlin', screen: '1920x1080' };
     let v = recordVisit(blank('a'), match('a'), visitAt(T0 + 1, '1.1.1.0/24', 1, 't1'));
