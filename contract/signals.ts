@@ -290,18 +290,18 @@ export const signalValueSchemas = titled({
   fontMetrics: z
     .object({
       hash: hash.describe(
-        "Hash of the sample text's advance width in each probe font present (the OS UI font, system-ui, and named OS fonts such as Arial, Segoe UI, Helvetica, Menlo, DejaVu Sans), measured with canvas measureText at 1024 px (1000 px for fonts of 1000 units per em) so the width is an exact number of font units in every engine",
+        'Hash of the distinct advance widths of one sample text in the probe fonts present (system-ui, the OS UI font, and named OS fonts such as Arial, Segoe UI, Helvetica, Menlo, DejaVu Sans), measured with canvas measureText at 1024 px (1000 px for fonts of 1000 units per em) so that each is an exact number of font units in every engine; which name gave a width is left out, as engines resolve font aliases differently',
       ),
-      fonts: z.number().int().min(0).max(64).describe('How many probe fonts were present and measured'),
+      fonts: z.number().int().min(0).max(64).describe('How many distinct widths the present probe fonts gave (an alias and its font count once)'),
       exact: z
         .number()
         .int()
         .min(0)
         .max(64)
-        .describe('How many of them measured to an exact number of font units; the others are rounded to 8 px and may differ between engines'),
+        .describe('How many of them are an exact number of font units; the others are rounded to 8 px and may differ between engines'),
     })
     .describe(
-      "Optional extra signal: metrics of the fonts the OS renders, from the font files and not from the engine, for telling one machine's browsers apart from other machines (related visitors; not used by visitor identification). Stable per OS install and font versions, and across browsers of one machine: measured equal in Chromium 156 and Firefox 153 on one Linux machine, and unchanged under device scale factor 2; generic families other than system-ui, emoji and ink bounds (actualBoundingBox) differ between engines and are left out. Same OS and font set give the same value on every machine. About 3 ms in Chromium (bench/README.md).",
+      "Optional extra signal: metrics of the fonts the OS renders, from the font files and not from the engine, for telling one machine's browsers apart from other machines (related visitors; not used by visitor identification). Stable per OS install and font versions, and across browsers of one machine: measured equal in Chromium 156 (two profiles, one with an Edge user agent) and Firefox 153 on one Linux machine, and unchanged under device scale factor 2 and another viewport and screen; generic families other than system-ui, emoji and ink bounds (actualBoundingBox) differ between engines and are left out. Machines with the same OS, font versions and probe fonts give the same value. Cost (bench/README.md): about 20 ms of main-thread work in Chromium and 3 ms in Firefox per page, deferred behind the other collectors; the median collection time rose by about 5 ms in Chromium and not at all in Firefox.",
     ),
 } as const);
 

@@ -20,8 +20,8 @@ import { tamperingCollectors } from './tampering.js';
 import { webglCollectors } from './webgl.js';
 
 // Canvas before WebGL: creating a GL context first can change 2D output on some drivers.
-// Font metrics right after domBlockers: its synchronous work runs while the
-// blocker bait waits its fixed 120 ms, so it adds nothing to the total.
+// Font metrics after domBlockers, and it waits a task before measuring: its
+// synchronous work runs while the blocker bait waits its fixed 120 ms.
 export const collectors: Collectors<SignalName> = {
   ...canvasCollectors,
   ...webglCollectors,
