@@ -193,10 +193,49 @@ export function perturbedWorld(base: World, seed: number): World {
   };
 }
 
-/** A world of WORLDS or RELATED_WORLDS by name, or a perturbation of one (`<world> ~<seed>`). */
+/**
+ * A population drawn at random around a world, for checks of what must hold
+ * on strangers (the calibration, issue 36): every rate of drift and storage
+ * loss, the look-alike shares (fleets, identical phones, households,
+ * offices), the networks (CGNAT, IPv6, VPNs, relays), the share of phones and
+ * the visit rate, each multiplied by its own factor, log-uniform between 0.5
+ * and 2; shares stay at most 0.95. Named `<world> ≈<seed>`.
+ */
+export function perturbedPopulation(base: World, seed: number): World {
+  const r = rng(Math.imul(seed + 7, 0x85ebca6b));
+  const f = () => 2 ** (2 * r() - 1);
+  const share = (x: number) => Math.min(0.95, x * f());
+  const rates = Object.fromEntries(Object.entries(base.rates).map(([n, v]) => [n, share(v)])) as unknown as Rates;
+  return {
+    ...base,
+    name: `${base.name} ≈${seed}`,
+    rates,
+    mobileShare: share(base.mobileShare),
+    fleetLaptops: share(base.fleetLaptops),
+    fleetPhones: share(base.fleetPhones),
+    householdSize: Math.max(1, base.householdSize * f()),
+    identicalPhones: share(base.identicalPhones),
+    officeWorkers: share(base.officeWorkers),
+    officeSize: Math.max(2, Math.round(base.officeSize * f())),
+    carrierCgnat: share(base.carrierCgnat),
+    ispCgnat: share(base.ispCgnat),
+    ipv6: share(base.ipv6),
+    vpnUsers: share(base.vpnUsers),
+    vpnVisits: share(base.vpnVisits),
+    privateRelay: share(base.privateRelay),
+    visitRate: base.visitRate * f(),
+    cookieCleared: share(base.cookieCleared),
+    ...(base.privateHabit ? { privateHabit: { devices: share(base.privateHabit.devices), visits: share(base.privateHabit.visits) } } : {}),
+    ...(base.clearedAway !== undefined ? { clearedAway: share(base.clearedAway) } : {}),
+  };
+}
+
+/** A world of WORLDS or RELATED_WORLDS by name, or a perturbation of one (`<world> ~<seed>`, `<world> ≈<seed>`). */
 export function worldNamed(name: string): World {
   const perturbed = /^(.*) ~(\d+)$/.exec(name);
   if (perturbed) return perturbedWorld(worldNamed(perturbed[1]!), Number(perturbed[2]));
+  const population = /^(.*) ≈(\d+)$/.exec(name);
+  if (population) return perturbedPopulation(worldNamed(population[1]!), Number(population[2]));
   const found = [...WORLDS, ...RELATED_WORLDS].find((x) => x.name === name);
   if (!found) throw new Error(`unknown world '${name}'; known: ${[...WORLDS, ...RELATED_WORLDS].map((x) => x.name).join(', ')}`);
   return found;
