@@ -102,6 +102,19 @@ describe('highRecallVisitorId', () => {
     expect(await search(`highRecallVisitorId=iq_01JD0S3V6ZQ8Y0K2W3ZP4X5Y6Z`)).toEqual([]);
   });
 
+  it("a replay of a device's signals with a fresh token from another network is given neither of its ids, and leaves its answers alone", async () => {
+    const d = deviceValues(++seed);
+    const home = await identify(d, '81.2.69.10');
+    await identify(d, '81.2.69.10', DAY);
+    // Everything the browser sends copied, but not the token: the fingerprint can be forged, the network it comes from
+    // cannot, and a copy seen nowhere the device was is too like a look-alike for either threshold.
+    const replay = await identify(withNewToken(d), '2.125.160.77', DAY);
+    expect(replay.visitorId).not.toBe(home.visitorId);
+    expect(replay.highRecallVisitorId).toBe(replay.visitorId);
+    // The device itself: its own visitorId and group, unchanged.
+    expect(await identify(d, '81.2.69.10', DAY)).toMatchObject({ visitorId: home.visitorId, highRecallVisitorId: home.visitorId });
+  });
+
   it('a deleted group leaves its members their own id when read', async () => {
     const { first, split } = await splitDevice();
     expect((await request(h.app).delete(`/v1/visitors/${first.visitorId}`).set('authorization', `Bearer ${secret}`)).status).toBe(202);
