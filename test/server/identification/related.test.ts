@@ -284,7 +284,10 @@ describe('pairEvidence', () => {
     // The fonts' metrics: the same in every browser of a machine says nothing look-alikes do not share; a difference
     // in every kept set tells two machines apart; one side without them says nothing.
     const m = (c: Components, fontMetrics?: string) => ({ ...c, fontMetrics });
-    close(pairEvidence(rec('a', [m(CHROME, 'f1')]), rec('b', [m(FIREFOX, 'f1')])).os_rendering, pairEvidence(rec('a', [CHROME]), rec('b', [FIREFOX])).os_rendering);
+    close(
+      pairEvidence(rec('a', [m(CHROME, 'f1')]), rec('b', [m(FIREFOX, 'f1')])).os_rendering,
+      pairEvidence(rec('a', [CHROME]), rec('b', [FIREFOX])).os_rendering,
+    );
     close(pairEvidence(rec('a', [m(CHROME, 'f1')]), rec('b', [m(EDGE, 'f2')])).os_rendering, base.os_rendering + ln(0.2));
     close(pairEvidence(rec('a', [m(CHROME, 'f1'), m(CHROME, 'f0')]), rec('b', [m(EDGE, 'f0')])).os_rendering, base.os_rendering);
     close(pairEvidence(rec('a', [m(CHROME, 'f1')]), rec('b', [EDGE])).os_rendering, base.os_rendering);
