@@ -9,6 +9,11 @@
 // the direct figures, and the proxy's own cost in front of a server answering
 // constant JSON. With --rules, the project has the 100 rules of
 // bench/rules.ts and their lists in force (every identify is judged by them).
+// Every measure also gives the CPU per request of this process (server and
+// autocannon: the bare node:http line is autocannon's share, nearly) and of the
+// database's processes (the launcher, and PostgreSQL's on its backend); after
+// the first connection count, an accounting pass (200 requests one at a time)
+// gives the documents and bytes each kind of request writes.
 // With --metrics, the server records its Prometheus metrics (as with
 // METRICS_PORT), and each identify measure says how many identifies the
 // metrics counted against the requests autocannon sent. Run:
@@ -60,23 +65,57 @@ interface Measure {
   p50: number;
   p99: number;
   failed: number;
+  /** CPU milliseconds per completed request: this process (the server and autocannon), and the database's processes. */
+  cpu: { node: number; database: number };
 }
 
+/** The database's CPU seconds so far (set per backend). */
+let databaseCpu = () => 0;
+
 function run(url: string, connections: number, opts: Omit<autocannon.Options, 'url'> = {}): Promise<Measure & { total: number; sent: number }> {
+  const node0 = process.cpuUsage();
+  const db0 = databaseCpu();
   return new Promise((resolve, reject) => {
-    autocannon({ ...opts, url, connections, duration: seconds }, (err, r) =>
-      err
-        ? reject(err instanceof Error ? err : new Error(String(err)))
-        : resolve({
-            rps: r.requests.average,
-            p50: r.latency.p50,
-            p99: r.latency.p99,
-            failed: r.non2xx + r.errors + r.timeouts,
-            total: r.requests.total,
-            sent: (r.requests as { sent?: number }).sent ?? r.requests.total,
-          }),
-    );
+    autocannon({ ...opts, url, connections, duration: seconds }, (err, r) => {
+      if (err) return reject(err instanceof Error ? err : new Error(String(err)));
+      const node = process.cpuUsage(node0);
+      const per = (ms: number) => ms / Math.max(1, r.requests.total);
+      resolve({
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        failed: r.non2xx + r.errors + r.timeouts,
+        total: r.requests.total,
+        sent: (r.requests as { sent?: number }).sent ?? r.requests.total,
+        cpu: { node: per((node.user + node.system) / 1000), database: per((databaseCpu() - db0) * 1000) },
+      });
+    });
   });
+}
+
+/**
+ * What requests write, one at a time and outside any timed measure: documents
+ * and BSON bytes per request, by command and collection.
+ */
+async function accountWrites(service: BenchService, bodies: string[], url: string, headers: Record<string, string>): Promise<string> {
+  service.accounting(true);
+  const pg0 = service.postgresCounters();
+  for (const body of bodies) await fetch(url, { method: 'POST', headers, body });
+  await new Promise((r) => setTimeout(r, 1_000));
+  const pg1 = service.postgresCounters();
+  const written = [...service.accounting(false)].filter(([, w]) => w.documents > 0).sort((a, b) => b[1].bytes - a[1].bytes);
+  const n = bodies.length;
+  const pg =
+    pg0 && pg1
+      ? `; PostgreSQL per request: ${Object.entries(pg1)
+          .map(([k, v]) => `${k} ${((v - pg0[k as keyof typeof pg0]) / n).toFixed(1)}`)
+          .join(', ')}`
+      : '';
+  const docs = written.reduce((t, [, w]) => t + w.documents, 0);
+  const bytes = written.reduce((t, [, w]) => t + w.bytes, 0);
+  return `${(docs / n).toFixed(1)} documents, ${(bytes / n / 1024).toFixed(1)} KiB written/request (${written
+    .map(([k, w]) => `${k} ${(w.documents / n).toFixed(1)} docs ${(w.bytes / n / 1024).toFixed(1)} KiB`)
+    .join(', ')})${pg}`;
 }
 
 /**
@@ -99,7 +138,7 @@ function perRequest(service: BenchService, completed: number): string {
 
 const show = (title: string, m: Measure, extra = '') =>
   console.log(
-    `  ${title.padEnd(42)} ${m.rps.toFixed(0).padStart(6)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms   failed ${m.failed}${extra}`,
+    `  ${title.padEnd(42)} ${m.rps.toFixed(0).padStart(6)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms   failed ${m.failed}   CPU/req node ${m.cpu.node.toFixed(2)} ms, database ${m.cpu.database.toFixed(2)} ms${extra}`,
   );
 
 async function listen(server: Server): Promise<string> {
@@ -188,6 +227,7 @@ for (const backend of args.backend.split(',')) {
       : {};
   const metrics = args.metrics ? new Metrics() : undefined;
   const service = await startService(systemClock, env, metrics);
+  databaseCpu = () => service.databaseCpu();
   /** Identifies the metrics counted since the last call (after the requests still in flight have finished). */
   let counted = 0;
   const countedSince = async () => {
@@ -268,6 +308,13 @@ for (const backend of args.backend.split(',')) {
     show('Express body parse + insertOne', insert);
     show('… + compare-and-swap updateOne first', pair, `   ${(pair.rps / insert.rps).toFixed(2)}× insertOne`);
     show('bare node:http', node);
+    if (connections === connectionCounts[0]) {
+      const headers = { ...json, 'x-api-key': live };
+      console.log(`    writes, returning: ${await accountWrites(service, returning.slice(0, 200), `${base}/v1/identify`, headers)}`);
+      const fresh = Array.from({ length: 200 }, () => JSON.stringify(identifyBody(deviceValues(++firstSeed))));
+      console.log(`    writes, first visits: ${await accountWrites(service, fresh, `${base}/v1/identify`, headers)}`);
+      console.log(`    writes, insertOne: ${await accountWrites(service, returning.slice(0, 200), floor.url, json)}`);
+    }
     if (proxy) {
       // Direct again right before (the same conditions), then the same returning devices through
       // the proxy, each with the device cookie its first proxied visit set.

@@ -1,10 +1,12 @@
 // A real server on a real database for the benchmarks (the FerretDB launcher,
 // or MONGODB_URI), with one signed-up account, a key of each type and a
 // first-party proxy secret.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BSON } from 'mongodb';
 import { pino } from 'pino';
 import type { Clock } from '../../server/clock.js';
 import { loadConfig } from '../../server/config.js';
@@ -25,6 +27,16 @@ export interface BenchService {
   store: Store;
   /** Commands the server sent to the database since the last call, by command and collection. */
   commands(): Map<string, number>;
+  /**
+   * While on, also what the commands write, by command and collection: the
+   * documents inserted, updated or deleted and the BSON bytes sent (costs the
+   * server's process some CPU: for an accounting pass, not a timed one).
+   */
+  accounting(on: boolean): Map<string, { documents: number; bytes: number }>;
+  /** CPU seconds used so far by the database: the launcher, and PostgreSQL's processes on its backend. */
+  databaseCpu(): number;
+  /** On the PostgreSQL backend, its database's counters so far (pg_stat_database): transactions and rows; null on others. */
+  postgresCounters(): Record<'transactions' | 'returned' | 'fetched' | 'inserted' | 'updated' | 'deleted', number> | null;
   /** Another server on the same database (its own connection and caches), with or without metrics; closed with this one. */
   another(metrics?: Metrics): Promise<string>;
   close(): Promise<void>;
@@ -43,11 +55,21 @@ export async function startService(clock: Clock, env: Record<string, string> = {
   });
   const db = await startDatabase(config);
   const commands = new Map<string, number>();
+  let accounting = false;
+  const written = new Map<string, { documents: number; bytes: number }>();
   const dbName = `bench_${Date.now()}`;
   const store = await Store.open({
     uri: db.uri,
     dbName,
-    onCommand: (c) => commands.set(`${c.name} ${c.collection}`, (commands.get(`${c.name} ${c.collection}`) ?? 0) + 1),
+    onCommand: (c) => {
+      const key = `${c.name} ${c.collection}`;
+      commands.set(key, (commands.get(key) ?? 0) + 1);
+      if (!accounting) return;
+      const w = written.get(key) ?? written.set(key, { documents: 0, bytes: 0 }).get(key)!;
+      const docs = c.body.documents ?? c.body.updates ?? c.body.deletes;
+      w.documents += Array.isArray(docs) ? docs.length : 0;
+      w.bytes += BSON.calculateObjectSize(c.body);
+    },
     ...(metrics && { onCommandDone: metrics.command }),
   });
   const logger = pino({ level: 'silent' });
@@ -87,6 +109,25 @@ export async function startService(clock: Clock, env: Record<string, string> = {
       commands.clear();
       return copy;
     },
+    accounting(on) {
+      accounting = on;
+      const copy = new Map(written);
+      written.clear();
+      return copy;
+    },
+    databaseCpu() {
+      const pids = [...(db.pid === undefined ? [] : [db.pid]), ...(env.DEVDB_BACKEND === 'postgresql' ? processesNamed('postgres') : [])];
+      return pids.reduce((t: number, pid) => t + cpuSeconds(pid), 0);
+    },
+    postgresCounters() {
+      const url = env.DEVDB_POSTGRESQL_URL;
+      if (env.DEVDB_BACKEND !== 'postgresql' || !url) return null;
+      const sql = `select xact_commit + xact_rollback, tup_returned, tup_fetched, tup_inserted, tup_updated, tup_deleted from pg_stat_database where datname = current_database()`;
+      // The statistics collector reports at most every 0.5 s by default: clear the snapshot and wait for it.
+      const out = execFileSync('psql', ['-Atq', '-F', ' ', url, '-c', 'select pg_stat_clear_snapshot()', '-c', sql], { encoding: 'utf8' });
+      const [transactions, returned, fetched, inserted, updated, deleted] = out.trim().split('\n').pop()!.split(' ').map(Number);
+      return { transactions: transactions!, returned: returned!, fetched: fetched!, inserted: inserted!, updated: updated!, deleted: deleted! };
+    },
     async another(m) {
       const other = await Store.open({ uri: db.uri, dbName, ...(m && { onCommandDone: m.command }) });
       others.push(other);
@@ -101,4 +142,28 @@ export async function startService(clock: Clock, env: Record<string, string> = {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A process's user + system CPU seconds (/proc/<pid>/stat, in clock ticks of 1/100 s); 0 when it is gone. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The pids of the processes with this command name (PostgreSQL's server and its backends). */
+function processesNamed(name: string): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/comm`, 'utf8').trim() === name;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }

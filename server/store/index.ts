@@ -43,7 +43,8 @@ export interface StoreOptions {
   /** The clock of cache expiry (the app's injected clock). */
   now?: () => number;
   /** Called with each command sent to the database (for counting round trips). */
-  onCommand?: (command: { name: string; collection: string }) => void;
+  /** Each command as sent (`body`: the command document, for the benchmarks' accounting of what is written). */
+  onCommand?: (command: { name: string; collection: string; body: Readonly<Record<string, unknown>> }) => void;
   /** Called with each command's answer (or failure) and how long it took (metrics). */
   onCommandDone?: (command: { name: string; seconds: number; ok: boolean }) => void;
 }
@@ -141,7 +142,7 @@ export class Store {
       appName: 'deviceid',
       monitorCommands: onCommand !== undefined || onCommandDone !== undefined,
     });
-    if (onCommand) client.on('commandStarted', (e) => onCommand({ name: e.commandName, collection: String(e.command[e.commandName] ?? '') }));
+    if (onCommand) client.on('commandStarted', (e) => onCommand({ name: e.commandName, collection: String(e.command[e.commandName] ?? ''), body: e.command }));
     if (onCommandDone) {
       // The driver's `duration` is in milliseconds.
       client.on('commandSucceeded', (e) => onCommandDone({ name: e.commandName, seconds: e.duration / 1000, ok: true }));
