@@ -155,10 +155,12 @@ describe('GET /v1/visitors/:visitorId/related', () => {
     const next = await related(a.visitorId, `?limit=1&paginationKey=${first.body.paginationKey}`);
     expect(ids(next)).toEqual([b.visitorId]);
     expect(next.body.paginationKey).toBeUndefined();
-    for (const q of ['?limit=0', '?limit=51', '?limit=x', '?paginationKey=nope']) {
+    // A key this endpoint never gave: made up, over 64 characters, another visitor's cursor shape with a bad time.
+    for (const q of ['?limit=0', '?limit=51', '?limit=x', '?paginationKey=nope', `?paginationKey=${'a'.repeat(65)}`, '?paginationKey=-1.iq_x']) {
       const res = await related(a.visitorId, q);
       expect(res.status, q).toBe(400);
       expect(res.body.code, q).toBe('validation_failed');
+      expect(res.body.error, q).toMatch(/^(limit|paginationKey)/);
     }
     expect(await related('iq_nope')).toMatchObject({ status: 404, body: { code: 'visitor_not_found' } });
     expect((await request(h.app).get(`/v1/visitors/${a.visitorId}/related`).set('authorization', `Bearer ${live}`)).status).toBe(401);
