@@ -20,6 +20,28 @@ export class VisitorAliases {
   }
 
   /**
+   * The account's surviving visitor of each of `ids`, in batched reads: the
+   * ids, then the visitors the merged ones were merged into, for at most
+   * `rounds` reads (one read when none was merged). An id that is deleted,
+   * another account's, or merged further than the reads went is absent.
+   */
+  async survivors(accountId: string, ids: readonly string[], rounds = 3): Promise<Map<string, VisitorDoc>> {
+    const docs = new Map<string, VisitorDoc>();
+    let wanted = [...new Set(ids)];
+    for (let round = 0; wanted.length && round < rounds; round++) {
+      const found = await this.store.visitors.getMany(wanted);
+      for (const d of found.values()) if (d.accountId === accountId) docs.set(d._id, d);
+      wanted = [...new Set([...found.values()].map((d) => d.mergedInto).filter((m): m is string => !!m && !docs.has(m)))];
+    }
+    const survivorOf = (id: string) => {
+      let d = docs.get(id);
+      for (let hops = 0; d?.mergedInto && hops < rounds; hops++) d = docs.get(d.mergedInto);
+      return d && !d.mergedInto ? d : undefined;
+    };
+    return new Map(ids.flatMap((id) => (survivorOf(id) ? [[id, survivorOf(id)!] as const] : [])));
+  }
+
+  /**
    * The high-recall id of a surviving visitor as it stands now: the group it
    * joined, that group's first visitor followed through its merges (and, if
    * that one joined a group in turn, to that group's), or its own id.

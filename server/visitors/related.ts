@@ -6,11 +6,9 @@
 import type { z } from 'zod';
 import { RELATED_PAGE_SIZE, RELATED_THRESHOLD, type RelatedVisitorsSchema } from '../../contract/visitors.js';
 import { ApiError } from '../errors.js';
-import type { VisitorRecord } from '../identification/linker.js';
 import { toRecord } from '../identification/record.js';
 import { relatedKeysOf, relatedOf, type Relative } from '../identification/related.js';
 import type { Store } from '../store/index.js';
-import type { VisitorDoc } from '../store/visitors.js';
 import type { VisitorAliases } from './aliases.js';
 
 export interface RelatedPage {
@@ -38,8 +36,11 @@ export class RelatedVisitorsService {
     if (!survivor) throw new ApiError('visitor_not_found');
     const self = toRecord(survivor);
     const lists = await this.store.identity.relatedLists(accountId, relatedKeysOf(projectId, self));
-    const docs = await this.readWithSurvivors(accountId, [...new Set(lists.flatMap((l) => l.visitorIds))]);
-    return { visitorId: survivor._id, relatives: relatedOf(self, lists, (id) => current(docs, id)) };
+    const survivors = await this.aliases.survivors(
+      accountId,
+      lists.flatMap((l) => l.visitorIds),
+    );
+    return { visitorId: survivor._id, relatives: relatedOf(self, lists, (id) => (survivors.has(id) ? toRecord(survivors.get(id)!) : null)) };
   }
 
   /** A page of them: `limit` after the relative the cursor names (its time and id, so that a page holds when others move). */
@@ -74,23 +75,4 @@ export class RelatedVisitorsService {
       throw err;
     }
   }
-
-  /** The account's visitors of `ids`, and those the merged ones among them were merged into (one read more, only then). */
-  private async readWithSurvivors(accountId: string, ids: string[]): Promise<Map<string, VisitorDoc>> {
-    const docs = new Map<string, VisitorDoc>();
-    let wanted = ids;
-    for (let round = 0; wanted.length && round < 3; round++) {
-      const found = await this.store.visitors.getMany(wanted);
-      for (const d of found.values()) if (d.accountId === accountId) docs.set(d._id, d);
-      wanted = [...new Set([...found.values()].map((d) => d.mergedInto).filter((m): m is string => !!m && !docs.has(m)))];
-    }
-    return docs;
-  }
-}
-
-/** The visitor an id stands for among the documents read (merges followed); null when deleted or not read. */
-function current(docs: Map<string, VisitorDoc>, id: string): VisitorRecord | null {
-  let d = docs.get(id);
-  for (let hops = 0; d?.mergedInto && hops < 8; hops++) d = docs.get(d.mergedInto);
-  return d && !d.mergedInto ? toRecord(d) : null;
 }
