@@ -3,7 +3,7 @@
 // (events, visit history, search, deletion, webhooks) follows the merge to
 // the survivor, and from the survivor finds the visitors merged into it.
 import type { Store } from '../store/index.js';
-import { followMerges, type VisitorDoc } from '../store/visitors.js';
+import { followMerges, MERGE_HOPS, type VisitorDoc } from '../store/visitors.js';
 
 /** Visitors followed through merges at most: a bound on the reads of one history. */
 const ALIASES_CAP = 64;
@@ -22,10 +22,11 @@ export class VisitorAliases {
   /**
    * The account's surviving visitor of each of `ids`, in batched reads: the
    * ids, then the visitors the merged ones were merged into, for at most
-   * `rounds` reads (one read when none was merged). An id that is deleted,
-   * another account's, or merged further than the reads went is absent.
+   * `rounds` reads (one read when none was merged; by default as far as
+   * `survivor` follows one id). An id that is deleted, another account's,
+   * or merged further than the reads went is absent.
    */
-  async survivors(accountId: string, ids: readonly string[], rounds = 3): Promise<Map<string, VisitorDoc>> {
+  async survivors(accountId: string, ids: readonly string[], rounds = MERGE_HOPS + 1): Promise<Map<string, VisitorDoc>> {
     const docs = new Map<string, VisitorDoc>();
     let wanted = [...new Set(ids)];
     for (let round = 0; wanted.length && round < rounds; round++) {
@@ -35,7 +36,8 @@ export class VisitorAliases {
     }
     const survivorOf = (id: string) => {
       let d = docs.get(id);
-      for (let hops = 0; d?.mergedInto && hops < rounds; hops++) d = docs.get(d.mergedInto);
+      // Ids sharing one chain read it once, however long: the walk is bounded by what was read.
+      for (let hops = 0; d?.mergedInto && hops < docs.size; hops++) d = docs.get(d.mergedInto);
       return d && !d.mergedInto ? d : undefined;
     };
     return new Map(ids.flatMap((id) => (survivorOf(id) ? [[id, survivorOf(id)!] as const] : [])));

@@ -64,10 +64,23 @@ describe('VisitorAliases.survivors', () => {
     const head = await visitor('acc_a');
     let tail = head;
     for (let i = 0; i < 3; i++) tail = await visitor('acc_a', tail);
-    const found = await aliases.survivors('acc_a', [mine, theirs, gone, crossing, tail]);
+    const found = await aliases.survivors('acc_a', [mine, theirs, gone, crossing, tail], 3);
     expect([...found.keys()]).toEqual([mine]);
-    // With one read more, the long chain resolves.
-    const further = await aliases.survivors('acc_a', [tail], 4);
-    expect(further.get(tail)?._id).toBe(head);
+    const short = await aliases.survivors('acc_a', [tail], 3);
+    expect(short.has(tail)).toBe(false);
+    // With one read more, the long chain resolves; by default as far as survivor() follows one id.
+    expect((await aliases.survivors('acc_a', [tail], 4)).get(tail)?._id).toBe(head);
+    expect((await aliases.survivors('acc_a', [tail])).get(tail)?._id).toBe(head);
+    expect((await aliases.survivor('acc_a', tail))?._id).toBe(head);
+  });
+
+  it('ids on one chain resolve from what the others read, however far along it', async () => {
+    let id = await visitor('acc_a');
+    const end = id;
+    const chain = [id];
+    for (let i = 0; i < 4; i++) chain.unshift((id = await visitor('acc_a', id)));
+    // Its first three ids in one read, then the two hops past them: the head is four hops from the end.
+    const found = await aliases.survivors('acc_a', chain.slice(0, 3), 3);
+    expect(chain.slice(0, 3).map((x) => found.get(x)?._id)).toEqual([end, end, end]);
   });
 });
