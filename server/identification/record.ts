@@ -5,7 +5,7 @@
 // (server/store/visitors.ts `update`).
 import type { RecentActivity, VisitorDoc } from '../store/visitors.js';
 import { pageOf, type StoredVisit } from '../store/visits.js';
-import { coverage, isMatched, isWebkit, type Components } from './components.js';
+import { coverage, isMatched, isWebkit, RELATED_ONLY, type Components } from './components.js';
 import { TOKEN_OVERLAP } from './matcher.js';
 import { ASNS_CAP, LINKED_CAP, PREFIXES_CAP, TOKENS_CAP, withVisit, type Match, type Visit, type VisitorRecord } from './linker.js';
 
@@ -146,6 +146,19 @@ export function sameComponents(a: Components, b: Components): boolean {
   return keys.length === Object.keys(b).filter(isMatched).length && keys.every((k) => a[k] === b[k]);
 }
 
+/**
+ * The visit's set, with the related-only components it failed to collect
+ * (the agent's budget, no canvas, an older agent) taken from the same set
+ * as stored: a visit that lacks them does not erase what an earlier one
+ * collected.
+ */
+function withRelatedOnly(c: Components, kept: readonly Components[]): Components {
+  const same = kept.find((k) => sameComponents(k, c));
+  if (!same) return c;
+  const missing = RELATED_ONLY.filter((n) => c[n] === undefined && same[n] !== undefined);
+  return missing.length ? { ...c, ...Object.fromEntries(missing.map((n) => [n, same[n]])) } : c;
+}
+
 /** The visitor after this visit: counted, its networks, tokens and its last distinct component sets. */
 export function recordVisit(v: VisitorRecord, match: Match, visit: Visit): VisitorRecord {
   const first = v.visitCount === 0;
@@ -162,7 +175,7 @@ export function recordVisit(v: VisitorRecord, match: Match, visit: Visit): Visit
         ? [visit.components]
         : coverage(visit.components) < TOKEN_OVERLAP
           ? v.components
-          : [visit.components, ...v.components.filter((c) => !sameComponents(c, visit.components))].slice(0, COMPONENT_SETS_CAP),
+          : [withRelatedOnly(visit.components, v.components), ...v.components.filter((c) => !sameComponents(c, visit.components))].slice(0, COMPONENT_SETS_CAP),
     webkit: isWebkit(visit.components),
     suspects: match.suspects ?? v.suspects,
     residual: match.suspects && !match.suspects.length ? null : v.residual,

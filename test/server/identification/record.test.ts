@@ -76,6 +76,11 @@ describe('recordVisit', () => {
     expect(v.components).toEqual([{ ...set('home'), fontMetrics: 'm1' }, set('away')]);
     v = recordVisit(v, match('a'), at(4, { ...set('home'), fontMetrics: 'm2' }));
     expect(v.components).toEqual([{ ...set('home'), fontMetrics: 'm2' }, set('away')]);
+    // A visit that failed to collect it keeps the stored value; another set does not take it.
+    v = recordVisit(v, match('a'), at(5, set('home')));
+    expect(v.components).toEqual([{ ...set('home'), fontMetrics: 'm2' }, set('away')]);
+    v = recordVisit(v, match('a'), at(6, set('hotel')));
+    expect(v.components).toEqual([set('hotel'), { ...set('home'), fontMetrics: 'm2' }, set('away')]);
   });
 
   it('keeps no set with too few signals to vouch for a token, unless the visitor has no other', () => {
