@@ -186,7 +186,10 @@ export function pairEvidence(a: VisitorRecord, b: VisitorRecord): Record<'hardwa
   rendering += acrossEngines ? compare((c) => c.languages?.split(',')[0], 1.3, 0.8) : compare((c) => c.languages, 1.3, 0.8);
   // The OS's fonts as they measure: the same in every engine and profile of one machine (bench/README), shared by
   // machines of one OS image, so only a difference tells (x0.2, not less: Windows and macOS were not measured).
-  rendering += compare((c) => c.fontMetrics, 1, 0.2);
+  // Not against Firefox from another engine: its private windows and strict tracking protection hide all but the
+  // OS's base fonts, so one machine can measure two ways there.
+  const gecko = ea.has('gecko') || eb.has('gecko');
+  if (!(acrossEngines && gecko)) rendering += compare((c) => c.fontMetrics, 1, 0.2);
   return { hardware, os_rendering: rendering };
 }
 

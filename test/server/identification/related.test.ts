@@ -289,6 +289,18 @@ describe('pairEvidence', () => {
       pairEvidence(rec('a', [CHROME]), rec('b', [FIREFOX])).os_rendering,
     );
     close(pairEvidence(rec('a', [m(CHROME, 'f1')]), rec('b', [m(EDGE, 'f2')])).os_rendering, base.os_rendering + ln(0.2));
+    // Firefox against another engine may hide fonts (private windows, strict tracking protection): a difference says nothing.
+    const crossing = pairEvidence(rec('a', [CHROME]), rec('b', [FIREFOX])).os_rendering;
+    close(pairEvidence(rec('a', [m(CHROME, 'f1')]), rec('b', [m(FIREFOX, 'f2')])).os_rendering, crossing);
+    close(
+      pairEvidence(rec('a', [m(FIREFOX, 'f1')]), rec('b', [m(CHROME, 'f2')])).os_rendering,
+      pairEvidence(rec('a', [FIREFOX]), rec('b', [CHROME])).os_rendering,
+    );
+    // Two Firefox profiles of one machine measure alike: there it counts.
+    close(
+      pairEvidence(rec('a', [m(FIREFOX, 'f1')]), rec('b', [m(FIREFOX, 'f2')])).os_rendering,
+      pairEvidence(rec('a', [FIREFOX]), rec('b', [FIREFOX])).os_rendering + ln(0.2),
+    );
     close(pairEvidence(rec('a', [m(CHROME, 'f1'), m(CHROME, 'f0')]), rec('b', [m(EDGE, 'f0')])).os_rendering, base.os_rendering);
     close(pairEvidence(rec('a', [m(CHROME, 'f1')]), rec('b', [EDGE])).os_rendering, base.os_rendering);
     // A visitor with no component set kept says nothing.
