@@ -99,9 +99,12 @@ function run(url: string, connections: number, opts: Omit<autocannon.Options, 'u
  */
 async function accountWrites(service: BenchService, bodies: string[], url: string, headers: Record<string, string>): Promise<string> {
   service.accounting(true);
+  // PostgreSQL's backends flush their counters at most once a second, and what is left after 10 s idle.
+  const settle = () => (service.postgresCounters() ? new Promise((r) => setTimeout(r, 11_000)) : Promise.resolve());
+  await settle();
   const pg0 = service.postgresCounters();
   for (const body of bodies) await fetch(url, { method: 'POST', headers, body });
-  await new Promise((r) => setTimeout(r, 1_000));
+  await settle();
   const pg1 = service.postgresCounters();
   const written = [...service.accounting(false)].filter(([, w]) => w.documents > 0).sort((a, b) => b[1].bytes - a[1].bytes);
   const n = bodies.length;
@@ -138,7 +141,7 @@ function perRequest(service: BenchService, completed: number): string {
 
 const show = (title: string, m: Measure, extra = '') =>
   console.log(
-    `  ${title.padEnd(42)} ${m.rps.toFixed(0).padStart(6)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms   failed ${m.failed}   CPU/req node ${m.cpu.node.toFixed(2)} ms, database ${m.cpu.database.toFixed(2)} ms${extra}`,
+    `  ${title.padEnd(42)} ${m.rps.toFixed(0).padStart(6)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms   failed ${m.failed}   CPU/req node ${m.cpu.node.toFixed(2)} ms, database ${Number.isNaN(m.cpu.database) ? 'n/a' : `${m.cpu.database.toFixed(2)} ms`}${extra}`,
   );
 
 async function listen(server: Server): Promise<string> {

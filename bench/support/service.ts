@@ -116,14 +116,14 @@ export async function startService(clock: Clock, env: Record<string, string> = {
       return copy;
     },
     databaseCpu() {
-      const pids = [...(db.pid === undefined ? [] : [db.pid]), ...(env.DEVDB_BACKEND === 'postgresql' ? processesNamed('postgres') : [])];
-      return pids.reduce((t: number, pid) => t + cpuSeconds(pid), 0);
+      if (db.pid === undefined) return NaN;
+      return cpuSeconds(db.pid) + (env.DEVDB_BACKEND === 'postgresql' ? postgresCpu() : 0);
     },
     postgresCounters() {
       const url = env.DEVDB_POSTGRESQL_URL;
       if (env.DEVDB_BACKEND !== 'postgresql' || !url) return null;
       const sql = `select xact_commit + xact_rollback, tup_returned, tup_fetched, tup_inserted, tup_updated, tup_deleted from pg_stat_database where datname = current_database()`;
-      // The statistics collector reports at most every 0.5 s by default: clear the snapshot and wait for it.
+      // A backend flushes its counters at most once a second, and the rest when idle for 10 s: callers wait 11 s first.
       const out = execFileSync('psql', ['-Atq', '-F', ' ', url, '-c', 'select pg_stat_clear_snapshot()', '-c', sql], { encoding: 'utf8' });
       const [transactions, returned, fetched, inserted, updated, deleted] = out.trim().split('\n').pop()!.split(' ').map(Number);
       return { transactions: transactions!, returned: returned!, fetched: fetched!, inserted: inserted!, updated: updated!, deleted: deleted! };
@@ -144,26 +144,40 @@ export async function startService(clock: Clock, env: Record<string, string> = {
   };
 }
 
-/** A process's user + system CPU seconds (/proc/<pid>/stat, in clock ticks of 1/100 s); 0 when it is gone. */
-function cpuSeconds(pid: number): number {
+/** /proc/<pid>/stat's fields after the command name (the first is the state); null when the process is gone. */
+function statOf(pid: number): string[] | null {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   } catch {
-    return 0;
+    return null;
   }
 }
 
-/** The pids of the processes with this command name (PostgreSQL's server and its backends). */
-function processesNamed(name: string): number[] {
-  return readdirSync('/proc')
+/** A process's user + system CPU seconds (in clock ticks of 1/100 s), with its exited children's when `children`; 0 when it is gone. */
+function cpuSeconds(pid: number, children = false): number {
+  const f = statOf(pid);
+  if (!f) return 0;
+  return (Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0)) / 100;
+}
+
+/**
+ * PostgreSQL's CPU seconds: its postmaster (the `postgres` process whose
+ * parent is not one), the backends it runs now, and those that exited
+ * (its children's counted CPU).
+ */
+function postgresCpu(): number {
+  const procs = readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
+    .map(Number)
+    .filter((pid) => {
       try {
-        return readFileSync(`/proc/${d}/comm`, 'utf8').trim() === name;
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
       } catch {
         return false;
       }
-    })
-    .map(Number);
+    });
+  const parent = new Map(procs.map((pid) => [pid, Number(statOf(pid)?.[1])]));
+  const postmaster = procs.find((pid) => !parent.has(parent.get(pid)!));
+  if (postmaster === undefined) return 0;
+  return cpuSeconds(postmaster, true) + procs.filter((pid) => parent.get(pid) === postmaster).reduce((t, pid) => t + cpuSeconds(pid), 0);
 }
