@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
+import { BROWSER_BUILD } from '../../server/browserBuild.js';
 import { hasFirefox, launchChromium, launchChromiumProfile, openInFirefox } from '../../test/support/browser.js';
 
 const RUNS = Number(process.argv[process.argv.indexOf('--runs') + 1] || 15) || 15;
@@ -32,20 +33,8 @@ const AGENT = fileURLToPath(new URL('../../clients/agent/index.ts', import.meta.
 const FONT_METRICS = fileURLToPath(new URL('../../clients/agent/signals/fontMetrics.ts', import.meta.url));
 const CANDIDATES = fileURLToPath(new URL('./candidates.ts', import.meta.url));
 
-// The options of server/http/agentScript.ts buildAgent.
-const OPTIONS: BuildOptions = {
-  bundle: true,
-  write: false,
-  format: 'iife',
-  platform: 'browser',
-  target: ['es2019', 'chrome80', 'edge80', 'firefox78', 'safari15'],
-  minify: true,
-  legalComments: 'none',
-  logLevel: 'silent',
-};
-
 async function bundle(options: BuildOptions): Promise<string> {
-  const out = await build({ ...OPTIONS, ...options });
+  const out = await build({ ...BROWSER_BUILD, ...options });
   return out.outputFiles![0]!.text;
 }
 

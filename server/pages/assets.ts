@@ -6,6 +6,7 @@ import { build, type Plugin } from 'esbuild';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { contract } from '../../contract/index.js';
+import { BROWSER_BUILD } from '../browserBuild.js';
 import { repoFile } from '../paths.js';
 
 const SCRIPTS = {
@@ -68,18 +69,7 @@ const onlyRoutes: Plugin = {
 };
 
 async function bundle(entry: URL): Promise<string> {
-  const result = await build({
-    entryPoints: [fileURLToPath(entry)],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2019', 'chrome80', 'edge80', 'firefox78', 'safari15'],
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'silent',
-    plugins: [onlyRoutes],
-  });
+  const result = await build({ ...BROWSER_BUILD, entryPoints: [fileURLToPath(entry)], plugins: [onlyRoutes] });
   const file = result.outputFiles[0];
   if (!file) throw new Error('esbuild produced no output');
   return file.text;
