@@ -147,16 +147,17 @@ export function sameComponents(a: Components, b: Components): boolean {
 }
 
 /**
- * The visit's set, with the related-only components it failed to collect
- * (the agent's budget, no canvas, an older agent) taken from the same set
- * as stored: a visit that lacks them does not erase what an earlier one
- * collected.
+ * The visit's set first, then the other kept sets (at most
+ * COMPONENT_SETS_CAP). The kept set that is the same as the visit's gives
+ * way to it, and gives it the related-only components the visit failed to
+ * collect (the agent's budget, no canvas, an older agent): a visit that
+ * lacks them does not erase what an earlier one collected.
  */
-function withRelatedOnly(c: Components, kept: readonly Components[]): Components {
+function withVisitSet(c: Components, kept: readonly Components[]): Components[] {
   const same = kept.find((k) => sameComponents(k, c));
-  if (!same) return c;
-  const missing = RELATED_ONLY.filter((n) => c[n] === undefined && same[n] !== undefined);
-  return missing.length ? { ...c, ...Object.fromEntries(missing.map((n) => [n, same[n]])) } : c;
+  const carried: Components = {};
+  for (const n of RELATED_ONLY) if (c[n] === undefined && same?.[n] !== undefined) carried[n] = same[n];
+  return [{ ...carried, ...c }, ...kept.filter((k) => k !== same)].slice(0, COMPONENT_SETS_CAP);
 }
 
 /** The visitor after this visit: counted, its networks, tokens and its last distinct component sets. */
@@ -175,7 +176,7 @@ export function recordVisit(v: VisitorRecord, match: Match, visit: Visit): Visit
         ? [visit.components]
         : coverage(visit.components) < TOKEN_OVERLAP
           ? v.components
-          : [withRelatedOnly(visit.components, v.components), ...v.components.filter((c) => !sameComponents(c, visit.components))].slice(0, COMPONENT_SETS_CAP),
+          : withVisitSet(visit.components, v.components),
     webkit: isWebkit(visit.components),
     suspects: match.suspects ?? v.suspects,
     residual: match.suspects && !match.suspects.length ? null : v.residual,
