@@ -49,6 +49,7 @@ describe('fontMetrics over HTTP', () => {
     expect(badCanvas.status).toBe(400);
     for (const bad of [
       { ...METRICS, hash: '' },
+      { ...METRICS, hash: 'a'.repeat(129) },
       { ...METRICS, fonts: 65 },
       { ...METRICS, exact: 1.5 },
       { hash: METRICS.hash, fonts: 9 },
